@@ -1,0 +1,184 @@
+"""`[tool.breaklint]` in pyproject.toml, merged with command-line options."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from .registry import all_codes, load_rules
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
+    "build", "dist", "node_modules", "site-packages", ".breaklint_cache", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache",
+)
+KNOWN_KEYS = {
+    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
+    "module-bases", "respect-gitignore", "cache-dir", "dynamic",
+}
+
+
+class ConfigError(Exception):
+    """A broken configuration or an unknown rule code: exit status 2."""
+
+
+@dataclass
+class Config:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    extend_exclude: list[str] = field(default_factory=list)
+    module_bases: list[str] = field(default_factory=lambda: [
+        "lightning.LightningModule", "pytorch_lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+    ])
+    respect_gitignore: bool = True
+    cache_dir: str | None = None
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None  # the pyproject.toml the settings came from
+
+    # ------------------------------------------------------------------ selection
+    def enabled_codes(self) -> set[str]:
+        rules = load_rules()
+        codes = all_codes()
+        if self.select:
+            chosen = {c for c in codes if _selected(c, self.select)}
+        else:
+            chosen = {c for c in codes if c not in rules or rules[c].DEFAULT_ENABLED}
+        chosen |= {c for c in codes if _selected(c, self.extend_select)}
+        chosen -= {c for c in codes if _selected(c, self.ignore)}
+        return chosen
+
+    def ignored_for(self, relpath: str) -> list[str]:
+        out: list[str] = []
+        for pattern, codes in self.per_file_ignores.items():
+            if _path_matches(relpath, pattern):
+                out.extend(codes)
+        return out
+
+    def is_excluded(self, relpath: str) -> bool:
+        return any(_path_matches(relpath, p) for p in [*self.exclude, *self.extend_exclude])
+
+    def fingerprint(self) -> str:
+        data = asdict(self)
+        data["root"] = data["source"] = None
+        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _selected(code: str, selectors: list[str]) -> bool:
+    return any(s == "ALL" or code.startswith(s) for s in selectors)
+
+
+def _path_matches(relpath: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    if fnmatch.fnmatch(relpath, pattern) or fnmatch.fnmatch(relpath, pattern + "/*"):
+        return True
+    parts = relpath.split("/")
+    if "/" not in pattern:
+        return any(fnmatch.fnmatch(part, pattern) for part in parts)
+    return False
+
+
+def validate_codes(selectors: list[str], where: str) -> None:
+    codes = all_codes()
+    for sel in selectors:
+        if sel == "ALL":
+            continue
+        if not sel or not any(c.startswith(sel) for c in codes):
+            raise ConfigError(f"{where}: unknown rule code or prefix {sel!r} (see `breaklint rules`)")
+
+
+def find_pyproject(start: Path) -> Path | None:
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in [folder, *folder.parents]:
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                return path  # let load() report it
+            if "breaklint" in data.get("tool", {}):
+                return path
+    return None
+
+
+def load(paths: list[Path], explicit: Path | None = None) -> Config:
+    path = explicit
+    if path is None:
+        starts = paths or [Path.cwd()]
+        path = find_pyproject(starts[0])
+    if path is None:
+        return Config(root=_git_root(Path.cwd()) or Path.cwd())
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    section = data.get("tool", {}).get("breaklint", {}) if path.name == "pyproject.toml" else data
+    return from_mapping(section, source=path)
+
+
+def from_mapping(section: dict, source: Path | None = None) -> Config:
+    where = f"{source}: [tool.breaklint]" if source else "[tool.breaklint]"
+    if not isinstance(section, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(section) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown option(s) {', '.join(sorted(unknown))}")
+    cfg = Config(root=source.parent if source else Path.cwd(), source=source)
+
+    def strings(key: str) -> list[str]:
+        value = section.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: {key} must be a list of strings")
+        return value
+
+    cfg.select = strings("select")
+    cfg.ignore = strings("ignore")
+    cfg.extend_select = strings("extend-select")
+    for key in ("select", "ignore", "extend-select"):
+        validate_codes(strings(key), f"{where} {key}")
+    if "exclude" in section:
+        cfg.exclude = strings("exclude")
+    cfg.extend_exclude = strings("extend-exclude")
+    if "module-bases" in section:
+        cfg.module_bases = [*cfg.module_bases, *strings("module-bases")]
+    pfi = section.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{where}: per-file-ignores must be a table of pattern = [codes]")
+    for pattern, codes in pfi.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: per-file-ignores.{pattern} must be a list of codes")
+        validate_codes(codes, f"{where} per-file-ignores.{pattern}")
+        cfg.per_file_ignores[pattern] = codes
+    gi = section.get("respect-gitignore", True)
+    if not isinstance(gi, bool):
+        raise ConfigError(f"{where}: respect-gitignore must be true or false")
+    cfg.respect_gitignore = gi
+    cache_dir = section.get("cache-dir")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        raise ConfigError(f"{where}: cache-dir must be a string")
+    cfg.cache_dir = cache_dir
+    return cfg
+
+
+def _git_root(start: Path) -> Path | None:
+    for candidate in [start.resolve(), *start.resolve().parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return None

@@ -1,0 +1,393 @@
+"""The static pass: one parse and one batched walk per file, then reach over the tree.
+
+Per file (in worker processes when there are many, cached by content), the
+walk runs every rule and records *candidate* findings, each tagged with the
+function it sits in, plus the file's part of the call graph. Then, for the
+whole tree, `reach` decides which functions torch.compile traces, and only
+their candidates become findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import subprocess
+import tempfile
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from . import __version__, suppress
+from .config import Config
+from .context import Candidate, CallRef, FileContext, ModuleSummary, module_name_for
+from .finding import Finding
+from .registry import ENGINE_CODES, load_rules
+
+# A file that mentions none of these cannot hold code that torch.compile traces
+# (or a helper it calls into) in a way any rule can see; it is not parsed.
+GATE_WORDS = ("torch", "forward", "Module", "compile", "Tensor", ".item(", ".tolist(", ".nonzero(")
+PARALLEL_THRESHOLD = 16
+
+
+@dataclass
+class FileResult:
+    path: Path
+    module: str
+    summary: ModuleSummary | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    suppressions: list[tuple[int, frozenset[str] | None, str]] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)
+    skipped: bool = False  # gated out or `breaklint: skip-file`
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding]
+    files: list[Path]
+    errors: list[Finding]  # BL001/BL003: files that could not be fully checked
+    reached: set[str] = field(default_factory=set)
+
+    @property
+    def all(self) -> list[Finding]:
+        return sorted([*self.findings, *self.errors], key=Finding.sort_key)
+
+
+def _engine_finding(code: str, path: Path, message: str, line: int = 1, col: int = 0) -> Finding:
+    name, kind, _ = ENGINE_CODES[code]
+    return Finding(code=code, kind=kind, message=message, suggestion="", path=path,
+                   line=line, col=col, end_line=line, end_col=col)
+
+
+def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
+    """Parse and walk one file. Never raises for bad input."""
+    result = FileResult(path=path, module=module)
+    if isinstance(source, bytes):
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            result.errors.append(_engine_finding("BL001", path, f"cannot decode file as UTF-8: {exc.reason}"))
+            return result
+    else:
+        text = source
+    if suppress.skips_file(text) or not any(word in text for word in GATE_WORDS):
+        result.skipped = True
+        return result
+    try:
+        module_node = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        message = str(exc).strip().splitlines()[0]
+        result.errors.append(_engine_finding("BL001", path, f"syntax error: {message}",
+                                             exc.raw_line, max(exc.raw_column, 0)))
+        return result
+    except Exception as exc:  # libcst can raise other errors on odd input
+        result.errors.append(_engine_finding("BL001", path, f"cannot parse: {exc}"))
+        return result
+    wrapper = MetadataWrapper(module_node, unsafe_skip_copy=True)
+    ctx = FileContext(path, module, text.splitlines())
+    rules = [cls(ctx) for cls in load_rules().values()]
+    try:
+        wrapper.visit_batched([ctx, *rules])
+    except Exception as exc:  # a bug in a rule must not lose the rest of the run
+        failing = _guess_failing_rule(exc, rules)
+        result.errors.append(_engine_finding(
+            "BL003", path, f"internal error in {failing}: {type(exc).__name__}: {exc}"))
+        return result
+    result.summary = ctx.summary
+    result.candidates = ctx.candidates
+    result.suppressions = ctx.suppressions
+    return result
+
+
+def _guess_failing_rule(exc: BaseException, rules: list) -> str:
+    tb = exc.__traceback__
+    name = "the analysis"
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if owner is not None and hasattr(owner, "CODE"):
+            name = f"{owner.CODE} ({type(owner).__name__})"
+        tb = tb.tb_next
+    return name
+
+
+def _analyze_path(args: tuple[Path, str, str | None]) -> FileResult:
+    path, module, cache_dir = args
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        result = FileResult(path=path, module=module)
+        result.errors.append(_engine_finding("BL001", path, f"cannot read file: {exc.strerror}"))
+        return result
+    cache_file = None
+    if cache_dir is not None:
+        key = hashlib.sha256(b"\0".join([__version__.encode(), cache_dir.encode(),
+                                         str(path).encode(), module.encode(), data])).hexdigest()
+        cache_file = Path(cache_dir) / key[:2] / f"{key}.pickle"
+        try:
+            with cache_file.open("rb") as fh:
+                return pickle.load(fh)
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError):
+            pass
+    result = analyze_source(data, path, module)
+    if cache_file is not None:
+        _write_atomic(cache_file, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    return result
+
+
+def _write_atomic(target: Path, payload: bytes) -> None:
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, target)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+
+
+# ---------------------------------------------------------------------- discovery
+def discover(paths: list[Path], config: Config) -> list[Path]:
+    """Python files under the paths, minus excluded and git-ignored ones.
+
+    A file named explicitly is linted even when excluded by a directory pattern,
+    as ruff and flake8 do, unless `--force-exclude` semantics are wanted later."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+            continue
+        for dirpath, dirnames, filenames in os.walk(path):
+            base = Path(dirpath)
+            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(_rel(base / d, config.root)))
+            for name in sorted(filenames):
+                if name.endswith((".py", ".pyi")) and not name.endswith(".pyi"):
+                    file = base / name
+                    if not config.is_excluded(_rel(file, config.root)):
+                        found.append(file)
+    unique = list(dict.fromkeys(found))
+    if config.respect_gitignore:
+        ignored = git_ignored(unique)
+        unique = [p for p in unique if p not in ignored]
+    return unique
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def git_ignored(paths: list[Path]) -> set[Path]:
+    if not paths:
+        return set()
+    try:
+        proc = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input="\0".join(str(p) for p in paths).encode(),
+            capture_output=True, timeout=30, cwd=paths[0].parent if paths[0].parent.exists() else None,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if proc.returncode not in (0, 1):
+        return set()  # not a git repository, or git could not answer
+    return {Path(p) for p in proc.stdout.decode().split("\0") if p}
+
+
+# ---------------------------------------------------------------------- reach
+class Reach:
+    """Which functions torch.compile traces, over every summary in the tree."""
+
+    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str]) -> None:
+        self.functions = {q: f for s in summaries for q, f in s.functions.items()}
+        self.classes = {q: c for s in summaries for q, c in s.classes.items()}
+        self.module_bases = set(module_bases)
+        self._is_module: dict[str, bool] = {}
+        self.entries = [e for s in summaries for e in s.entries]
+        self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
+        self.reached = self._compute()
+
+    def is_module_class(self, qual: str, seen: frozenset[str] = frozenset()) -> bool:
+        if qual in self._is_module:
+            return self._is_module[qual]
+        if qual in seen:
+            return False
+        info = self.classes.get(qual)
+        result = False
+        if info is not None:
+            for base in info.bases:
+                if base in self.module_bases or _is_torch_module(base):
+                    result = True
+                elif base in self.classes and self.is_module_class(base, seen | {qual}):
+                    result = True
+        self._is_module[qual] = result
+        return result
+
+    def mro(self, qual: str) -> list[str]:
+        order, queue, seen = [], deque([qual]), set()
+        while queue:
+            cur = queue.popleft()
+            if cur in seen or cur not in self.classes:
+                continue
+            seen.add(cur)
+            order.append(cur)
+            queue.extend(self.classes[cur].bases)
+        return order
+
+    def method(self, cls: str, name: str, skip_self: bool = False) -> str | None:
+        for owner in self.mro(cls)[1 if skip_self else 0:]:
+            if name in self.classes[owner].methods:
+                return f"{owner}.{name}"
+        return None
+
+    def submodule_class(self, cls: str, attr: str) -> str | None:
+        for owner in self.mro(cls):
+            target = self.classes[owner].submodules.get(attr)
+            if target:
+                return target
+        return None
+
+    def _compute(self) -> set[str]:
+        roots: list[str] = []
+        for qual in self.classes:
+            if self.is_module_class(qual) and "forward" in self.classes[qual].methods:
+                roots.append(f"{qual}.forward")
+        roots += [q for q, f in self.functions.items() if f.compiled]
+        for entry in self.entries:
+            if entry in self.functions:
+                roots.append(entry)
+            elif entry in self.classes:
+                fwd = self.method(entry, "forward")
+                if fwd:
+                    roots.append(fwd)
+        reached: set[str] = set()
+        queue = deque(r for r in roots if r in self.functions and not self.functions[r].disabled)
+        while queue:
+            qual = queue.popleft()
+            if qual in reached:
+                continue
+            reached.add(qual)
+            fn = self.functions[qual]
+            for call in fn.calls:
+                target = self._resolve(fn.cls, call)
+                if target is None or target not in self.functions:
+                    continue
+                if self.functions[target].disabled:
+                    self.disabled_calls.append((qual, call, target))
+                elif target not in reached:
+                    queue.append(target)
+        return reached
+
+    def _resolve(self, cls: str | None, call: CallRef) -> str | None:
+        if call.kind == "name":
+            if call.target in self.classes:
+                return self.method(call.target, "forward") if self.is_module_class(call.target) else None
+            return call.target
+        if cls is None:
+            return None
+        if call.kind == "self":
+            return self.method(cls, call.target)
+        if call.kind == "super":
+            return self.method(cls, call.target, skip_self=True)
+        if call.kind == "selfattr":
+            sub = self.submodule_class(cls, call.target)
+            return self.method(sub, "forward") if sub else None
+        return None
+
+
+def _is_torch_module(base: str) -> bool:
+    if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+        return True
+    if base.startswith("torch.nn.") and base.count(".") == 2:
+        name = base.rsplit(".", 1)[1]
+        return name[:1].isupper() and name not in ("Parameter", "ParameterList", "ParameterDict", "Buffer")
+    return False
+
+
+# ---------------------------------------------------------------------- the run
+def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: bool = True) -> LintResult:
+    files = discover(paths, config)
+    cache_dir = None
+    if use_cache:
+        base = Path(config.cache_dir) if config.cache_dir else config.root / ".breaklint_cache"
+        cache_dir = str(base / f"v{__version__}-{config.fingerprint()}")
+        _write_gitignore(base)
+    work = [(p, module_name_for(p), cache_dir) for p in files]
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(_analyze_path, work, chunksize=max(1, len(work) // (jobs * 4))))
+    else:
+        results = [_analyze_path(w) for w in work]
+    return combine(results, config)
+
+
+def _write_gitignore(base: Path) -> None:
+    marker = base / ".gitignore"
+    if not marker.exists():
+        _write_atomic(marker, b"# created by breaklint\n*\n")
+
+
+def combine(results: list[FileResult], config: Config) -> LintResult:
+    summaries = [r.summary for r in results if r.summary is not None]
+    reach = Reach(summaries, config.module_bases)
+    enabled = config.enabled_codes()
+    disabled_rule = load_rules().get("BL410")
+    extra: dict[Path, list[Candidate]] = {}
+    if disabled_rule is not None:
+        by_module = {r.module: r for r in results if r.summary is not None}
+        for caller, call, target in reach.disabled_calls:
+            module = max((mod for mod in by_module if caller.startswith(mod + ".")), key=len, default=None)
+            if module is None:
+                continue
+            res = by_module[module]
+            short = target.rsplit(".", 1)[-1]
+            finding = Finding(
+                code=disabled_rule.CODE, kind=disabled_rule.KIND,
+                message=f"call to `{short}`, which is excluded from compilation "
+                        f"(`torch.compiler.disable`): dynamo breaks the graph around it",
+                suggestion=disabled_rule.SUGGESTION, path=res.path, line=call.line, col=call.col,
+                end_line=call.end_line, end_col=call.end_col, gb_types=disabled_rule.GB_TYPES,
+            )
+            extra.setdefault(res.path, []).append(Candidate(caller, finding, call.line, call.end_line))
+    findings: list[Finding] = []
+    errors: list[Finding] = []
+    for res in results:
+        rel = _rel(res.path, config.root)
+        file_ignores = config.ignored_for(rel)
+        allowed = {c for c in enabled if not any(c.startswith(i) for i in file_ignores)}
+        for err in res.errors:
+            if err.code in allowed:
+                errors.append(err)
+        seen: set[tuple] = set()
+        candidates = []
+        for cand in [*res.candidates, *extra.get(res.path, [])]:
+            f = cand.finding
+            key = (f.code, f.line, f.col, f.end_line, f.end_col)
+            if cand.scope in reach.reached and f.code in allowed and key not in seen:
+                seen.add(key)
+                candidates.append(cand)
+        kept, unused = suppress.apply(candidates, res.suppressions)
+        findings.extend(c.finding for c in kept)
+        if "BL002" in allowed:
+            for line, code, style in unused:
+                if not any(a.startswith(code) for a in allowed):
+                    continue
+                marker = "breaklint: ignore" if style == "breaklint" else "noqa"
+                findings.append(_engine_finding(
+                    "BL002", res.path, f"unused suppression `{marker}` for {code}: nothing is reported here",
+                    line))
+    findings.sort(key=Finding.sort_key)
+    errors.sort(key=Finding.sort_key)
+    return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached)
+
+
+def lint_source(source: str, path: Path = Path("<string>"), config: Config | None = None) -> list[Finding]:
+    """Lint one piece of source on its own; handy in tests and editors."""
+    config = config or Config()
+    result = combine([analyze_source(source, path, path.stem)], config)
+    return result.all

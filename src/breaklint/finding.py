@@ -1,0 +1,60 @@
+"""The one type every pass and every reporter exchanges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+Kind = Literal["break", "hazard", "error"]
+Origin = Literal["static", "dynamic"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A text replacement: the span [line:col, end_line:end_col) becomes ``content``."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    kind: Kind
+    message: str
+    suggestion: str
+    path: Path
+    line: int  # 1-based
+    col: int  # 0-based, as libcst reports it
+    end_line: int
+    end_col: int
+    origin: Origin = "static"
+    status: str | None = None  # confirmed / not-reproduced / not-run / dynamic-only
+    fix: Edit | None = None
+    gb_types: tuple[str, ...] = field(default=())
+
+    def sort_key(self) -> tuple:
+        return (str(self.path), self.line, self.col, self.code, self.message)
+
+    def with_path(self, path: Path) -> "Finding":
+        return replace(self, path=path)
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path.as_posix(),
+            "line": self.line,
+            "column": self.col + 1,
+            "end_line": self.end_line,
+            "end_column": self.end_col + 1,
+            "code": self.code,
+            "kind": self.kind,
+            "message": self.message,
+            "suggestion": self.suggestion,
+            "origin": self.origin,
+            "status": self.status,
+            "gb_types": list(self.gb_types),
+        }

@@ -1,0 +1,49 @@
+"""Small helpers shared by the rule families."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..context import FileContext, dotted
+
+
+def method_call(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """(receiver, method) for `receiver.method(...)`."""
+    if isinstance(node.func, cst.Attribute):
+        return node.func.value, node.func.attr.value
+    return None
+
+
+def builtin_name(ctx: FileContext, node: cst.Call) -> str | None:
+    """The name of a call to a builtin that no import or def shadows."""
+    if isinstance(node.func, cst.Name) and node.func.value not in ctx.aliases:
+        return node.func.value
+    return None
+
+
+def maybe_tensor(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
+    """A receiver that is a tensor, or could be: not a module, literal or `self`."""
+    if ctx.is_tensor(receiver):
+        return True
+    if isinstance(receiver, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+                             cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple)):
+        return False
+    name = dotted(receiver)
+    if name is not None:
+        head = name.split(".")[0]
+        if head in ("self", "cls") and "." not in name:
+            return False
+        if head in ctx.aliases:  # an imported module or a function of this file
+            return False
+    return True
+
+
+def keyword(node: cst.Call, name: str) -> cst.Arg | None:
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(node: cst.Call) -> list[cst.Arg]:
+    return [a for a in node.args if a.keyword is None and not a.star]

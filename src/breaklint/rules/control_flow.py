@@ -1,0 +1,69 @@
+"""BL2xx: Python control flow that depends on a tensor's value."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..registry import Rule, register
+
+BRANCH_SUGGESTION = (
+    "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "
+    "(e.g. `torch.clamp`, `torch.nan_to_num`), or use `torch.cond(pred, true_fn, false_fn, operands)`"
+)
+
+
+@register
+class DataDependentBranch(Rule):
+    CODE = "BL201"
+    NAME = "data-dependent-branch"
+    KIND = "break"
+    MESSAGE = "an `if`, `while` or conditional expression tests a tensor's value"
+    SUGGESTION = BRANCH_SUGGESTION
+    GB_TYPES = ("GB0170", "GB7000")
+
+    def _check(self, test: cst.BaseExpression, what: str) -> None:
+        if not self.ctx.active() or not self.ctx.is_tensor(test):
+            return
+        text = self.ctx.source(test)
+        if self.ctx.in_loop:
+            message = (f"{what} on tensor value `{text}` inside a loop: dynamo cannot split a graph "
+                       "in a loop and runs the whole function eagerly")
+        else:
+            message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
+        self.report(test, message)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node.test, "`if`")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check(node.test, "`while`")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check(node.test, "conditional expression")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._check(node.test, "comprehension `if`")
+
+
+@register
+class DataDependentBoolOp(Rule):
+    CODE = "BL202"
+    NAME = "data-dependent-bool-op"
+    KIND = "break"
+    MESSAGE = "`and`, `or` or `not` needs the truth value of a tensor"
+    SUGGESTION = (
+        "use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) "
+        "and keep the result a tensor"
+    )
+    GB_TYPES = ("GB0170",)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if (self.ctx.active() and node not in self.ctx.condition_parts
+                and self.ctx.is_tensor(node.left)):
+            op = "and" if isinstance(node.operator, cst.And) else "or"
+            self.report(node.left, f"`{op}` needs the truth value of tensor `{self.ctx.source(node.left)}`")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if (self.ctx.active() and isinstance(node.operator, cst.Not)
+                and node not in self.ctx.condition_parts and self.ctx.is_tensor(node.expression)):
+            self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`")

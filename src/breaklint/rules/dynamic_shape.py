@@ -1,0 +1,96 @@
+"""BL3xx: operators whose output shape depends on the data."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..registry import Rule, register
+from ._util import keyword, maybe_tensor, method_call, positional
+
+DYNAMIC_FUNCS = {
+    "torch.nonzero": "nonzero",
+    "torch.argwhere": "argwhere",
+    "torch.unique": "unique",
+    "torch.unique_consecutive": "unique_consecutive",
+    "torch.masked_select": "masked_select",
+    "torch.bincount": "bincount",
+}
+DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
+REWRITES = {
+    "nonzero": "`torch.nonzero_static(x, size=N)` with an upper bound, or keep a boolean mask",
+    "argwhere": "`torch.nonzero_static(x, size=N)` with an upper bound, or keep a boolean mask",
+    "where": "the three-argument `torch.where(cond, a, b)`, or `torch.nonzero_static` with an upper bound",
+    "unique": "a fixed-size formulation (e.g. `torch.bincount(x, minlength=K)`-style counting with "
+              "`scatter_add`, or sorting and masking), or move it outside the compiled region",
+    "unique_consecutive": "a fixed-size formulation, or move it outside the compiled region",
+    "masked_select": "`torch.where(mask, x, 0)` (keeps the shape), or multiply by the mask",
+    "bincount": "`torch.zeros(K).scatter_add_(0, x, torch.ones_like(x))` with a known number of bins K",
+    "repeat_interleave": "pass `output_size=` (the total length) so the shape is known when tracing",
+}
+
+
+@register
+class DynamicShapeOp(Rule):
+    CODE = "BL301"
+    NAME = "dynamic-shape-op"
+    KIND = "break"
+    MESSAGE = "an operator whose output shape depends on tensor values"
+    SUGGESTION = "use a fixed-size formulation (masks, `torch.where(cond, a, b)`, `nonzero_static`)"
+    GB_TYPES = ("GB0036",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        qual = self.ctx.qualify(node.func)
+        op = DYNAMIC_FUNCS.get(qual or "")
+        if op is None and qual == "torch.where" and len(node.args) == 1:
+            op = "where"
+        if op is None and qual == "torch.repeat_interleave":
+            args = positional(node)
+            if (len(args) >= 2 and self.ctx.is_tensor(args[1].value)) or (
+                keyword(node, "repeats") and self.ctx.is_tensor(keyword(node, "repeats").value)
+            ):
+                op = "repeat_interleave"
+            if len(args) == 1 and not keyword(node, "repeats"):
+                op = "repeat_interleave"  # torch.repeat_interleave(repeats)
+            if keyword(node, "output_size") is not None:
+                op = None
+        call = method_call(node)
+        if op is None and call is not None and not (qual or "").startswith("torch."):
+            receiver, method = call
+            if method in DYNAMIC_METHODS and maybe_tensor(self.ctx, receiver) and not self.ctx.is_module_ref(receiver):
+                op = method
+            elif method == "repeat_interleave" and self.ctx.is_tensor(receiver) and keyword(node, "output_size") is None:
+                args = positional(node)
+                repeats = args[0].value if args else (keyword(node, "repeats").value if keyword(node, "repeats") else None)
+                if repeats is not None and self.ctx.is_tensor(repeats):
+                    op = "repeat_interleave"
+        if op is None:
+            return
+        self.report(
+            node,
+            f"`{self.ctx.source(node)}` has an output shape that depends on the data ({op})",
+            f"use {REWRITES[op]}",
+        )
+
+
+@register
+class BooleanMaskIndex(Rule):
+    CODE = "BL302"
+    NAME = "boolean-mask-index"
+    KIND = "break"
+    MESSAGE = "indexing with a boolean mask gives a data-dependent shape"
+    SUGGESTION = (
+        "keep the shape: `torch.where(mask, x, 0)` or `x * mask`, reduce with a masked sum/mean, "
+        "or assign through the mask (`x[mask] = v` traces fine)"
+    )
+    GB_TYPES = ("GB0036",)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self.ctx.active() or node in self.ctx.assign_targets:
+            return
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and self.ctx.is_bool_tensor(element.slice.value):
+                self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
+                                  "the result's length depends on the data")
+                return

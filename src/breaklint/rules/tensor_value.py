@@ -1,0 +1,96 @@
+"""BL1xx: a tensor turned into a Python value."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..registry import Rule, register
+from ._util import builtin_name, maybe_tensor, method_call, positional
+
+SCALAR_SUGGESTION = (
+    "keep the value a tensor (drop the conversion and compute with torch ops); if a Python "
+    "number is unavoidable, set `torch._dynamo.config.capture_scalar_outputs = True`"
+)
+
+
+@register
+class TensorItem(Rule):
+    CODE = "BL101"
+    NAME = "tensor-item"
+    KIND = "break"
+    MESSAGE = "`.item()` copies a tensor value into a Python number"
+    SUGGESTION = SCALAR_SUGGESTION
+    GB_TYPES = ("GB0124",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        call = method_call(node)
+        if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
+            self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number")
+
+
+@register
+class TensorToList(Rule):
+    CODE = "BL102"
+    NAME = "tensor-tolist"
+    KIND = "break"
+    MESSAGE = "`.tolist()` turns a tensor into Python numbers"
+    SUGGESTION = (
+        "keep the data in a tensor and index or iterate it with torch ops; a list of Python "
+        "numbers can only be built outside the compiled region"
+    )
+    GB_TYPES = ("GB0109", "GB0033")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        call = method_call(node)
+        if call and call[1] == "tolist" and not node.args and maybe_tensor(self.ctx, call[0]):
+            self.report(node, f"`{self.ctx.source(node)}` turns a tensor into a list of Python numbers")
+
+
+@register
+class TensorScalarCast(Rule):
+    CODE = "BL103"
+    NAME = "tensor-scalar-cast"
+    KIND = "break"
+    MESSAGE = "`float()`, `int()`, `bool()` or `math.*` applied to a tensor reads its value"
+    SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
+    GB_TYPES = ("GB0124", "GB0033")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        args = positional(node)
+        if not args or not any(self.ctx.is_tensor(a.value) for a in args):
+            return
+        name = builtin_name(self.ctx, node)
+        if name in ("float", "int", "bool", "complex") and len(args) == 1:
+            self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}")
+            return
+        qual = self.ctx.qualify(node.func)
+        if qual and qual.startswith("math."):
+            self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
+                              "Python number")
+
+
+@register
+class TensorToString(Rule):
+    CODE = "BL104"
+    NAME = "tensor-to-string"
+    KIND = "break"
+    MESSAGE = "`str()` or `repr()` of a tensor formats its values"
+    SUGGESTION = (
+        "format tensors outside the compiled region, or guard the code with "
+        "`if not torch.compiler.is_compiling():`"
+    )
+    GB_TYPES = ("GB0059",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        name = builtin_name(self.ctx, node)
+        args = positional(node)
+        if name in ("str", "repr", "format") and args and self.ctx.is_tensor(args[0].value):
+            self.report(node, f"`{self.ctx.source(node)}` formats a tensor's values as text")

@@ -1,0 +1,235 @@
+"""BL4xx: calls dynamo cannot put in a graph."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..context import dotted
+from ..registry import Rule, register
+from ._util import builtin_name, maybe_tensor, method_call
+
+GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"
+LOG_METHODS = {
+    "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+    "warning_once", "info_once", "warning_advice",
+}
+LOGGER_NAMES = {"logger", "log", "LOGGER", "LOG", "_logger", "_log", "_LOGGER", "_LOG", "logging_"}
+
+
+class _CallRule(Rule):
+    """A rule that flags calls by their resolved dotted name."""
+
+    NAMES: frozenset[str] = frozenset()
+    PREFIXES: tuple[str, ...] = ()
+    BUILTINS: frozenset[str] = frozenset()
+
+    def matches(self, node: cst.Call) -> str | None:
+        name = builtin_name(self.ctx, node)
+        if name is not None and name in self.BUILTINS:
+            return name
+        qual = self.ctx.qualify(node.func)
+        if qual is not None and (qual in self.NAMES or qual.startswith(self.PREFIXES)):
+            return qual
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        what = self.matches(node)
+        if what is not None:
+            self.report(node, self.describe(node, what))
+
+    def describe(self, node: cst.Call, what: str) -> str:
+        return f"`{self.ctx.source(node)}`: {self.MESSAGE}"
+
+
+@register
+class PrintCall(_CallRule):
+    CODE = "BL401"
+    NAME = "print-call"
+    KIND = "break"
+    MESSAGE = "`print` cannot be traced; dynamo breaks the graph to run it"
+    SUGGESTION = f"remove the print, or {GUARD}"
+    GB_TYPES = ("GB0059",)
+    BUILTINS = frozenset({"print"})
+
+
+@register
+class LoggingCall(Rule):
+    CODE = "BL402"
+    NAME = "logging-call"
+    KIND = "break"
+    MESSAGE = "a `logging` call cannot be traced; dynamo breaks the graph to run it"
+    SUGGESTION = f"{GUARD}; or log outside the compiled region"
+    GB_TYPES = ("GB0291", "GB4841", "GB0007")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        call = method_call(node)
+        if call is None or call[1] not in LOG_METHODS:
+            return
+        receiver = call[0]
+        qual = self.ctx.qualify(node.func)
+        name = dotted(receiver)
+        if (
+            (qual is not None and qual.startswith("logging."))
+            or (isinstance(receiver, cst.Call) and self.ctx.qualify(receiver.func) == "logging.getLogger")
+            or (name is not None and (name in self.ctx.loggers or name.split(".")[-1] in LOGGER_NAMES
+                                      or self._scope_logger(name)))
+        ):
+            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
+
+    def _scope_logger(self, name: str) -> bool:
+        scopes = self.ctx._scopes
+        return bool(scopes) and name in scopes[-1].loggers
+
+
+@register
+class WarningsCall(_CallRule):
+    CODE = "BL403"
+    NAME = "warnings-call"
+    KIND = "break"
+    MESSAGE = "`warnings.warn` is skipped by dynamo; the graph breaks around it"
+    SUGGESTION = f"warn once outside forward (e.g. in `__init__`), or {GUARD}"
+    GB_TYPES = ("GB0007",)
+    NAMES = frozenset({"warnings.warn", "warnings.warn_explicit"})
+
+
+@register
+class TimeCall(_CallRule):
+    CODE = "BL404"
+    NAME = "time-call"
+    KIND = "break"
+    MESSAGE = "reading the clock cannot be traced; the graph breaks around it"
+    SUGGESTION = (f"time the compiled call from outside (or with `torch.profiler`/CUDA events), or {GUARD}")
+    GB_TYPES = ("GB0007",)
+    NAMES = frozenset({
+        "time.time", "time.perf_counter", "time.monotonic", "time.process_time", "time.sleep",
+        "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time_ns",
+        "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
+    })
+
+
+@register
+class PythonRandom(_CallRule):
+    CODE = "BL405"
+    NAME = "python-random"
+    KIND = "break"
+    MESSAGE = "Python's `random` module is skipped by dynamo; the graph breaks around it"
+    SUGGESTION = "draw random numbers with torch (`torch.rand`, `torch.randint`, `torch.bernoulli`), which traces"
+    GB_TYPES = ("GB0007",)
+    PREFIXES = ("random.",)
+
+
+@register
+class CopyCall(_CallRule):
+    CODE = "BL406"
+    NAME = "copy-call"
+    KIND = "break"
+    MESSAGE = "`copy.deepcopy`/`copy.copy` cannot be traced"
+    SUGGESTION = "use `tensor.clone()` for tensors, and build copies of modules or containers outside forward"
+    GB_TYPES = ("GB4198", "GB0179", "GB0007")
+    NAMES = frozenset({"copy.deepcopy", "copy.copy"})
+
+
+@register
+class DebuggerCall(_CallRule):
+    CODE = "BL407"
+    NAME = "debugger-call"
+    KIND = "break"
+    MESSAGE = "a debugger breakpoint cannot be traced"
+    SUGGESTION = "remove the breakpoint before compiling; debug with `torch.compiler.set_stance(\"force_eager\")`"
+    GB_TYPES = ("GB0059", "GB0007")
+    BUILTINS = frozenset({"breakpoint"})
+    NAMES = frozenset({
+        "pdb.set_trace", "pdb.post_mortem", "pdb.pm", "ipdb.set_trace", "ipdb.post_mortem",
+        "pudb.set_trace", "IPython.embed", "code.interact",
+    })
+
+
+@register
+class DataPtrCall(Rule):
+    CODE = "BL408"
+    NAME = "data-ptr-call"
+    KIND = "break"
+    MESSAGE = "`.data_ptr()` asks for a real memory address, which tracing does not have"
+    SUGGESTION = "compare tensors by value or identity outside the compiled region; do not key logic on addresses"
+    GB_TYPES = ("GB0055",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        call = method_call(node)
+        if call and call[1] == "data_ptr" and maybe_tensor(self.ctx, call[0]):
+            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
+
+
+@register
+class FileIOCall(_CallRule):
+    CODE = "BL409"
+    NAME = "file-io-call"
+    KIND = "break"
+    MESSAGE = "file or OS I/O cannot be traced"
+    SUGGESTION = "do I/O outside the compiled region: load in `__init__`, save after the call"
+    GB_TYPES = ("GB0059", "GB0007")
+    BUILTINS = frozenset({"open", "input"})
+    NAMES = frozenset({
+        "torch.save", "torch.load", "numpy.save", "numpy.load", "numpy.savez", "numpy.loadtxt",
+        "os.listdir", "os.makedirs", "os.mkdir", "os.remove", "os.unlink", "os.rename", "os.replace",
+        "os.system", "os.stat", "os.walk", "os.scandir", "os.path.exists", "os.path.isfile",
+        "os.path.isdir", "os.path.getsize", "os.path.getmtime",
+    })
+    PREFIXES = ("shutil.", "subprocess.", "pickle.", "json.dump", "json.load")
+
+
+@register
+class DisabledFunctionCall(Rule):
+    """Found by the engine once it knows the whole tree: see `Reach.disabled_calls`."""
+
+    CODE = "BL410"
+    NAME = "disabled-function-call"
+    KIND = "break"
+    MESSAGE = "a call to a function excluded from compilation with `torch.compiler.disable`"
+    SUGGESTION = (
+        "if the function only does bookkeeping, call it outside the compiled region; otherwise make "
+        "it traceable and drop the decorator, or accept the break deliberately and suppress this finding"
+    )
+    GB_TYPES = ("GB0098",)
+
+
+@register
+class OpaqueExtensionCall(_CallRule):
+    CODE = "BL411"
+    NAME = "opaque-extension-call"
+    KIND = "break"
+    MESSAGE = "a call into a library dynamo does not trace (C extension or skipped module)"
+    SUGGESTION = (
+        "use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), "
+        "or move it outside the compiled region"
+    )
+    GB_TYPES = ("GB0007",)
+    PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
+                "networkx.", "pycocotools.")
+
+    def describe(self, node: cst.Call, what: str) -> str:
+        return f"`{self.ctx.source(node)}` calls into `{what.split('.')[0]}`, which dynamo does not trace"
+
+
+@register
+class IntrospectionCall(_CallRule):
+    CODE = "BL412"
+    NAME = "introspection-call"
+    KIND = "break"
+    MESSAGE = "`id()`, `inspect`, frame or traceback introspection cannot be traced"
+    SUGGESTION = "compute such facts outside forward (e.g. in `__init__`) and keep them as attributes"
+    GB_TYPES = ("GB0007", "GB0088", "GB0151", "GB0191")
+    BUILTINS = frozenset({"id"})
+    PREFIXES = ("inspect.", "traceback.", "gc.")
+    NAMES = frozenset({"sys._getframe", "sys.exc_info"})
+
+    def matches(self, node: cst.Call) -> str | None:
+        what = super().matches(node)
+        if what == "id" and not (node.args and maybe_tensor(self.ctx, node.args[0].value)):
+            return None
+        return what
