@@ -80,7 +80,7 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     try:
         module_node = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        message = str(exc).strip().splitlines()[0]
+        message = " ".join(exc.message.split())
         result.errors.append(_engine_finding("BL001", path, f"syntax error: {message}",
                                              exc.raw_line, max(exc.raw_column, 0)))
         return result

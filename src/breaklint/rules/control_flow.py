@@ -55,7 +55,7 @@ class DataDependentBoolOp(Rule):
         "use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) "
         "and keep the result a tensor"
     )
-    GB_TYPES = ("GB0170",)
+    GB_TYPES = ("GB0170", "GB0033")
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if (self.ctx.active() and node not in self.ctx.condition_parts

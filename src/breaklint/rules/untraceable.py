@@ -155,7 +155,7 @@ class DataPtrCall(Rule):
     KIND = "break"
     MESSAGE = "`.data_ptr()` asks for a real memory address, which tracing does not have"
     SUGGESTION = "compare tensors by value or identity outside the compiled region; do not key logic on addresses"
-    GB_TYPES = ("GB0055",)
+    GB_TYPES = ("GB0055", "GB0088")
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
@@ -208,7 +208,7 @@ class OpaqueExtensionCall(_CallRule):
         "use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), "
         "or move it outside the compiled region"
     )
-    GB_TYPES = ("GB0007",)
+    GB_TYPES = ("GB0007", "GB0156")
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.")
 

@@ -1,0 +1,50 @@
+"""Expectations come from dynamo: run every fixture's cases under torch._dynamo.explain.
+
+For each fixture: every line marked with a `break` rule is a line where dynamo
+really breaks on the installed torch, every line where dynamo breaks is marked,
+no `hazard` line breaks, and dynamo's graph-break type is one the rule names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from breaklint.calibrate import calibrate, expected_markers  # noqa: E402
+from breaklint.dynamic import registry  # noqa: E402
+from breaklint.registry import load_rules  # noqa: E402
+
+from conftest import FIXTURES  # noqa: E402
+
+RUNNABLE = [p for p in sorted(FIXTURES.glob("BL*.py")) if "def cases(" in p.read_text(encoding="utf-8")]
+pytestmark = pytest.mark.dynamo
+
+
+@pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: p.stem)
+def test_markers_agree_with_dynamo(path: Path) -> None:
+    rules = load_rules()
+    markers = expected_markers(path.read_text(encoding="utf-8"))
+    break_lines = {line for line, code in markers if code in rules and rules[code].KIND == "break"}
+    hazard_lines = {line for line, code in markers if code in rules and rules[code].KIND == "hazard"}
+    cal = calibrate(path)
+    assert break_lines == set(cal.sites), (
+        f"marked as breaks but dynamo traced them: {sorted(break_lines - set(cal.sites))}; "
+        f"dynamo broke but not marked: {sorted(set(cal.sites) - break_lines)}"
+    )
+    assert not hazard_lines & set(cal.sites), "a hazard line is a real graph break: make it a break rule"
+    for line, code in markers:
+        if line in cal.sites and code in rules and rules[code].KIND == "break":
+            assert cal.sites[line] & set(rules[code].GB_TYPES), (
+                f"line {line}: dynamo reported {cal.sites[line]}, {code} names {rules[code].GB_TYPES}"
+            )
+
+
+def test_rule_gb_types_exist_in_installed_registry() -> None:
+    known = registry()
+    assert len(known) > 100
+    for code, rule in load_rules().items():
+        for gb in rule.GB_TYPES:
+            assert gb in known, f"{code} names {gb}, which torch {torch.__version__} does not know"

@@ -1,0 +1,48 @@
+"""Every fixture: the static findings are exactly its `# expect:` markers, and its output matches the snapshot."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from breaklint.calibrate import expected_markers, static_findings
+from breaklint.registry import all_codes
+from breaklint.report import text
+
+from conftest import FIXTURES, SNAPSHOTS
+
+FIXTURE_FILES = sorted(FIXTURES.glob("BL*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+def test_findings_match_markers(path: Path) -> None:
+    expected = expected_markers(path.read_text(encoding="utf-8"))
+    found = {(f.line, f.code) for f in static_findings(path)}
+    assert found == expected, f"unexpected: {sorted(found - expected)}; missing: {sorted(expected - found)}"
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+def test_snapshot(path: Path, update_snapshots: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES.parent)
+    findings = [f.with_path(Path(os.path.relpath(f.path, FIXTURES.parent))) for f in static_findings(path)]
+    rendered = text.render(findings)
+    snapshot = SNAPSHOTS / f"{path.stem}.txt"
+    if update_snapshots or not snapshot.exists():
+        if not update_snapshots:
+            pytest.fail(f"no snapshot {snapshot.name}: run pytest --update-snapshots")
+        snapshot.parent.mkdir(exist_ok=True)
+        snapshot.write_text(rendered, encoding="utf-8")
+    assert rendered == snapshot.read_text(encoding="utf-8")
+
+
+def test_every_rule_has_a_fixture() -> None:
+    have = {p.stem.split("_")[0] for p in FIXTURE_FILES}
+    missing = [c for c in all_codes() if c not in have and c != "BL003"]
+    assert not missing, f"rules without a fixture: {missing}"
+
+
+def test_fixture_markers_cover_every_rule() -> None:
+    marked = {code for p in FIXTURE_FILES for _, code in expected_markers(p.read_text(encoding="utf-8"))}
+    assert marked >= set(all_codes()) - {"BL003"}
