@@ -160,19 +160,30 @@ def discover(paths: list[Path], config: Config) -> list[Path]:
         if path.is_file():
             found.append(path)
             continue
+        # Patterns apply below the project root, or below the directory named
+        # when it lies outside the root, never to the folders above it.
+        anchor = config.root if _is_within(path, config.root) else path
         for dirpath, dirnames, filenames in os.walk(path):
             base = Path(dirpath)
-            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(_rel(base / d, config.root)))
+            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(_rel(base / d, anchor)))
             for name in sorted(filenames):
-                if name.endswith((".py", ".pyi")) and not name.endswith(".pyi"):
+                if name.endswith(".py"):
                     file = base / name
-                    if not config.is_excluded(_rel(file, config.root)):
+                    if not config.is_excluded(_rel(file, anchor)):
                         found.append(file)
     unique = list(dict.fromkeys(found))
     if config.respect_gitignore:
         ignored = git_ignored(unique)
         unique = [p for p in unique if p not in ignored]
     return unique
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
 
 
 def _rel(path: Path, root: Path) -> str:
