@@ -40,6 +40,7 @@ TRUE_UNDER_COMPILE = {
     "torch._dynamo.is_compiling",
     "torch._utils.is_compiling",
 }
+COMPILING_HELPERS = {"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling"}
 FALSE_UNDER_COMPILE = {
     "torch.jit.is_scripting",
     "torch.jit.is_tracing",
@@ -62,8 +63,11 @@ TORCH_SEQUENCE = {
 TORCH_NON_TENSOR_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",
-    "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.",
+    "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.", "torch._C.",
+    "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.",
 )
+# `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
+PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
 # Tensor methods and attributes whose value is not a tensor.
 NON_TENSOR_METHODS = {
     "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "data_ptr",
@@ -409,8 +413,9 @@ class FileContext(cst.BatchableCSTVisitor):
         if isinstance(ann, cst.SimpleString):
             text = ann.evaluated_value
             return text.replace("Optional[", "").rstrip("]").split(" |")[0] in ("Tensor", "torch.Tensor")
-        if isinstance(ann, cst.BinaryOperation):  # Tensor | None
-            return self._is_tensor_annotation(ann.left) or self._is_tensor_annotation(ann.right)
+        if isinstance(ann, cst.BinaryOperation):  # Tensor | None is a tensor; float | Tensor may not be
+            parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
+            return bool(parts) and all(self._is_tensor_annotation(p) for p in parts)
         if isinstance(ann, cst.Subscript) and self.qualify(ann.value) in ("typing.Optional", "Optional"):
             return any(
                 isinstance(el.slice, cst.Index) and self._is_tensor_annotation(el.slice.value)
@@ -434,7 +439,8 @@ class FileContext(cst.BatchableCSTVisitor):
             return None if inner is None else not inner
         if isinstance(test, cst.Call) and not test.args:
             name = self.qualify(test.func)
-            if name in TRUE_UNDER_COMPILE:
+            # Libraries wrap the check in helpers of the same name (`kornia.core.utils.is_compiling`).
+            if name in TRUE_UNDER_COMPILE or (name or "").rsplit(".", 1)[-1] in COMPILING_HELPERS:
                 return True
             if name in FALSE_UNDER_COMPILE:
                 return False
@@ -682,7 +688,9 @@ class FileContext(cst.BatchableCSTVisitor):
         if name is not None and name.startswith("torch."):
             if name.startswith("torch.nn.functional."):
                 return True
-            if name.startswith("torch.nn.") or name in TORCH_NON_TENSOR or name.startswith(TORCH_NON_TENSOR_PREFIXES):
+            if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR
+                    or name.startswith(TORCH_NON_TENSOR_PREFIXES)
+                    or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
                 return False
             return True
         if isinstance(func, cst.Attribute):

@@ -57,11 +57,26 @@ class DataDependentBoolOp(Rule):
     )
     GB_TYPES = ("GB0170", "GB0033")
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._inner: set[cst.BooleanOperation] = set()
+
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        if (self.ctx.active() and node not in self.ctx.condition_parts
-                and self.ctx.is_tensor(node.left)):
-            op = "and" if isinstance(node.operator, cst.And) else "or"
-            self.report(node.left, f"`{op}` needs the truth value of tensor `{self.ctx.source(node.left)}`")
+        # `a and b or c` nests to the left; handle the chain once, at its top. Every operand but
+        # the last is tested for truth.
+        if node in self._inner or not self.ctx.active() or node in self.ctx.condition_parts:
+            return
+        operands: list[tuple[cst.BaseExpression, cst.BaseBooleanOp]] = []
+        cur: cst.BaseExpression = node
+        while isinstance(cur, cst.BooleanOperation) and not cur.lpar:
+            self._inner.add(cur)
+            operands.insert(0, (cur.right, cur.operator))
+            cur = cur.left
+        operands.insert(0, (cur, operands[0][1]))
+        for (operand, _), (_, op) in zip(operands[:-1], operands[1:]):
+            if self.ctx.is_tensor(operand):
+                word = "and" if isinstance(op, cst.And) else "or"
+                self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if (self.ctx.active() and isinstance(node.operator, cst.Not)

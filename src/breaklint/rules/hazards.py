@@ -95,7 +95,8 @@ class HostToDeviceCopy(Rule):
 
 
 def _mutated_self_attr(ctx, node: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
-    """(attr, target) when the statement assigns a non-tensor value to `self.attr`."""
+    """(attr, target) when the statement changes a Python scalar attribute of `self`:
+    `self.n += 1`, `self.mode = "eval"`, `self.flag = not self.flag`."""
     if isinstance(node, cst.AugAssign):
         targets, value = [node.target], node.value
     elif isinstance(node, cst.Assign):
@@ -109,9 +110,32 @@ def _mutated_self_attr(ctx, node: cst.CSTNode) -> tuple[str, cst.CSTNode] | None
             attr = target.attr.value
             if cls and (attr in cls.tensor_attrs or attr in cls.submodules):
                 continue
-            if isinstance(node, cst.Assign) and ctx.is_tensor(value):
+            if isinstance(node, cst.Assign) and not _is_python_scalar(ctx, value):
+                continue
+            if isinstance(node, cst.AugAssign) and ctx.is_tensor(value):
                 continue
             return attr, target
+    return None
+
+
+def _is_python_scalar(ctx, value: cst.BaseExpression) -> bool:
+    """A number, string, bool or None built from literals and attributes: what dynamo specializes on."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None")
+    if isinstance(value, cst.UnaryOperation):
+        return isinstance(value.operator, cst.Not) or _is_python_scalar(ctx, value.expression)
+    if isinstance(value, cst.BinaryOperation) and not ctx.is_tensor(value):
+        leaves = [value.left, value.right]
+        return all(_is_python_scalar(ctx, leaf) or _self_attr_name(leaf) for leaf in leaves) and any(
+            _is_python_scalar(ctx, leaf) for leaf in leaves)
+    return False
+
+
+def _self_attr_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
     return None
 
 
@@ -125,7 +149,7 @@ class SelfStateMutation(Rule):
     CODE = "BL503"
     NAME = "self-state-mutation"
     KIND = "hazard"
-    MESSAGE = "forward changes a Python attribute of the module: dynamo guards on it and recompiles"
+    MESSAGE = "forward changes a Python number, string or bool on the module: dynamo guards on it and recompiles"
     SUGGESTION = (
         "keep per-call state in a tensor buffer (`self.register_buffer(...)`, updated in place), "
         "or update it outside the compiled forward"

@@ -1,0 +1,62 @@
+"""What holds a tensor: cases taken from false alarms on real library code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+from breaklint.config import Config
+from breaklint.engine import lint_source
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(dedent(source), Path("m.py"), Config())]
+
+
+def test_torch_predicates_and_internals_are_not_tensors() -> None:
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            if x.device.type == "cuda" and torch.is_autocast_enabled("cuda"):
+                x = x.half()
+            ok = x.dtype == torch.float32 and not torch._C._are_functorch_transforms_active()
+            return x + ok
+    """) == []
+
+
+def test_library_is_compiling_helpers_decide_the_branch() -> None:
+    assert findings("""
+        import torch
+        from mylib.utils import is_compiling
+
+        @torch.compile
+        def f(x):
+            if not is_compiling():
+                assert bool((x > 0).all())
+            return x + 1
+    """) == []
+
+
+def test_unions_with_python_numbers_are_not_tensors() -> None:
+    assert findings("""
+        import torch
+        from torch import Tensor
+
+        @torch.compile
+        def f(x: Tensor, sigma: float | Tensor, mask: Tensor | None = None):
+            s = float(sigma)
+            return x * s + float(x.sum())
+    """) == [(8, "BL103")]
+
+
+def test_bool_op_chain_reports_each_tested_operand_once() -> None:
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x, flag: bool = True):
+            y = x.any() and flag and x.all() or x.mean()
+            return x + y
+    """) == [(6, "BL202"), (6, "BL202")]
