@@ -193,3 +193,43 @@ def test_calls_through_submodules_and_module_lists(tmp_path: Path) -> None:
     })
     result = lint([tmp_path], Config(root=tmp_path), jobs=1, use_cache=False)
     assert {(f.line, f.code) for f in result.findings} == {(21, "BL201")}
+
+
+def test_elif_chain_after_a_branch_taken_under_compile_is_dead() -> None:
+    found = codes_by_line("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            if torch.compiler.is_compiling():
+                x = x + 1
+            elif x.sum() > 0:
+                print("eager")
+            else:
+                print("eager too")
+            print("traced")
+            return x
+    """)
+    assert found == {12: "BL401"}
+
+
+def test_self_calls_reach_overrides_in_subclasses() -> None:
+    found = codes_by_line("""
+        import torch
+
+        class Base(torch.nn.Module):
+            def forward(self, x):
+                return self.apply_transform(x)
+
+            def apply_transform(self, x):
+                return x
+
+        class Flip(Base):
+            def apply_transform(self, x):
+                return x.flip(0) if x.sum() > 0 else x
+
+        class Unrelated:
+            def apply_transform(self, x):
+                return x.sum().item()
+    """)
+    assert found == {13: "BL201"}

@@ -220,6 +220,7 @@ class Reach:
         self._is_module: dict[str, bool] = {}
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
+        self._children: dict[str, list[str]] | None = None
         self.reached = self._compute()
 
     def is_module_class(self, qual: str, seen: frozenset[str] = frozenset()) -> bool:
@@ -284,14 +285,42 @@ class Reach:
             reached.add(qual)
             fn = self.functions[qual]
             for call in fn.calls:
-                target = self._resolve(fn.cls, call)
-                if target is None or target not in self.functions:
-                    continue
-                if self.functions[target].disabled:
-                    self.disabled_calls.append((qual, call, target))
-                elif target not in reached:
-                    queue.append(target)
+                for target in self._targets(fn.cls, call):
+                    if target not in self.functions:
+                        continue
+                    if self.functions[target].disabled:
+                        self.disabled_calls.append((qual, call, target))
+                    elif target not in reached:
+                        queue.append(target)
         return reached
+
+    def _targets(self, cls: str | None, call: CallRef) -> list[str]:
+        """The function a call resolves to, plus, for `self.method(...)`, the overrides of
+        `method` in subclasses of the caller's class: a base class's forward that calls
+        `self.apply_transform(...)` reaches every subclass's `apply_transform`."""
+        first = self._resolve(cls, call)
+        targets = [first] if first else []
+        if call.kind == "self" and cls is not None:
+            for sub in self.subclasses(cls):
+                if call.target in self.classes[sub].methods:
+                    targets.append(f"{sub}.{call.target}")
+        return targets
+
+    def subclasses(self, cls: str) -> list[str]:
+        if self._children is None:
+            self._children = {}
+            for qual, info in self.classes.items():
+                for base in info.bases:
+                    self._children.setdefault(base, []).append(qual)
+        out, queue, seen = [], deque(self._children.get(cls, [])), set()
+        while queue:
+            cur = queue.popleft()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            out.append(cur)
+            queue.extend(self._children.get(cur, []))
+        return out
 
     def _resolve(self, cls: str | None, call: CallRef) -> str | None:
         if call.kind == "name":

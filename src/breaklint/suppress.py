@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 
 from .context import Candidate
-from .finding import Finding
 
 _IGNORE = re.compile(r"#\s*breaklint\s*:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?", re.I)
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
@@ -77,8 +76,3 @@ def apply(
             if (line, c) not in used:
                 unused.append((line, c, style))
     return kept, unused
-
-
-def is_suppressed(finding: Finding, suppressions) -> bool:
-    kept, _ = apply([Candidate(None, finding, finding.line, finding.end_line)], suppressions)
-    return not kept
