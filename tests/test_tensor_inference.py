@@ -58,5 +58,7 @@ def test_bool_op_chain_reports_each_tested_operand_once() -> None:
         @torch.compile
         def f(x, flag: bool = True):
             y = x.any() and flag and x.all() or x.mean()
-            return x + y
-    """) == [(6, "BL202"), (6, "BL202")]
+            z = (flag or x.any())
+            w = (x.any() or flag) and flag
+            return x + y + z + w
+    """) == [(6, "BL202"), (6, "BL202"), (8, "BL202")]

@@ -68,13 +68,14 @@ class DataDependentBoolOp(Rule):
             return
         operands: list[tuple[cst.BaseExpression, cst.BaseBooleanOp]] = []
         cur: cst.BaseExpression = node
-        while isinstance(cur, cst.BooleanOperation) and not cur.lpar:
+        while isinstance(cur, cst.BooleanOperation) and (cur is node or not cur.lpar):
             self._inner.add(cur)
             operands.insert(0, (cur.right, cur.operator))
             cur = cur.left
         operands.insert(0, (cur, operands[0][1]))
         for (operand, _), (_, op) in zip(operands[:-1], operands[1:]):
-            if self.ctx.is_tensor(operand):
+            # A parenthesized chain among the operands is checked as a chain of its own.
+            if not isinstance(operand, cst.BooleanOperation) and self.ctx.is_tensor(operand):
                 word = "and" if isinstance(op, cst.And) else "or"
                 self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`")
 
