@@ -633,6 +633,10 @@ class FileContext(cst.BatchableCSTVisitor):
             return node.attr.value
         return None
 
+    def is_logger(self, name: str) -> bool:
+        """A name bound to `logging.getLogger(...)`, at module level or in the current function."""
+        return name in self.loggers or bool(self._scopes and name in self._scopes[-1].loggers)
+
     def class_info(self) -> ClassInfo | None:
         return self._classes[-1] if self._classes else None
 

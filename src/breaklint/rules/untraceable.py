@@ -75,14 +75,9 @@ class LoggingCall(Rule):
         if (
             (qual is not None and qual.startswith("logging."))
             or (isinstance(receiver, cst.Call) and self.ctx.qualify(receiver.func) == "logging.getLogger")
-            or (name is not None and (name in self.ctx.loggers or name.split(".")[-1] in LOGGER_NAMES
-                                      or self._scope_logger(name)))
+            or (name is not None and (self.ctx.is_logger(name) or name.split(".")[-1] in LOGGER_NAMES))
         ):
             self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
-
-    def _scope_logger(self, name: str) -> bool:
-        scopes = self.ctx._scopes
-        return bool(scopes) and name in scopes[-1].loggers
 
 
 @register
