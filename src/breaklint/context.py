@@ -237,6 +237,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._dead: set[cst.CSTNode] = set()
         self._dead_depth = 0
         self._disabled_depth = 0
+        self._def_disabled: list[bool] = []  # per enclosing def: did it raise _disabled_depth
         self._loop_depth = 0
         self._stmts: list[cst.CSTNode] = []
         self.condition_parts: set[cst.CSTNode] = set()
@@ -364,10 +365,11 @@ class FileContext(cst.BatchableCSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = [self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators]
+        disabled = any(d in DISABLE for d in decorators)
+        self._def_disabled.append(disabled)
+        self._disabled_depth += disabled
         if self._scopes:
             # A nested function is traced with its parent: share the parent's scope.
-            if any(d in DISABLE for d in decorators):
-                self._disabled_depth += 1
             self._scopes.append(self._scopes[-1])
             return
         cls = self._classes[-1] if self._classes else None
@@ -376,7 +378,7 @@ class FileContext(cst.BatchableCSTVisitor):
             qualname=qual,
             cls=cls.qualname if cls else None,
             compiled=any(d in COMPILE for d in decorators),
-            disabled=any(d in DISABLE for d in decorators),
+            disabled=disabled,
         )
         self.summary.functions[qual] = info
         scope = _Scope(info)
@@ -390,15 +392,10 @@ class FileContext(cst.BatchableCSTVisitor):
             if param.annotation is not None and self._is_sequence_annotation(param.annotation.annotation):
                 scope.sequences.add(name)
         self._scopes.append(scope)
-        if info.disabled:
-            self._disabled_depth += 1
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        scope = self._scopes.pop()
-        decorators = [self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-                      for d in original_node.decorators]
-        if any(d in DISABLE for d in decorators) or (not self._scopes and scope.info.disabled):
-            self._disabled_depth -= 1
+        self._scopes.pop()
+        self._disabled_depth -= self._def_disabled.pop()
 
     def _param_is_tensor(self, param: cst.Param, entry_like: bool) -> bool:
         if param.annotation is not None:
