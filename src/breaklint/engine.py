@@ -93,7 +93,7 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     try:
         wrapper.visit_batched([ctx, *rules])
     except Exception as exc:  # a bug in a rule must not lose the rest of the run
-        failing = _guess_failing_rule(exc, rules)
+        failing = _guess_failing_rule(exc)
         result.errors.append(_engine_finding(
             "BL003", path, f"internal error in {failing}: {type(exc).__name__}: {exc}"))
         return result
@@ -103,7 +103,7 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     return result
 
 
-def _guess_failing_rule(exc: BaseException, rules: list) -> str:
+def _guess_failing_rule(exc: BaseException) -> str:
     tb = exc.__traceback__
     name = "the analysis"
     while tb is not None:

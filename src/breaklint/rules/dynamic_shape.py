@@ -38,6 +38,12 @@ class DynamicShapeOp(Rule):
     SUGGESTION = "use a fixed-size formulation (masks, `torch.where(cond, a, b)`, `nonzero_static`)"
     GB_TYPES = ("GB0036",)
 
+    def _tensor_repeats(self, node: cst.Call, index: int) -> bool:
+        """Whether the `repeats` argument (positional at `index`, or by keyword) is a tensor."""
+        args = positional(node)
+        repeats = args[index] if len(args) > index else keyword(node, "repeats")
+        return repeats is not None and self.ctx.is_tensor(repeats.value)
+
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
@@ -45,26 +51,22 @@ class DynamicShapeOp(Rule):
         op = DYNAMIC_FUNCS.get(qual or "")
         if op is None and qual == "torch.where" and len(node.args) == 1:
             op = "where"
-        if op is None and qual == "torch.repeat_interleave":
-            args = positional(node)
-            if (len(args) >= 2 and self.ctx.is_tensor(args[1].value)) or (
-                keyword(node, "repeats") and self.ctx.is_tensor(keyword(node, "repeats").value)
-            ):
-                op = "repeat_interleave"
-            if len(args) == 1 and not keyword(node, "repeats"):
-                op = "repeat_interleave"  # torch.repeat_interleave(repeats)
-            if keyword(node, "output_size") is not None:
-                op = None
         call = method_call(node)
-        if op is None and call is not None and not (qual or "").startswith("torch."):
+        if op is None and qual == "torch.repeat_interleave":
+            # `torch.repeat_interleave(repeats)` alone is dynamic too
+            args = positional(node)
+            if len(args) == 1 and keyword(node, "repeats") is None:
+                op = "repeat_interleave"
+            elif self._tensor_repeats(node, 1):
+                op = "repeat_interleave"
+        elif op is None and call is not None and not (qual or "").startswith("torch."):
             receiver, method = call
             if method in DYNAMIC_METHODS and maybe_tensor(self.ctx, receiver) and not self.ctx.is_module_ref(receiver):
                 op = method
-            elif method == "repeat_interleave" and self.ctx.is_tensor(receiver) and keyword(node, "output_size") is None:
-                args = positional(node)
-                repeats = args[0].value if args else (keyword(node, "repeats").value if keyword(node, "repeats") else None)
-                if repeats is not None and self.ctx.is_tensor(repeats):
-                    op = "repeat_interleave"
+            elif method == "repeat_interleave" and self.ctx.is_tensor(receiver) and self._tensor_repeats(node, 0):
+                op = "repeat_interleave"
+        if op == "repeat_interleave" and keyword(node, "output_size") is not None:
+            op = None
         if op is None:
             return
         self.report(
