@@ -12,7 +12,7 @@ from . import __version__
 from .config import Config, ConfigError, load, validate_codes
 from .registry import ENGINE_CODES, all_codes, code_info, load_rules, rule_doc
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "sarif")
 
 
 def _codes(value: tuple[str, ...]) -> list[str]:
@@ -84,6 +84,9 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
         click.echo(f"breaklint: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     findings = relative(result.all)
+    if fmt == "sarif":
+        from .report import sarif
+        findings = result.all
     colour = color if color is not None else (output is None and sys.stdout.isatty()
                                               and "NO_COLOR" not in os.environ)
     if statistics:
@@ -91,6 +94,8 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
     elif fmt == "json":
         from .report import json as json_report
         body = json_report.render(findings)
+    elif fmt == "sarif":
+        body = sarif.render(findings, len(result.files))
     elif fmt == "github":
         from .report import github
         body = github.render(findings)

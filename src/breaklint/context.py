@@ -21,7 +21,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import CodeRange, PositionProvider
 
-from .finding import Edit, Finding
+from .finding import Finding, Fix
 
 if TYPE_CHECKING:
     from .registry import Rule
@@ -785,7 +785,7 @@ class FileContext(cst.BatchableCSTVisitor):
         node: cst.CSTNode,
         message: str,
         suggestion: str,
-        fix: Edit | None = None,
+        fix: Fix | None = None,
         scope: str | None = None,
         stmt_lines: tuple[int, int] | None = None,
     ) -> None:

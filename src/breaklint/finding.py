@@ -22,6 +22,23 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """A rewrite of one finding: text edits that do not overlap, all in the finding's file.
+
+    ``safe`` fixes keep eager behaviour exactly (`--fix` applies them); unsafe
+    ones may change it and need a human's review (`--unsafe-fixes`).
+    """
+
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool
+
+    @property
+    def applicability(self) -> str:
+        return "safe" if self.safe else "unsafe"
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     kind: Kind
@@ -34,7 +51,7 @@ class Finding:
     end_col: int
     origin: Origin = "static"
     status: str | None = None  # confirmed / not-reproduced / not-run / dynamic-only
-    fix: Edit | None = None
+    fix: Fix | None = None
     gb_types: tuple[str, ...] = field(default=())
 
     def sort_key(self) -> tuple:
@@ -57,4 +74,10 @@ class Finding:
             "origin": self.origin,
             "status": self.status,
             "gb_types": list(self.gb_types),
+            "fix": None if self.fix is None else {
+                "title": self.fix.title,
+                "applicability": self.fix.applicability,
+                "edits": [{"line": e.line, "column": e.col + 1, "end_line": e.end_line,
+                           "end_column": e.end_col + 1, "content": e.content} for e in self.fix.edits],
+            },
         }

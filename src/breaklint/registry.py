@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from .finding import Edit
+from .finding import Fix
 
 if TYPE_CHECKING:
     from .context import FileContext
@@ -51,6 +51,9 @@ class Rule(cst.BatchableCSTVisitor):
     SUGGESTION: ClassVar[str]
     GB_TYPES: ClassVar[tuple[str, ...]] = ()
     DEFAULT_ENABLED: ClassVar[bool] = True
+    # How often a finding is right, in CodeQL's terms (very-high/high/medium/low):
+    # "medium" where the rule relies on guessing which names hold tensors.
+    PRECISION: ClassVar[str] = "high"
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -63,7 +66,7 @@ class Rule(cst.BatchableCSTVisitor):
         node: cst.CSTNode,
         message: str,
         suggestion: str | None = None,
-        fix: Edit | None = None,
+        fix: Fix | None = None,
     ) -> None:
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix)
 
@@ -100,3 +103,13 @@ def docs_dir() -> Path:
 def rule_doc(code: str) -> str:
     path = docs_dir() / f"{code}.md"
     return path.read_text(encoding="utf-8")
+
+
+def doc_section(code: str, heading: str) -> str:
+    """The text under `## heading` in a rule's doc, without the heading ('' if absent)."""
+    doc = rule_doc(code)
+    marker = f"## {heading}\n"
+    if marker not in doc:
+        return ""
+    body = doc.split(marker, 1)[1]
+    return body.split("\n## ", 1)[0].strip()

@@ -15,6 +15,7 @@ BRANCH_SUGGESTION = (
 @register
 class DataDependentBranch(Rule):
     CODE = "BL201"
+    PRECISION = "medium"
     NAME = "data-dependent-branch"
     KIND = "break"
     MESSAGE = "an `if`, `while` or conditional expression tests a tensor's value"
@@ -48,6 +49,7 @@ class DataDependentBranch(Rule):
 @register
 class DataDependentBoolOp(Rule):
     CODE = "BL202"
+    PRECISION = "medium"
     NAME = "data-dependent-bool-op"
     KIND = "break"
     MESSAGE = "`and`, `or` or `not` needs the truth value of a tensor"

@@ -79,6 +79,7 @@ class DynamicShapeOp(Rule):
 @register
 class BooleanMaskIndex(Rule):
     CODE = "BL302"
+    PRECISION = "medium"
     NAME = "boolean-mask-index"
     KIND = "break"
     MESSAGE = "indexing with a boolean mask gives a data-dependent shape"

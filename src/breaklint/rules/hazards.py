@@ -174,6 +174,7 @@ class SelfStateMutation(Rule):
 @register
 class MutableAttributeBranch(Rule):
     CODE = "BL504"
+    PRECISION = "medium"
     NAME = "mutable-attribute-branch"
     KIND = "hazard"
     MESSAGE = "compiled code branches on a module attribute that it also changes: a recompile per value"

@@ -53,6 +53,7 @@ class TensorToList(Rule):
 @register
 class TensorScalarCast(Rule):
     CODE = "BL103"
+    PRECISION = "medium"
     NAME = "tensor-scalar-cast"
     KIND = "break"
     MESSAGE = "`float()`, `int()`, `bool()` or `math.*` applied to a tensor reads its value"
@@ -78,6 +79,7 @@ class TensorScalarCast(Rule):
 @register
 class TensorToString(Rule):
     CODE = "BL104"
+    PRECISION = "medium"
     NAME = "tensor-to-string"
     KIND = "break"
     MESSAGE = "`str()` or `repr()` of a tensor formats its values"

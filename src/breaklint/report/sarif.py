@@ -1,0 +1,291 @@
+"""SARIF 2.1.0, shaped for GitHub code scanning.
+
+The log is built from `sarif_om` objects. It is serialized by `to_plain` below
+rather than by `jschema_to_python.to_json`, which drops every property equal to
+its schema default, even one set on purpose: a result's `level: "warning"`
+would vanish and a reader would fall back to the rule's default level. Here
+`level` and `kind` are always written; other properties are left out when None
+or equal to sarif_om's default (the "unset" sentinels such as `index: -1`);
+empty lists are never built; and anything that is not a SARIF object, a list,
+a dict or a JSON scalar is refused instead of being written as its `str()`.
+
+Levels, by kind of finding:
+
+    break   -> "warning"   (problem.severity "warning")
+    hazard  -> "note"      (problem.severity "recommendation")
+    notice  -> "note"      (BL002, an unused suppression)
+    error   -> not a result: BL001 (file did not parse) and BL003 (rule crashed)
+               become toolExecutionNotifications of level "error"
+
+The output is deterministic: results are sorted, URIs are relative to the
+repository root (`%SRCROOT%`), and there are no timestamps or absolute paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import attr
+import sarif_om as om
+
+from .. import __version__
+from ..finding import Finding, Fix
+from ..registry import ENGINE_CODES, all_codes, code_info, doc_section, load_rules, rule_doc
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/breaklint/breaklint"
+SRCROOT = "%SRCROOT%"
+LEVELS = {"break": "warning", "hazard": "note", "notice": "note"}
+SEVERITY = {"break": "warning", "hazard": "recommendation", "notice": "recommendation"}
+NOTIFICATION_CODES = ("BL001", "BL003")
+FINGERPRINT_KEY = "breaklint/v1"
+ALWAYS_WRITTEN = {"level", "kind"}
+
+
+def repository_root(start: Path | None = None) -> Path:
+    """The git work tree holding `start` (default: the working directory), else `start` itself."""
+    start = (start or Path.cwd()).resolve()
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return start
+    return Path(out.stdout.strip()).resolve() if out.returncode == 0 and out.stdout.strip() else start
+
+
+def to_plain(obj: object) -> object:
+    """A SARIF object tree as JSON-ready Python values (see the module docstring)."""
+    if attr.has(type(obj)):
+        out: dict[str, object] = {}
+        names = set()
+        for field in attr.fields(type(obj)):
+            names.add(field.name)
+            value = getattr(obj, field.name)
+            name = field.metadata.get("schema_property_name", field.name)
+            if value is None or (name not in ALWAYS_WRITTEN and _is_default(value, field.default)):
+                continue
+            out[field.metadata.get("schema_property_name", field.name)] = to_plain(value)
+        # Property bags: sarif_om models only `tags`; other properties are set as attributes.
+        for key, value in sorted(vars(obj).items()):
+            if key not in names:
+                out[key] = to_plain(value)
+        return out
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(item) for item in obj]
+    if isinstance(obj, dict):
+        return {str(key): to_plain(value) for key, value in obj.items()}
+    if obj is None or isinstance(obj, (str, bool, int, float)):
+        return obj
+    raise TypeError(f"cannot write a {type(obj).__name__} into SARIF")
+
+
+def _is_default(value: object, default: object) -> bool:
+    if isinstance(default, attr.Factory):  # type: ignore[arg-type]
+        default = default.factory()
+    return type(value) is type(default) and value == default
+
+
+def _bag(**props: object) -> om.PropertyBag:
+    bag = om.PropertyBag(tags=props.pop("tags", None))
+    for key, value in props.items():
+        setattr(bag, key, value)
+    return bag
+
+
+@cache
+def _descriptor(code: str) -> om.ReportingDescriptor:
+    name, kind, short = code_info(code)
+    rules = load_rules()
+    doc = rule_doc(code)
+    full = doc_section(code, "What it does") or short
+    tags = ["torch.compile", "performance"]
+    tags.append({"break": "graph-break", "hazard": "hazard"}.get(kind, "breaklint"))
+    precision = rules[code].PRECISION if code in rules else "very-high"
+    enabled = rules[code].DEFAULT_ENABLED if code in rules else True
+    config = om.ReportingConfiguration(level=LEVELS.get(kind, "error"), enabled=enabled)
+    return om.ReportingDescriptor(
+        id=code,
+        name=_pascal(name),
+        short_description=om.MultiformatMessageString(text=short),
+        full_description=om.MultiformatMessageString(text=_plain_text(full)),
+        help=om.MultiformatMessageString(text=_plain_text(doc), markdown=doc),
+        help_uri=f"{INFORMATION_URI}/blob/main/rules/{code}.md",
+        default_configuration=config,
+        properties=_bag(tags=tags, precision=precision,
+                        **{"problem.severity": SEVERITY.get(kind, "error")},
+                        **({"gb_types": list(rules[code].GB_TYPES)} if code in rules and rules[code].GB_TYPES
+                           else {})),
+    )
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("_", "-").split("-"))
+
+
+def _plain_text(markdown: str) -> str:
+    """Markdown with its fences and heading marks taken off, for readers that show plain text."""
+    lines = []
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            continue
+        lines.append(line.lstrip("#").strip() if line.startswith("#") else line)
+    return "\n".join(lines).strip()
+
+
+class _Sources:
+    """Lines of the files findings point into, read once each."""
+
+    def __init__(self) -> None:
+        self._lines: dict[Path, list[str]] = {}
+
+    def lines(self, path: Path) -> list[str]:
+        if path not in self._lines:
+            try:
+                self._lines[path] = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                self._lines[path] = []
+        return self._lines[path]
+
+    def span(self, f: Finding) -> str:
+        lines = self.lines(f.path)
+        if not 0 < f.line <= len(lines):
+            return ""
+        if f.line == f.end_line:
+            return lines[f.line - 1][f.col:f.end_col]
+        first = lines[f.line - 1][f.col:]
+        return "\n".join([first, *lines[f.line:f.end_line - 1], lines[f.end_line - 1][:f.end_col]]
+                         if f.end_line <= len(lines) else [first])
+
+    def line(self, f: Finding) -> str:
+        lines = self.lines(f.path)
+        return lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+
+
+def _uri(path: Path, root: Path) -> tuple[str, str | None]:
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(root).as_posix(), SRCROOT
+    except ValueError:
+        return resolved.as_uri(), None
+
+
+def _location(uri: str, base: str | None, region: om.Region) -> om.Location:
+    return om.Location(physical_location=om.PhysicalLocation(
+        artifact_location=om.ArtifactLocation(uri=uri, uri_base_id=base), region=region))
+
+
+def _region(f: Finding, snippet: str | None = None) -> om.Region:
+    return om.Region(start_line=f.line, start_column=f.col + 1, end_line=f.end_line, end_column=f.end_col + 1,
+                     snippet=om.ArtifactContent(text=snippet) if snippet else None)
+
+
+def _fix(fix: Fix, uri: str, base: str | None) -> om.Fix:
+    replacements = [
+        om.Replacement(
+            deleted_region=om.Region(start_line=e.line, start_column=e.col + 1, end_line=e.end_line,
+                                     end_column=e.end_col + 1),
+            inserted_content=om.ArtifactContent(text=e.content),
+        )
+        for e in fix.edits
+    ]
+    label = "Safe fix" if fix.safe else "Unsafe fix (review before applying)"
+    return om.Fix(
+        description=om.Message(text=f"{label}: {fix.title}"),
+        artifact_changes=[om.ArtifactChange(artifact_location=om.ArtifactLocation(uri=uri, uri_base_id=base),
+                                            replacements=replacements)],
+        properties=_bag(applicability=fix.applicability),
+    )
+
+
+def _message(f: Finding) -> str:
+    text = f.message.rstrip(".")
+    if f.suggestion:
+        text += f". Suggested rewrite: {f.suggestion}"
+    return text if text.endswith(".") else text + "."
+
+
+def _fingerprint(f: Finding, uri: str, sources: _Sources, seen: Counter) -> str:
+    """Stable when unrelated lines move the finding: built from what is flagged, not where."""
+    line = " ".join(sources.line(f).split())
+    span = " ".join(sources.span(f).split())
+    key = f"{f.code}\0{uri}\0{line}\0{span}"
+    seen[key] += 1
+    digest = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()[:32]
+    return f"{digest}:{seen[key]}"
+
+
+def _run(findings: list[Finding], root: Path, category: str, files_checked: int) -> om.Run:
+    sources = _Sources()
+    results, notifications = [], []
+    findings = sorted(findings, key=Finding.sort_key)
+    codes_in_use = {f.code for f in findings}
+    rule_codes = [c for c in all_codes() if c not in NOTIFICATION_CODES]
+    rule_codes += sorted(codes_in_use - set(rule_codes) - set(NOTIFICATION_CODES))
+    index = {code: i for i, code in enumerate(rule_codes)}
+    seen: Counter = Counter()
+    for f in findings:
+        uri, base = _uri(f.path, root)
+        if f.code in NOTIFICATION_CODES:
+            notifications.append(om.Notification(
+                level="error",
+                message=om.Message(text=f.message.rstrip(".") + "."),
+                locations=[_location(uri, base, _region(f))],
+                descriptor=om.ReportingDescriptorReference(id=f.code,
+                                                           index=NOTIFICATION_CODES.index(f.code)),
+            ))
+            continue
+        props: dict[str, object] = {"kind": f.kind, "origin": f.origin}
+        if f.status:
+            props["status"] = f.status
+        if f.gb_types:
+            props["gb_types"] = list(f.gb_types)
+        results.append(om.Result(
+            rule_id=f.code,
+            rule_index=index[f.code],
+            level=LEVELS.get(f.kind, "warning"),
+            kind="fail",
+            message=om.Message(text=_message(f)),
+            locations=[_location(uri, base, _region(f, sources.span(f) or None))],
+            partial_fingerprints={FINGERPRINT_KEY: _fingerprint(f, uri, sources, seen)},
+            fixes=[_fix(f.fix, uri, base)] if f.fix else None,
+            properties=_bag(**props),
+        ))
+    failed = any(f.code == "BL003" for f in findings)
+    driver = om.ToolComponent(
+        name="breaklint",
+        version=__version__,
+        semantic_version=__version__,
+        information_uri=INFORMATION_URI,
+        rules=[_descriptor(code) for code in rule_codes],
+        notifications=[_descriptor(code) for code in NOTIFICATION_CODES],
+    )
+    return om.Run(
+        tool=om.Tool(driver=driver),
+        automation_details=om.RunAutomationDetails(id=f"breaklint/{category}/"),
+        original_uri_base_ids={SRCROOT: om.ArtifactLocation(
+            description=om.Message(text="The root of the repository that was checked."))},
+        column_kind="unicodeCodePoints",
+        invocations=[om.Invocation(
+            execution_successful=not failed,
+            tool_execution_notifications=notifications or None,
+            properties=_bag(files_checked=files_checked),
+        )],
+        results=results,
+    )
+
+
+def render(findings: list[Finding], files_checked: int, root: Path | None = None) -> str:
+    """One log; static findings in one run, dynamic-only ones in a second run of their own category."""
+    root = (root or repository_root()).resolve()
+    static = [f for f in findings if f.origin == "static"]
+    dynamic = [f for f in findings if f.origin == "dynamic"]
+    runs = [_run(static, root, "static", files_checked)]
+    if dynamic:
+        runs.append(_run(dynamic, root, "dynamic", files_checked))
+    log = om.SarifLog(schema_uri=SCHEMA, version="2.1.0", runs=runs)
+    return json.dumps(to_plain(log), indent=2, ensure_ascii=False) + "\n"
