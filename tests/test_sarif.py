@@ -276,3 +276,23 @@ def test_serializer_refuses_what_sarif_cannot_hold() -> None:
         sarif.to_plain(om.Message(text=Path("x")))
     # a level equal to the schema default is still written
     assert sarif.to_plain(om.Result(message=om.Message(text="m"), level="warning"))["level"] == "warning"
+
+
+def test_example_workflow_uploads_what_breaklint_writes(tmp_path: Path) -> None:
+    import shlex
+
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / "examples" / "github" / "breaklint.yml").read_text())
+    steps = workflow["jobs"]["breaklint"]["steps"]
+    [command] = [s["run"] for s in steps if "run" in s and s["run"].startswith("breaklint ")]
+    [upload] = [s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
+    args = shlex.split(command)[1:]
+    assert args[args.index("--format") + 1] == "sarif"
+    assert upload["with"]["sarif_file"] == args[args.index("--output") + 1]
+    assert workflow["permissions"]["security-events"] == "write"
+    # the command line is one breaklint accepts
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / upload["with"]["sarif_file"]).read_text())["runs"][0]["results"]
