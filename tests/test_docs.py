@@ -71,3 +71,21 @@ def test_rules_command_lists_every_code() -> None:
     listed = [line.split()[0] for line in proc.stdout.splitlines()]
     assert listed == all_codes()
     assert "off by default" in next(l for l in proc.stdout.splitlines() if l.startswith("BL502"))
+
+
+def test_rules_with_fixes_document_their_safety() -> None:
+    from breaklint.calibrate import static_findings
+
+    from conftest import FIXTURES
+
+    fixable = {f.code for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None}
+    assert fixable
+    for code in sorted(load_rules()):
+        doc = rule_doc(code)
+        if code in fixable:
+            assert "## Fix safety" in doc, f"{code} has a fix but no Fix safety section"
+            safe = {f.fix.safe for p in FIXTURES.glob(f"{code}*.py") for f in static_findings(p) if f.fix}
+            word = "safe" if safe == {True} else "unsafe"
+            assert f"fix is {word}" in doc.split("## Fix safety", 1)[1], f"{code}: Fix safety should say {word}"
+        else:
+            assert "## Fix safety" not in doc, f"{code} documents a fix it does not have"

@@ -225,6 +225,7 @@ class FileContext(cst.BatchableCSTVisitor):
     def __init__(self, path: Path, module: str, source_lines: list[str]) -> None:
         super().__init__()
         self.path = path
+        self.indent_unit = "    "
         self.summary = ModuleSummary(module=module)
         self.module = module
         self.lines = source_lines
@@ -245,6 +246,7 @@ class FileContext(cst.BatchableCSTVisitor):
 
     # ------------------------------------------------------------------ names
     def visit_Module(self, node: cst.Module) -> None:
+        self.indent_unit = node.default_indent
         for stmt in iter_statements(node):
             if isinstance(stmt, cst.Import):
                 for alias in stmt.names:
@@ -770,6 +772,10 @@ class FileContext(cst.BatchableCSTVisitor):
             fn.calls.append(CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column))
 
     # ------------------------------------------------------------------ findings
+    def current_statement(self) -> cst.CSTNode | None:
+        """The innermost simple statement line being walked."""
+        return self._stmts[-1] if self._stmts else None
+
     def statement_lines(self) -> tuple[int, int]:
         if not self._stmts:
             return (0, 0)

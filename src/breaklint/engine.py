@@ -43,6 +43,7 @@ class FileResult:
     suppressions: list[tuple[int, frozenset[str] | None, str]] = field(default_factory=list)
     errors: list[Finding] = field(default_factory=list)
     skipped: bool = False  # gated out or `breaklint: skip-file`
+    digest: str = ""  # sha256 of the bytes that were checked; fixes apply only to those
 
 
 @dataclass
@@ -51,6 +52,7 @@ class LintResult:
     files: list[Path]
     errors: list[Finding]  # BL001/BL003: files that could not be fully checked
     reached: set[str] = field(default_factory=set)
+    digests: dict[Path, str] = field(default_factory=dict)
 
     @property
     def all(self) -> list[Finding]:
@@ -133,6 +135,7 @@ def _analyze_path(args: tuple[Path, str, str | None]) -> FileResult:
         except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError):
             pass
     result = analyze_source(data, path, module)
+    result.digest = hashlib.sha256(data).hexdigest()
     if cache_file is not None:
         _write_atomic(cache_file, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     return result
@@ -423,7 +426,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
                     line))
     findings.sort(key=Finding.sort_key)
     errors.sort(key=Finding.sort_key)
-    return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached)
+    return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached,
+                      digests={r.path: r.digest for r in results if r.digest})
 
 
 def lint_source(source: str, path: Path = Path("<string>"), config: Config | None = None) -> list[Finding]:

@@ -37,6 +37,18 @@ def summary(findings: list[Finding], files: int) -> str:
     return f"Found {total} finding{'s' * (total != 1)} ({', '.join(parts)}) in {files} file{'s' * (files != 1)}."
 
 
+def fixable(findings: list[Finding], unsafe: bool) -> str:
+    """How many findings `--fix` would fix ('' when none)."""
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.safe)
+    risky = sum(1 for f in findings if f.fix is not None and not f.fix.safe)
+    if unsafe:
+        return f"{safe + risky} fixable with `--fix --unsafe-fixes`." if safe + risky else ""
+    parts = [f"{safe} fixable with `--fix`"] if safe else []
+    if risky:
+        parts.append(f"{risky} more with `--fix --unsafe-fixes` (see them first with `--diff --unsafe-fixes`)")
+    return "; ".join(parts) + "." if parts else ""
+
+
 def statistics(findings: list[Finding]) -> str:
     counts = Counter(f.code for f in findings)
     lines = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..fixes import branch_to_where
 from ..registry import Rule, register
 
 BRANCH_SUGGESTION = (
@@ -22,7 +23,7 @@ class DataDependentBranch(Rule):
     SUGGESTION = BRANCH_SUGGESTION
     GB_TYPES = ("GB0170", "GB7000")
 
-    def _check(self, test: cst.BaseExpression, what: str) -> None:
+    def _check(self, test: cst.BaseExpression, what: str, owner: cst.If | cst.IfExp | None = None) -> None:
         if not self.ctx.active() or not self.ctx.is_tensor(test):
             return
         text = self.ctx.source(test)
@@ -31,16 +32,16 @@ class DataDependentBranch(Rule):
                        "in a loop and runs the whole function eagerly")
         else:
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
-        self.report(test, message)
+        self.report(test, message, fix=branch_to_where(self.ctx, owner) if owner is not None else None)
 
     def visit_If(self, node: cst.If) -> None:
-        self._check(node.test, "`if`")
+        self._check(node.test, "`if`", node)
 
     def visit_While(self, node: cst.While) -> None:
         self._check(node.test, "`while`")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._check(node.test, "conditional expression")
+        self._check(node.test, "conditional expression", node)
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._check(node.test, "comprehension `if`")

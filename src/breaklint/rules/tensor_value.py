@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..fixes import replace, text_of
 from ..registry import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
@@ -22,12 +23,53 @@ class TensorItem(Rule):
     SUGGESTION = SCALAR_SUGGESTION
     GB_TYPES = ("GB0124",)
 
+    # Where the number `.item()` gives is needed as a Python value (a conversion, an index, a
+    # comparison, a bool test), dropping `.item()` would only move the break: no fix there.
+    CONVERSIONS = frozenset({"int", "float", "bool", "complex", "range", "round", "len", "str", "abs"})
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._python_value_depth = 0
+
+    def _needs_python_value(self, node: cst.Call) -> bool:
+        name = builtin_name(self.ctx, node)
+        qual = self.ctx.qualify(node.func) or ""
+        return name in self.CONVERSIONS or qual.startswith("math.")
+
     def visit_Call(self, node: cst.Call) -> None:
+        if self._needs_python_value(node):
+            self._python_value_depth += 1
         if not self.ctx.active():
             return
         call = method_call(node)
         if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
-            self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number")
+            fix = None
+            if not self._python_value_depth:
+                fix = replace(self.ctx, node, text_of(self.ctx, call[0]),
+                              "keep the value as a 0-d tensor (drop `.item()`)", safe=False)
+            self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number", fix=fix)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if self._needs_python_value(original_node):
+            self._python_value_depth -= 1
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._python_value_depth += 1
+
+    def leave_Comparison(self, original_node: cst.Comparison) -> None:
+        self._python_value_depth -= 1
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._python_value_depth += 1
+
+    def leave_BooleanOperation(self, original_node: cst.BooleanOperation) -> None:
+        self._python_value_depth -= 1
+
+    def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
+        self._python_value_depth += 1
+
+    def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
+        self._python_value_depth -= 1
 
 
 @register

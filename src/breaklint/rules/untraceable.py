@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..context import dotted
+from ..fixes import guard_statement
 from ..registry import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
 
@@ -22,6 +23,8 @@ class _CallRule(Rule):
     NAMES: frozenset[str] = frozenset()
     PREFIXES: tuple[str, ...] = ()
     BUILTINS: frozenset[str] = frozenset()
+    # Diagnostic output only: skipping it under compile changes nothing eager code sees.
+    GUARD_FIX = False
 
     def matches(self, node: cst.Call) -> str | None:
         name = builtin_name(self.ctx, node)
@@ -37,7 +40,8 @@ class _CallRule(Rule):
             return
         what = self.matches(node)
         if what is not None:
-            self.report(node, self.describe(node, what))
+            fix = guard_statement(self.ctx, node) if self.GUARD_FIX else None
+            self.report(node, self.describe(node, what), fix=fix)
 
     def describe(self, node: cst.Call, what: str) -> str:
         return f"`{self.ctx.source(node)}`: {self.MESSAGE}"
@@ -52,6 +56,7 @@ class PrintCall(_CallRule):
     SUGGESTION = f"remove the print, or {GUARD}"
     GB_TYPES = ("GB0059",)
     BUILTINS = frozenset({"print"})
+    GUARD_FIX = True
 
 
 @register
@@ -77,7 +82,7 @@ class LoggingCall(Rule):
             or (isinstance(receiver, cst.Call) and self.ctx.qualify(receiver.func) == "logging.getLogger")
             or (name is not None and (self.ctx.is_logger(name) or name.split(".")[-1] in LOGGER_NAMES))
         ):
-            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
+            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=guard_statement(self.ctx, node))
 
 
 @register
@@ -89,6 +94,7 @@ class WarningsCall(_CallRule):
     SUGGESTION = f"warn once outside forward (e.g. in `__init__`), or {GUARD}"
     GB_TYPES = ("GB0007",)
     NAMES = frozenset({"warnings.warn", "warnings.warn_explicit"})
+    GUARD_FIX = True
 
 
 @register

@@ -1,0 +1,31 @@
+import torch
+
+
+@torch.compile
+def item_scalar(x):
+    x = x * 2
+    s = x.sum()  # expect: BL101
+    return x + s
+
+
+@torch.compile
+def item_in_expression(x):
+    x = x + 1
+    return x * x.max()  # expect: BL101
+
+
+@torch.compile
+def keeps_tensor(x):
+    x = x * 2
+    s = x.sum()
+    return x + s
+
+
+def not_compiled(x):
+    # Nothing compiles this function: no finding.
+    return x.sum().item()
+
+
+def cases():
+    x = torch.randn(8)
+    return [(item_scalar, (x,)), (item_in_expression, (x,)), (keeps_tensor, (x,))]

@@ -1,0 +1,61 @@
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def forward(self, x):
+        x = x * 2
+        x = torch.where(x.sum() > 0, x + 1, x)  # expect: BL201
+        return x - 1
+
+
+@torch.compile
+def ternary(x):
+    x = x * 2
+    return torch.where(x.mean() > 0, x + 1, x - 1)  # expect: BL201
+
+
+@torch.compile
+def any_nan(x):
+    x = x * 2
+    x = torch.where(torch.isnan(x).any(), torch.zeros_like(x), x)  # expect: BL201
+    return x + 1
+
+
+@torch.compile
+def in_loop(x):
+    x = x * 2
+    for i in range(3):
+        x = torch.where(x[i] > 0, x + 1, x)  # expect: BL201
+    return x
+
+
+@torch.compile
+def on_shape(x, mask=None):
+    x = x * 2
+    if x.shape[0] > 1:
+        x = x + 1
+    if mask is not None:
+        x = x * mask
+    return torch.where(x > 0, x, -x)
+
+
+@torch.compile
+def skipped_when_compiling(x):
+    x = x * 2
+    if not torch.compiler.is_compiling():
+        if x.sum() > 0:
+            print("eager only")
+    return x + 1
+
+
+def cases():
+    x = torch.randn(8)
+    return [
+        (Gate(), (x,)),
+        (ternary, (x,)),
+        (any_nan, (x,)),
+        (in_loop, (x,)),
+        (on_shape, (x,)),
+        (skipped_when_compiling, (x,)),
+    ]

@@ -1,0 +1,34 @@
+import logging
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+@torch.compile
+def logs_through_logger(x):
+    x = x * 2
+    if not torch.compiler.is_compiling():
+        logger.info("scaled")  # expect: BL402
+    return x + 1
+
+
+@torch.compile
+def logs_through_module(x):
+    x = x * 2
+    if not torch.compiler.is_compiling():
+        logging.warning("scaled")  # expect: BL402
+    return x + 1
+
+
+@torch.compile
+def guarded(x):
+    x = x * 2
+    if not torch.compiler.is_compiling():
+        logger.info("eager only")
+    return x + 1
+
+
+def cases():
+    x = torch.randn(8)
+    return [(logs_through_logger, (x,)), (logs_through_module, (x,)), (guarded, (x,))]

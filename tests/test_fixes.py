@@ -1,0 +1,244 @@
+"""Fixes: applied safely, idempotent, shown by --diff, and proven by dynamo to remove the break."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from breaklint import fixes
+from breaklint.calibrate import load_module, static_findings
+from breaklint.config import Config
+from breaklint.engine import lint_source
+from breaklint.finding import Edit, Fix
+
+from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
+
+FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
+SAFE_CODES = {"BL401", "BL402", "BL403"}
+UNSAFE_CODES = {"BL101", "BL201"}
+
+
+def _fix(line, col, end_line, end_col, content, safe=True) -> Fix:
+    return Fix("t", (Edit(line, col, end_line, end_col, content),), safe)
+
+
+def _fixed(source: str, unsafe: bool = True) -> tuple[str, list[Fix]]:
+    findings = lint_source(source, Path("m.py"), Config(select=["ALL"]))
+    return fixes.apply(source, [f.fix for f in findings if f.fix and (f.fix.safe or unsafe)])
+
+
+# ---------------------------------------------------------------------- which rules fix, and how
+def test_fixable_rules_and_their_safety() -> None:
+    by_code: dict[str, set[bool]] = {}
+    for path in FIXABLE:
+        for f in static_findings(path):
+            if f.fix is not None:
+                by_code.setdefault(f.code, set()).add(f.fix.safe)
+    assert {c for c, s in by_code.items() if s == {True}} == SAFE_CODES
+    assert {c for c, s in by_code.items() if s == {False}} == UNSAFE_CODES
+
+
+@pytest.mark.parametrize("path", FIXABLE, ids=lambda p: p.stem)
+def test_fixed_fixture_matches_snapshot(path: Path, update_snapshots: bool) -> None:
+    new, applied = _fixed(path.read_text(encoding="utf-8"))
+    assert applied
+    cst.parse_module(new)
+    snapshot = SNAPSHOTS / "fix" / f"{path.stem}.out.py"
+    if update_snapshots:
+        snapshot.parent.mkdir(exist_ok=True)
+        snapshot.write_text(new, encoding="utf-8")
+    assert new == snapshot.read_text(encoding="utf-8")
+    again, more = _fixed(new)
+    assert more == [] and again == new, "a second round must change nothing"
+
+
+def test_guard_keeps_comments_and_multiline_calls() -> None:
+    source = ('import torch\n\n@torch.compile\ndef f(x):\n    # before\n    print(\n        "a",  # inner\n'
+              '        x.shape,\n    )  # after\n    return x\n')
+    new, applied = _fixed(source)
+    assert len(applied) == 1
+    assert new == ('import torch\n\n@torch.compile\ndef f(x):\n    # before\n'
+                   '    if not torch.compiler.is_compiling():\n        print(\n        "a",  # inner\n'
+                   '        x.shape,\n    )  # after\n    return x\n')
+
+
+def test_no_guard_where_the_call_is_not_a_statement_of_its_own() -> None:
+    for body in ("    y = print(x)\n", "    print(x); y = 1\n", "    if x.shape[0]: print(x)\n"):
+        source = f"import torch\n\n@torch.compile\ndef f(x):\n{body}    return x\n"
+        findings = [f for f in lint_source(source, Path("m.py")) if f.code == "BL401"]
+        assert findings and all(f.fix is None for f in findings), body
+
+
+def test_no_guard_without_a_torch_module_name() -> None:
+    source = "from torch import compile\n\n@compile\ndef f(x):\n    print(x)\n    return x\n"
+    [finding] = lint_source(source, Path("m.py"))
+    assert finding.code == "BL401" and finding.fix is None
+
+
+def test_guard_uses_the_torch_alias_and_tab_indents() -> None:
+    source = "import torch as T\n\n@T.compile\ndef f(x):\n\tprint(x)\n\treturn x\n"
+    new, _ = _fixed(source)
+    assert "\tif not T.compiler.is_compiling():\n\t\tprint(x)\n" in new
+
+
+def test_branch_fix_keeps_header_comment_and_skips_other_comments() -> None:
+    base = "import torch\n\n@torch.compile\ndef f(x):\n{}    return x\n"
+    new, _ = _fixed(base.format("    if x.sum() > 0:  # why\n        x = x + 1\n    else:\n        x = x - 1\n"))
+    assert "    x = torch.where(x.sum() > 0, x + 1, x - 1)  # why\n" in new
+    kept = base.format("    if x.sum() > 0:\n        # keep me\n        x = x + 1\n")
+    assert _fixed(kept) == (kept, [])
+    two = base.format("    if x.sum() > 0:\n        x = x + 1\n        y = 2\n")
+    assert _fixed(two) == (two, [])
+
+
+# ---------------------------------------------------------------------- applying
+def test_overlapping_fixes_wait_for_the_next_round() -> None:
+    text = "abcdef\n"
+    new, applied = fixes.apply(text, [_fix(1, 0, 1, 3, "X"), _fix(1, 2, 1, 5, "Y"), _fix(1, 5, 1, 5, "Z")])
+    assert new == "Xde" + "Z" + "f\n" and len(applied) == 2
+    # two insertions at one point: only the first
+    new, applied = fixes.apply(text, [_fix(1, 1, 1, 1, "P"), _fix(1, 1, 1, 1, "Q")])
+    assert new == "aPbcdef\n" and len(applied) == 1
+
+
+def test_a_fix_that_breaks_the_syntax_is_dropped() -> None:
+    text = "x = 1\ny = 2\n"
+    new, applied = fixes.apply(text, [_fix(1, 4, 1, 5, "("), _fix(2, 4, 2, 5, "3")])
+    assert new == "x = 1\ny = 3\n" and len(applied) == 1
+
+
+def test_line_endings_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"import torch\r\n\r\n@torch.compile\r\ndef f(x):\r\n    print(x)\r\n    return x\r\n")
+    proc = run_cli("--fix", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = path.read_bytes()
+    assert b"    if not torch.compiler.is_compiling():\n        print(x)\r\n" in data
+    cst.parse_module(data.decode())
+
+
+# ---------------------------------------------------------------------- the command line
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for path in FIXABLE:
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def test_diff_prints_and_writes_nothing(project: Path) -> None:
+    before = {p.name: p.read_bytes() for p in project.glob("*.py")}
+    proc = run_cli("--diff", ".", cwd=project)
+    assert proc.returncode == 1
+    assert "+++ b/BL401.py" in proc.stdout and "if not torch.compiler.is_compiling():" in proc.stdout
+    assert "torch.where" not in proc.stdout  # unsafe fixes only with --unsafe-fixes
+    assert "Would fix" in proc.stderr
+    assert {p.name: p.read_bytes() for p in project.glob("*.py")} == before
+    unsafe = run_cli("--diff", "--unsafe-fixes", ".", cwd=project)
+    assert unsafe.returncode == 1 and "torch.where" in unsafe.stdout
+
+
+def test_diff_exits_0_when_there_is_nothing_to_fix(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.nonzero()\n")
+    proc = run_cli("--diff", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == ""
+
+
+def test_fix_then_relint_and_second_run_changes_nothing(project: Path) -> None:
+    os.chmod(project / "BL401.py", 0o640)
+    proc = run_cli("--fix", ".", cwd=project)
+    assert "Fixed 4 findings in 3 files" in proc.stdout, proc.stdout
+    assert "fixable with `--fix --unsafe-fixes`" in proc.stdout or "more with" in proc.stdout
+    assert stat.S_IMODE((project / "BL401.py").stat().st_mode) == 0o640
+    proc = run_cli("--fix", "--unsafe-fixes", ".", cwd=project)
+    assert "Fixed" in proc.stdout and "remaining" in proc.stdout
+    snapshot = {p.name: p.read_bytes() for p in project.iterdir() if p.suffix == ".py"}
+    again = run_cli("--fix", "--unsafe-fixes", ".", cwd=project)
+    assert "Fixed 0 findings" in again.stdout
+    assert {p.name: p.read_bytes() for p in project.iterdir() if p.suffix == ".py"} == snapshot
+    assert not [p for p in project.iterdir() if p.name.endswith(".tmp")]
+    for path in project.glob("*.py"):
+        cst.parse_module(path.read_text())
+
+
+def test_a_file_changed_after_checking_is_not_overwritten(project: Path, monkeypatch) -> None:
+    import breaklint.engine as engine
+
+    real = engine.lint
+
+    def lint_then_edit(*args, **kwargs):
+        result = real(*args, **kwargs)
+        (project / "BL401.py").write_text("# edited by someone else\n")
+        return result
+
+    monkeypatch.setattr(engine, "lint", lint_then_edit)
+    run = fixes.run([project / "BL401.py", project / "BL402.py"], Config(root=project), unsafe=False, write=True,
+                    use_cache=False)
+    assert (project / "BL401.py").read_text() == "# edited by someone else\n"
+    assert any("BL401.py: changed on disk" in p for p in run.problems)
+    assert "is_compiling" in (project / "BL402.py").read_text()
+
+
+def test_write_refuses_when_the_file_changed(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("x = 2\n")
+    with pytest.raises(fixes.ChangedOnDisk):
+        fixes.write_source(path, "x = 1\n", "x = 3\n")
+    assert path.read_text() == "x = 2\n"
+
+
+def test_fixing_a_real_library_never_breaks_the_syntax(tmp_path: Path) -> None:
+    kornia = pytest.importorskip("kornia")
+    tree = tmp_path / "kornia"
+    shutil.copytree(Path(kornia.__file__).parent, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    proc = run_cli("--fix", "--unsafe-fixes", "--no-cache", "kornia", cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Fixed " in proc.stdout
+    fixed = int(proc.stdout.split("Fixed ")[1].split()[0])
+    assert fixed > 0
+    for path in tree.rglob("*.py"):
+        cst.parse_module(path.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------- proven by dynamo
+def _eager_outputs(path: Path) -> list:
+    import torch
+
+    torch.manual_seed(0)
+    module = load_module(path)
+    outputs = []
+    for case in module.cases():
+        fn, args, kwargs = (*case, {})[:3] if len(case) == 2 else case
+        fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+        torch.manual_seed(1)
+        outputs.append(fn(*args, **kwargs))
+    return outputs
+
+
+@pytest.mark.dynamo
+@pytest.mark.parametrize("path", FIXABLE, ids=lambda p: p.stem)
+def test_fixes_remove_the_break_and_keep_eager_results(path: Path, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from breaklint.calibrate import calibrate
+
+    findings = [f for f in static_findings(path) if f.fix is not None]
+    new, applied = fixes.apply(path.read_text(encoding="utf-8"), [f.fix for f in findings])
+    fixed_path = tmp_path / f"{path.stem}_fixed.py"
+    fixed_path.write_text(new, encoding="utf-8")
+
+    before, after = calibrate(path), calibrate(fixed_path)
+    fixed_lines = {f.line for f in findings if f.fix in applied}
+    assert fixed_lines <= set(before.sites), "each fixed finding was a real break"
+    assert len(after.sites) == len(before.sites) - len(fixed_lines), (
+        f"dynamo still breaks at {sorted(after.sites)} in the fixed file")
+
+    safe = all(f.fix.safe for f in findings)
+    for old, fixed in zip(_eager_outputs(path), _eager_outputs(fixed_path), strict=True):
+        if safe:
+            assert torch.equal(old, fixed)
+        else:
+            assert torch.allclose(torch.as_tensor(old), torch.as_tensor(fixed))
