@@ -54,8 +54,13 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option("--fix", "fix", is_flag=True, help="Apply safe fixes, then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --fix or --diff, apply unsafe fixes too (they may change behaviour: review them).")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; "
+              "exit 1 if there would be changes.")
 def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statistics, jobs, no_cache,
-          config_path, color) -> None:
+          config_path, color, fix, unsafe_fixes, diff) -> None:
     """Check PATHS (files or directories, default `.`) for graph breaks."""
     from .engine import lint
     from .report import relative, text
@@ -78,11 +83,24 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
     except ConfigError as exc:
         click.echo(f"breaklint: error: {exc}", err=True)
         sys.exit(2)
+    fixrun = None
     try:
-        result = lint(paths, config, jobs=jobs, use_cache=not no_cache)
+        if fix or diff:
+            from . import fixes
+
+            fixrun = fixes.run(paths, config, unsafe=unsafe_fixes, write=not diff, jobs=jobs,
+                               use_cache=not no_cache)
+            result = fixrun.result
+        else:
+            result = lint(paths, config, jobs=jobs, use_cache=not no_cache)
     except Exception as exc:  # pragma: no cover - the engine reports per-file errors itself
         click.echo(f"breaklint: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
+    if fixrun is not None:
+        for problem in fixrun.problems:
+            click.echo(f"breaklint: {problem}", err=True)
+    if diff:
+        _print_diff(fixrun, result)
     findings = relative(result.all)
     if fmt == "sarif":
         from .report import sarif
@@ -106,8 +124,28 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
     else:
         click.echo(body, nl=False)
     if fmt == "text" or output is not None:
-        click.echo(text.summary(findings, len(result.files)), err=output is not None or statistics)
+        to_stderr = output is not None or statistics
+        click.echo(text.summary(findings, len(result.files)), err=to_stderr)
+        if fixrun is not None:
+            remaining = len(result.findings)
+            click.echo(f"Fixed {fixrun.fixed} finding{'s' * (fixrun.fixed != 1)} in {len(fixrun.files)} "
+                       f"file{'s' * (len(fixrun.files) != 1)} ({remaining} remaining).", err=to_stderr)
+        hint = text.fixable(findings, unsafe_fixes)
+        if hint:
+            click.echo(hint, err=to_stderr)
     sys.exit(exit_status(findings, exit_zero))
+
+
+def _print_diff(fixrun, result) -> None:
+    from .fixes import unified_diff
+    from .report import display_path
+
+    for change in sorted(fixrun.files, key=lambda c: str(c.path)):
+        click.echo(unified_diff(change, display_path(change.path)), nl=False)
+    count, files = sum(len(c.applied) for c in fixrun.files), len(fixrun.files)
+    click.echo(f"Would fix {count} finding{'s' * (count != 1)} in {files} file{'s' * (files != 1)}.", err=True)
+    status = 2 if any(f.code == "BL003" for f in result.all) else (1 if files else 0)
+    sys.exit(status)
 
 
 def exit_status(findings, exit_zero: bool) -> int:
@@ -117,6 +155,138 @@ def exit_status(findings, exit_zero: bool) -> int:
     if findings and not exit_zero:
         status |= 1
     return 2 if status & 2 else status
+
+
+@main.command()
+@click.argument("targets", nargs=-1)
+@click.option("--paths", "paths", multiple=True, type=click.Path(path_type=Path, exists=True),
+              help="Files or directories to check statically and to place breaks in (default: .). Repeatable.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+              help="Where to run the model (default: auto, CUDA when torch sees a GPU).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds each target may run (default: 300).")
+@click.option("--train", is_flag=True, default=None, help="Run in training mode, with autograd (default: eval under no_grad).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are breaks (failed targets still give 2).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache.")
+def explain(targets, paths, device, timeout, train, fmt, output, exit_zero, config_path, no_cache) -> None:
+    """Run TARGETS under torch._dynamo.explain and check the static findings against them.
+
+    A TARGET is `path/to/file.py:FACTORY` or `package.module:FACTORY`: FACTORY takes no
+    arguments and returns a case or a list of cases, a case being `(model_or_fn, args)` or
+    `(model_or_fn, args, kwargs)`. Without TARGETS, `[tool.breaklint.dynamic] targets` is used.
+    Each target runs in its own process.
+    """
+    from .dynamic import merge, run_target
+    from .engine import lint
+    from .report import relative, text
+
+    paths = list(paths) or [Path(".")]
+    try:
+        config = load(paths, config_path)
+    except ConfigError as exc:
+        click.echo(f"breaklint: error: {exc}", err=True)
+        sys.exit(2)
+    dyn = config.dynamic
+    targets = list(targets) or dyn.targets
+    if not targets:
+        raise click.UsageError("no targets: name them, or list them under [tool.breaklint.dynamic] targets")
+    device = device or dyn.device
+    timeout = timeout or dyn.timeout
+    train = dyn.train if train is None else train
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        click.echo("breaklint: error: the dynamic pass needs torch (pip install 'breaklint[dynamic]')", err=True)
+        sys.exit(2)
+
+    result = lint(paths, config, use_cache=not no_cache)
+    roots = [p.resolve() for p in paths]
+    reports = []
+    show_bar = len(targets) > 1 and sys.stderr.isatty()
+    with click.progressbar(targets, label="explain", file=sys.stderr, show_pos=True,
+                           item_show_func=lambda t: t or "") if show_bar else _plain(targets) as items:
+        for target in items:
+            reports.append(run_target(target, device=device, train=train, timeout=timeout, roots=roots))
+    merged = merge(result.all, reports, result.files)
+    findings = relative(merged.findings) if fmt != "sarif" else merged.findings
+    if fmt == "json":
+        import json
+
+        body = json.dumps({
+            "targets": [{"target": r.target, "ok": r.ok, "error": r.error or None,
+                         "device": r.data.get("device"), "torch": r.data.get("torch"),
+                         "cases": r.data.get("cases"), "graphs": r.data.get("graphs"),
+                         "breaks": len(r.data.get("breaks", [])), "seconds": round(r.seconds, 2)}
+                        for r in reports],
+            "summary": _dynamic_summary(merged),
+            "recompiles": merged.recompiles,
+            "findings": [f.to_dict() for f in findings],
+        }, indent=2) + "\n"
+    elif fmt == "sarif":
+        from .report import sarif
+
+        body = sarif.render(findings, len(result.files))
+    else:
+        body = text.render(findings) + _recompile_text(merged.recompiles)
+    if output is not None:
+        output.write_text(body, encoding="utf-8")
+    else:
+        click.echo(body, nl=False)
+    for rep in reports:
+        if not rep.ok:
+            click.echo(f"breaklint: target {rep.target}: {rep.error}", err=True)
+    counts = _dynamic_summary(merged)
+    click.echo(
+        f"{len(reports)} target{'s' * (len(reports) != 1)} ({sum(not r.ok for r in reports)} failed): "
+        f"{counts['graphs']} graphs, {counts['breaks']} breaks; {counts['confirmed']} confirmed, "
+        f"{counts['missed']} missed by the static pass, {counts['false_alarms']} false alarms, "
+        f"{counts['not_run']} not run; {len(merged.recompiles)} recompiles.",
+        err=output is not None or fmt != "text")
+    if any(not r.ok for r in reports):
+        sys.exit(2)
+    if exit_zero:
+        sys.exit(0)
+    sys.exit(1 if counts["breaks"] or any(f.kind == "break" for f in merged.findings) else 0)
+
+
+class _plain:
+    """A stand-in for click's progress bar when there is no terminal to draw on."""
+
+    def __init__(self, items) -> None:
+        self.items = items
+
+    def __enter__(self):
+        return self.items
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def _dynamic_summary(merged) -> dict:
+    statuses = [f.status for f in merged.findings if f.kind == "break"]
+    return {
+        "graphs": merged.graphs,
+        "breaks": merged.breaks,
+        "confirmed": statuses.count("confirmed"),
+        "missed": statuses.count("dynamic-only"),
+        "false_alarms": statuses.count("not-reproduced"),
+        "not_run": statuses.count("not-run"),
+        "outside_paths": merged.outside,
+    }
+
+
+def _recompile_text(recompiles: list[dict]) -> str:
+    from .report import display_path
+
+    out = []
+    for rec in recompiles:
+        guards = "; ".join(rec["guards"][:1]) or "guard failed"
+        out.append(f"{display_path(Path(rec['file']))}:{rec['line']}: recompile of `{rec['function']}`: {guards}")
+    return "\n".join(out) + ("\n" if out else "")
 
 
 @main.command()

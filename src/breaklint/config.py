@@ -32,6 +32,16 @@ class ConfigError(Exception):
 
 
 @dataclass
+class DynamicConfig:
+    """`[tool.breaklint.dynamic]`: what `breaklint explain` runs when no target is given."""
+
+    targets: list[str] = field(default_factory=list)
+    timeout: float = 300.0
+    device: str = "auto"
+    train: bool = False
+
+
+@dataclass
 class Config:
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
@@ -47,6 +57,7 @@ class Config:
     cache_dir: str | None = None
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml the settings came from
+    dynamic: "DynamicConfig" = field(default_factory=lambda: DynamicConfig())
 
     # ------------------------------------------------------------------ selection
     def enabled_codes(self) -> set[str]:
@@ -72,7 +83,7 @@ class Config:
 
     def fingerprint(self) -> str:
         data = asdict(self)
-        data["root"] = data["source"] = None
+        data["root"] = data["source"] = data["dynamic"] = None  # the static pass ignores these
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -174,7 +185,34 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(f"{where}: cache-dir must be a string")
     cfg.cache_dir = cache_dir
+    cfg.dynamic = _dynamic(section.get("dynamic", {}), f"{where}.dynamic" if source else "[tool.breaklint.dynamic]")
     return cfg
+
+
+def _dynamic(table: object, where: str) -> DynamicConfig:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(table) - {"targets", "timeout", "device", "train"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown option(s) {', '.join(sorted(unknown))}")
+    out = DynamicConfig()
+    targets = table.get("targets", [])
+    if not isinstance(targets, list) or not all(isinstance(t, str) and ":" in t for t in targets):
+        raise ConfigError(f"{where}: targets must be a list of \"path.py:FACTORY\" or \"module:FACTORY\" strings")
+    out.targets = targets
+    timeout = table.get("timeout", out.timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigError(f"{where}: timeout must be a positive number of seconds")
+    out.timeout = float(timeout)
+    device = table.get("device", out.device)
+    if device not in ("auto", "cpu", "cuda"):
+        raise ConfigError(f"{where}: device must be \"auto\", \"cpu\" or \"cuda\"")
+    out.device = device
+    train = table.get("train", False)
+    if not isinstance(train, bool):
+        raise ConfigError(f"{where}: train must be true or false")
+    out.train = train
+    return out
 
 
 def _git_root(start: Path) -> Path | None:

@@ -123,3 +123,193 @@ def collect_breaks(fn: Any, args: tuple = (), kwargs: dict | None = None) -> tup
 def in_file(path: Path) -> Callable[[str], bool]:
     target = os.path.realpath(path)
     return lambda filename: os.path.realpath(filename) == target
+
+
+def _clean(text: str) -> str:
+    """Registry text can hold the source of an f-string expression; keep the prose."""
+    text = re.sub(r'"\s*\+\s*\w+\s*$', '"', text.strip())
+    text = re.sub(r'"\s+"', "", text)
+    return " ".join(text.strip('"').split())
+
+
+def describe_gb(gb_type: str | None) -> dict:
+    """The registry's name, explanation and hints for a GB code (empty where it has none)."""
+    entry = registry().get(gb_type or "", {}) if gb_type else {}
+    hints = [" ".join(h.split()) for h in entry.get("Hints", []) or [] if h and h.strip()]
+    return {"gb_name": entry.get("Gb_type", ""), "explanation": _clean(entry.get("Explanation", "") or ""),
+            "hints": hints}
+
+
+# ---------------------------------------------------------------------- running targets
+@dataclass
+class TargetReport:
+    target: str
+    ok: bool
+    error: str = ""  # one line, when not ok
+    data: dict = field(default_factory=dict)  # the worker's report
+    seconds: float = 0.0
+
+
+def run_target(target: str, *, device: str = "auto", train: bool = False, timeout: float = 300.0,
+               roots: list[Path] | None = None, cwd: Path | None = None) -> TargetReport:
+    """Run one target in a subprocess; never raises for anything the target does."""
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="breaklint-") as tmp:
+        out = Path(tmp) / "report.json"
+        command = [sys.executable, "-m", "breaklint._worker", target, str(out), "--device", device]
+        if train:
+            command.append("--train")
+        for root in roots or []:
+            command += ["--root", str(Path(root).resolve())]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        try:
+            proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env,
+                                  start_new_session=True)
+        except subprocess.TimeoutExpired:
+            return TargetReport(target, False, f"timed out after {timeout:g} s", seconds=time.monotonic() - start)
+        elapsed = time.monotonic() - start
+        data: dict = {}
+        if out.exists():
+            try:
+                data = json.loads(out.read_text(encoding="utf-8"))
+            except ValueError:
+                data = {}
+    if proc.returncode < 0:
+        try:
+            name = signal.Signals(-proc.returncode).name
+        except ValueError:
+            name = "unknown signal"
+        hint = " (out of memory?)" if -proc.returncode == signal.SIGKILL else ""
+        return TargetReport(target, False, f"killed by signal {-proc.returncode} ({name}){hint}", seconds=elapsed)
+    if "error" in data:
+        err = data["error"]
+        return TargetReport(target, False, f"{err['kind']}: {err['message']}", data=data, seconds=elapsed)
+    if proc.returncode != 0 or not data:
+        tail = [line for line in (proc.stderr or "").strip().splitlines() if line.strip()][-1:]
+        detail = f": {tail[0].strip()}" if tail else ""
+        return TargetReport(target, False, f"exited with status {proc.returncode}{detail}", seconds=elapsed)
+    return TargetReport(target, True, data=data, seconds=elapsed)
+
+
+# ---------------------------------------------------------------------- merging with the static pass
+@dataclass
+class Merged:
+    findings: list  # list[Finding]: static ones with a status, plus dynamic-only ones
+    graphs: int
+    breaks: int  # distinct break sites in the scanned files
+    recompiles: list[dict]
+    outside: int  # breaks whose whole stack lies outside the scanned files
+
+
+def _site(frames: list, files: set[str]) -> tuple[str, int] | None:
+    for filename, line in reversed(frames):
+        real = os.path.realpath(filename)
+        if real in files:
+            return real, int(line)
+    return None
+
+
+def _line_span(path: Path, line: int) -> tuple[int, int]:
+    """The columns of a line's code, without its indentation (dynamo reports lines, not columns)."""
+    try:
+        text = path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return 0, 0
+    stripped = text.rstrip()
+    return len(stripped) - len(stripped.lstrip()), len(stripped)
+
+
+def merge(static: list, reports: list[TargetReport], files: list[Path]) -> Merged:
+    """Give every static finding a status and turn unpredicted breaks into findings of their own."""
+    from dataclasses import replace as _replace
+
+    from .finding import Finding
+    from .registry import ENGINE_CODES
+
+    real_files = {os.path.realpath(p): p for p in files}
+    ran: dict[str, set[int]] = {}
+    sites: dict[tuple[str, int], dict] = {}
+    graphs, outside, recompiles = 0, 0, []
+    for rep in reports:
+        if not rep.ok:
+            continue
+        graphs += rep.data.get("graphs", 0)
+        recompiles.extend(rep.data.get("recompiles", []))
+        for path, lines in rep.data.get("lines_run", {}).items():
+            ran.setdefault(os.path.realpath(path), set()).update(lines)
+        for brk in rep.data.get("breaks", []):
+            site = _site(brk.get("frames", []), set(real_files))
+            if site is None:
+                outside += 1
+                continue
+            sites.setdefault(site, brk)
+    out = []
+    claimed: set[tuple[str, int]] = set()
+    for f in static:
+        if f.kind not in ("break", "hazard"):
+            out.append(f)
+            continue
+        real = os.path.realpath(f.path)
+        hit = next(((real, line) for line in range(f.line, f.end_line + 1) if (real, line) in sites), None)
+        if hit is not None:
+            claimed.add(hit)
+            status = "confirmed"
+        elif any(line in ran.get(real, ()) for line in range(f.line, f.end_line + 1)):
+            status = "not-reproduced"
+        else:
+            status = "not-run"
+        out.append(_replace(f, status=status))
+    _, kind, _ = ENGINE_CODES["BL900"]
+    for (real, line), brk in sorted(sites.items()):
+        if (real, line) in claimed:
+            continue
+        gb = brk.get("gb_type")
+        first = (brk.get("reason") or "graph break").strip().splitlines()[0]
+        name = brk.get("gb_name") or first
+        suggestion = "; ".join(brk.get("hints") or []) or brk.get("explanation") or ""
+        col, end_col = _line_span(real_files[real], line)
+        out.append(Finding(
+            code="BL900", kind=kind, origin="dynamic", status="dynamic-only",
+            message=f"dynamo broke the graph here: {name}" + (f" ({gb})" if gb else ""),
+            suggestion=suggestion, path=real_files[real], line=line, col=col, end_line=line, end_col=end_col,
+            gb_types=(gb,) if gb else (),
+        ))
+    return Merged(findings=out, graphs=graphs, breaks=len(sites), recompiles=recompiles, outside=outside)
+
+
+# ---------------------------------------------------------------------- from tests
+class GraphBreakError(AssertionError):
+    pass
+
+
+def assert_no_graph_breaks(fn: Any, *args: Any, **kwargs: Any) -> None:
+    """Fail, with each break's site, reason and hint, if dynamo breaks the graph of `fn(*args, **kwargs)`.
+
+    For a user's test suite::
+
+        from breaklint import assert_no_graph_breaks
+
+        def test_model_compiles_whole():
+            assert_no_graph_breaks(MyModel().eval(), torch.randn(2, 3, 224, 224))
+    """
+    fn = getattr(fn, "_orig_mod", None) or fn
+    breaks, output = collect_breaks(fn, args, kwargs)
+    if not breaks:
+        return
+    lines = [f"{len(breaks)} graph break{'s' * (len(breaks) != 1)} "
+             f"({getattr(output, 'graph_count', '?')} graphs):"]
+    for brk in breaks:
+        where = f"{brk.frames[-1][0]}:{brk.frames[-1][1]}" if brk.frames else "(no user frame)"
+        info = describe_gb(brk.gb_type)
+        reason = " ".join(brk.reason.split())
+        lines.append(f"  {where}: {brk.gb_type or 'graph break'} {info['gb_name'] or ''}".rstrip())
+        lines.append(f"      reason: {reason[:300]}")
+        for hint in info["hints"][:2]:
+            lines.append(f"      hint: {hint}")
+    raise GraphBreakError("\n".join(lines))

@@ -1,0 +1,285 @@
+"""One dynamic-pass target, in a process of its own: `python -m breaklint._worker TARGET OUT [options]`.
+
+It builds the target's cases, runs each eagerly under a line tracer (which
+lines ran) and under `torch._dynamo.explain` (where dynamo broke), then runs
+the cases one after another through one compiled function to see recompiles.
+It writes a JSON report to OUT. A failure writes `{"error": {...}}` and exits 3,
+so the parent can tell a clean failure from a crash, a hang or a kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import json
+import logging
+import os
+import re
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+
+class TargetError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def load_factory(target: str):
+    """`path/to/file.py:FACTORY` or `package.module:FACTORY` -> the callable."""
+    where, sep, name = target.rpartition(":")
+    if not sep or not where or not name:
+        raise TargetError("usage", f"target {target!r} is not of the form path.py:FACTORY or module:FACTORY")
+    if where.endswith(".py") or os.sep in where or "/" in where:
+        path = Path(where).resolve()
+        if not path.is_file():
+            raise TargetError("module-not-found", f"no such file: {where}")
+        sys.path.insert(0, str(path.parent))
+        module_name = f"_breaklint_target_{path.stem}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as exc:
+            raise TargetError("import-failed", f"importing {where} raised {_describe(exc)}") from exc
+    else:
+        sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(where)
+        except ModuleNotFoundError as exc:
+            if exc.name and where.startswith(exc.name):
+                raise TargetError("module-not-found", f"module not found: {exc.name}") from exc
+            raise TargetError("import-failed", f"importing {where} raised {_describe(exc)}") from exc
+        except BaseException as exc:
+            raise TargetError("import-failed", f"importing {where} raised {_describe(exc)}") from exc
+    factory = getattr(module, name, None)
+    if factory is None or not callable(factory):
+        raise TargetError("factory-not-found", f"{where} has no callable {name!r}")
+    return factory
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}) (sys.exit)"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc)
+
+
+def normalize_cases(value: Any) -> list[tuple[Any, tuple, dict]]:
+    """A case, or a list of cases; a case is (callable, args) or (callable, args, kwargs)."""
+    def one(case: Any) -> tuple[Any, tuple, dict]:
+        if not isinstance(case, tuple) or len(case) not in (2, 3) or not callable(case[0]):
+            raise TargetError("bad-case", "a case must be (callable, args) or (callable, args, kwargs), "
+                                          f"got {type(case).__name__}")
+        fn, args = case[0], case[1]
+        kwargs = case[2] if len(case) == 3 else {}
+        if not isinstance(args, (tuple, list)) or not isinstance(kwargs, dict):
+            raise TargetError("bad-case", "a case's args must be a tuple and its kwargs a dict")
+        return fn, tuple(args), dict(kwargs)
+
+    if isinstance(value, tuple) and len(value) in (2, 3) and callable(value[0]):
+        return [one(value)]
+    if isinstance(value, (list, tuple)) and value:
+        return [one(c) for c in value]
+    raise TargetError("bad-case", "the factory returned no cases")
+
+
+def _to_device(value: Any, device: str) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, torch.nn.Module):
+        return value.to(device)
+    if isinstance(value, tuple):
+        return tuple(_to_device(v, device) for v in value)
+    if isinstance(value, list):
+        return [_to_device(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_device(v, device) for k, v in value.items()}
+    return value
+
+
+def _eager(fn: Any) -> Any:
+    return getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
+
+
+class LineTracer:
+    """Records which lines ran in files under the given roots."""
+
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = [os.path.realpath(r) for r in roots]
+        self.lines: dict[str, set[int]] = {}
+        self._wanted: dict[str, str | None] = {}
+
+    def _file(self, filename: str) -> str | None:
+        if filename not in self._wanted:
+            real = os.path.realpath(filename)
+            ok = any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+            self._wanted[filename] = real if ok else None
+        return self._wanted[filename]
+
+    def _global(self, frame, event, arg):
+        real = self._file(frame.f_code.co_filename)
+        if real is None:
+            return None
+        lines = self.lines.setdefault(real, set())
+        lines.add(frame.f_lineno)
+
+        def local(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+        return local
+
+    @contextlib.contextmanager
+    def active(self):
+        old = sys.gettrace()
+        sys.settrace(self._global)
+        try:
+            yield
+        finally:
+            sys.settrace(old)
+
+
+class _Records(logging.Handler):
+    def __init__(self, suffix: str) -> None:
+        super().__init__(logging.DEBUG)
+        self.suffix = suffix
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.endswith(self.suffix):
+            with contextlib.suppress(Exception):
+                self.messages.append(record.getMessage())
+
+
+_RECOMPILE = re.compile(r"Recompiling function (\S+) in (.+):(\d+)")
+
+
+def recompiles(cases: list[tuple[Any, tuple, dict]]) -> list[dict]:
+    """Run the cases in order through one compiled callable each; the recompiles dynamo logged."""
+    import torch
+    import torch._dynamo as dynamo
+
+    dynamo.reset()
+    handler = _Records("__recompiles")
+    logger = logging.getLogger("torch._dynamo")
+    with contextlib.suppress(Exception):
+        torch._logging.set_logs(recompiles=True)
+    logger.addHandler(handler)
+    compiled: dict[int, Any] = {}
+    try:
+        for fn, args, kwargs in cases:
+            eager = _eager(fn)
+            if id(eager) not in compiled:
+                compiled[id(eager)] = torch.compile(eager, backend="eager")
+            compiled[id(eager)](*args, **kwargs)
+    finally:
+        logger.removeHandler(handler)
+        with contextlib.suppress(Exception):
+            torch._logging.set_logs()
+    out = []
+    for message in handler.messages:
+        match = _RECOMPILE.search(message)
+        guards = [line.strip()[2:] for line in message.splitlines() if line.strip().startswith("- ")]
+        out.append({
+            "function": match.group(1) if match else "?",
+            "file": match.group(2) if match else "",
+            "line": int(match.group(3)) if match else 0,
+            "guards": guards,
+        })
+    return out
+
+
+def run(target: str, device: str, train: bool, roots: list[str]) -> dict:
+    from .dynamic import collect_breaks, describe_gb
+
+    try:
+        factory = load_factory(target)
+    except ImportError as exc:
+        raise TargetError("import-failed", _describe(exc)) from exc
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise TargetError("usage", "--device cuda, but torch sees no CUDA device")
+    try:
+        cases = normalize_cases(factory())
+    except TargetError:
+        raise
+    except BaseException as exc:
+        kind = "out-of-memory" if _out_of_memory(exc) else "factory-raised"
+        raise TargetError(kind, f"the factory raised {_describe(exc)}") from exc
+    cases = [(_to_device(fn, device) if isinstance(fn, torch.nn.Module) else fn,
+              _to_device(args, device), _to_device(kwargs, device)) for fn, args, kwargs in cases]
+    for fn, _, _ in cases:
+        module = _eager(fn)
+        if isinstance(module, torch.nn.Module):
+            module.train(train)
+    grad = torch.enable_grad if train else torch.no_grad
+    tracer = LineTracer(roots)
+    report: dict[str, Any] = {"target": target, "device": device, "torch": torch.__version__,
+                              "cases": len(cases), "graphs": 0, "breaks": [], "recompiles": []}
+    for index, (fn, args, kwargs) in enumerate(cases):
+        try:
+            with grad():
+                with tracer.active():
+                    _eager(fn)(*args, **kwargs)
+                breaks, output = collect_breaks(_eager(fn), args, kwargs)
+        except BaseException as exc:
+            kind = "out-of-memory" if _out_of_memory(exc) else "model-raised"
+            raise TargetError(kind, f"case {index}: the model raised {_describe(exc)}") from exc
+        report["graphs"] += int(getattr(output, "graph_count", 0) or 0)
+        for brk in breaks:
+            report["breaks"].append({"case": index, "reason": brk.reason, "gb_type": brk.gb_type,
+                                     "frames": brk.frames, **describe_gb(brk.gb_type)})
+    if len(cases) > 1:
+        try:
+            with grad():
+                report["recompiles"] = recompiles(cases)
+        except BaseException as exc:  # recompiles are extra information; the breaks stand
+            report["recompile_error"] = _describe(exc)
+    report["lines_run"] = {path: sorted(lines) for path, lines in sorted(tracer.lines.items())}
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m breaklint._worker")
+    parser.add_argument("target")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    parser.add_argument("--train", action="store_true")
+    parser.add_argument("--root", action="append", default=[])
+    args = parser.parse_args(argv)
+    try:
+        report = run(args.target, args.device, args.train, args.root or [os.getcwd()])
+        status = 0
+    except TargetError as exc:
+        report = {"error": {"kind": exc.kind, "message": exc.message}}
+        status = 3
+    except BaseException as exc:  # a bug here, or something the model did outside a case
+        kind = "out-of-memory" if _out_of_memory(exc) else "internal"
+        report = {"error": {"kind": kind, "message": _describe(exc), "traceback": traceback.format_exc()}}
+        status = 3
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report), encoding="utf-8")
+    os.replace(tmp, args.out)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)  # skip interpreter teardown: user atexit hooks and CUDA shutdown cannot hang us
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""The dynamic pass: `breaklint explain` against dynamo's own graph-break log."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from breaklint import assert_no_graph_breaks  # noqa: E402
+from breaklint.dynamic import GraphBreakError  # noqa: E402
+
+from conftest import ROOT, run_cli  # noqa: E402
+
+pytestmark = pytest.mark.dynamo
+
+MODEL = textwrap.dedent('''
+    import numpy as np
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def forward(self, x, verbose=False):
+            x = self.proj(x)
+            if verbose:
+                print("never runs")
+            scale = x.abs().max().item()
+            y = pick(x)
+            for i in range(2):
+                if x[0, i] > 0:
+                    y = y + 1
+            return y * scale
+
+
+    def pick(t):
+        return t[t > 0]
+
+
+    @torch.compile
+    def early(x):
+        if x.dim() == 2 and torch.compiler.is_compiling():
+            return x * 2
+        return x * x.sum().item()
+
+
+    def cases():
+        torch.manual_seed(0)
+        return [(Net().eval(), (torch.randn(2, 4),)), (early, (torch.randn(2, 4),))]
+
+
+    def plain(x):
+        return torch.relu(x) * 2
+
+
+    def shapes():
+        return [(plain, (torch.randn(2, 4),)), (plain, (torch.randn(3, 4),)), (plain, (torch.randn(3, 4).double(),))]
+''')
+
+LINES = {text.strip(): n for n, text in enumerate(MODEL.splitlines(), 1) if text.strip()}
+
+
+def line_of(fragment: str) -> int:
+    return next(n for text, n in LINES.items() if fragment in text)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("dyn")
+    (root / "model.py").write_text(MODEL)
+    return root
+
+
+@pytest.fixture(scope="module")
+def report(project: Path) -> dict:
+    proc = run_cli("explain", "model.py:cases", "--format", "json", "--no-cache", cwd=project)
+    assert proc.returncode == 1, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def torch_logs_sites(folder: Path, stem: str, factory: str = "cases") -> set[tuple[str, int]]:
+    """Where `TORCH_LOGS=graph_breaks` says the graph broke, in files of `folder`; run without breaklint."""
+    code = textwrap.dedent(f'''
+        import sys, torch
+        sys.path.insert(0, {str(folder)!r})
+        import {stem} as m
+        for case in m.{factory}():
+            fn, args = case[0], case[1]
+            fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+            torch._dynamo.reset()
+            with torch.no_grad():
+                torch.compile(fn, backend="eager")(*args)
+    ''')
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TORCH_LOGS": "graph_breaks"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    sites = set()
+    for block in proc.stderr.split("Graph break")[1:]:
+        frames = re.findall(r'File "([^"]+)", line (\d+)', block) or re.findall(r"user code at (\S+):(\d+)", block)
+        inside = [(Path(f).name, int(n)) for f, n in frames if Path(f).resolve().parent == folder.resolve()]
+        if inside:
+            sites.add(inside[-1])
+    return sites
+
+
+def test_every_torch_logs_break_is_in_the_report(project: Path, report: dict) -> None:
+    expected = torch_logs_sites(project, "model")
+    assert len(expected) >= 3
+    found = {(Path(f["path"]).name, f["line"]) for f in report["findings"]
+             if f["status"] in ("confirmed", "dynamic-only")}
+    assert expected == found
+
+
+def test_every_static_finding_gets_a_status(report: dict) -> None:
+    by_line = {f["line"]: f for f in report["findings"]}
+    assert by_line[line_of("scale = x.abs()")]["status"] == "confirmed"
+    assert by_line[line_of('print("never runs")')]["status"] == "not-run"
+    assert by_line[line_of("return x * x.sum().item()")]["status"] == "not-reproduced"
+    loop = by_line[line_of("if x[0, i] > 0:")]
+    assert loop["code"] == "BL201" and loop["status"] == "confirmed"  # seen only through the log
+    assert all(f["status"] for f in report["findings"])
+
+
+def test_unpredicted_breaks_become_dynamic_only_findings(report: dict) -> None:
+    [missed] = [f for f in report["findings"] if f["status"] == "dynamic-only"]
+    assert missed["code"] == "BL900" and missed["origin"] == "dynamic"
+    assert missed["line"] == line_of("return t[t > 0]")
+    assert missed["gb_types"] == ["GB0036"]
+    assert missed["column"] == 5 and missed["end_column"] > missed["column"]
+    assert "GB0036" in missed["message"]
+
+
+def test_summary_counts(report: dict) -> None:
+    summary = report["summary"]
+    assert summary["confirmed"] == 2 and summary["missed"] == 1
+    assert summary["false_alarms"] == 1 and summary["not_run"] == 1
+    assert summary["breaks"] == 3 and summary["graphs"] >= 3
+    [target] = report["targets"]
+    assert target["ok"] and target["device"] == "cpu" and target["cases"] == 2
+
+
+def test_recompiles_name_the_failed_guard(project: Path) -> None:
+    proc = run_cli("explain", "model.py:shapes", cwd=project)
+    assert proc.returncode == 1, proc.stderr  # the static findings of model.py, none of which ran
+    assert "recompile of `plain`" in proc.stdout
+    assert "size mismatch" in proc.stdout and "dtype mismatch" in proc.stdout
+    assert "2 recompiles" in proc.stdout
+
+
+def test_sarif_carries_status_and_gb_code(project: Path) -> None:
+    proc = run_cli("explain", "model.py:cases", "--format", "sarif", "--no-cache", cwd=project)
+    log = json.loads(proc.stdout)
+    static, dynamic = log["runs"]
+    assert dynamic["automationDetails"]["id"] == "breaklint/dynamic/"
+    [result] = dynamic["results"]
+    assert result["ruleId"] == "BL900" and result["properties"]["status"] == "dynamic-only"
+    assert result["properties"]["gb_types"] == ["GB0036"]
+    assert {r["properties"]["status"] for r in static["results"]} >= {"confirmed", "not-run", "not-reproduced"}
+    import jsonschema
+
+    schema = json.loads((ROOT.parent / "shared" / "sarif" / "sarif-schema-2.1.0.json").read_text())
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(log)) == []
+
+
+FAILING = textwrap.dedent('''
+    import os, signal, sys, time
+    import torch
+
+    def fine():
+        return (lambda x: x + 1, (torch.ones(2),))
+
+    def raises():
+        raise ValueError("no weights")
+
+    def model_raises():
+        def f(x):
+            raise RuntimeError("shape mismatch")
+        return (f, (torch.ones(2),))
+
+    def hangs():
+        time.sleep(600)
+
+    def exits():
+        sys.exit(4)
+
+    def killed():
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def not_cases():
+        return 42
+''')
+
+
+def test_failures_are_one_line_each_and_the_rest_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "targets.py").write_text(FAILING)
+    (tmp_path / "model.py").write_text(MODEL)
+    targets = ["targets.py:raises", "targets.py:model_raises", "targets.py:hangs", "targets.py:exits",
+               "targets.py:killed", "targets.py:not_cases", "targets.py:missing", "no_such_module:f",
+               "model.py:cases", "targets.py:fine"]
+    proc = run_cli("explain", *targets, "--timeout", "20", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 2
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("breaklint: target ")]
+    assert len(errors) == 8, proc.stderr
+    text = "\n".join(errors)
+    assert "targets.py:raises: factory-raised: the factory raised ValueError: no weights" in text
+    assert "model_raises: model-raised: case 0: the model raised RuntimeError: shape mismatch" in text
+    assert "targets.py:hangs: timed out after 20 s" in text
+    assert "targets.py:exits: factory-raised: the factory raised SystemExit(4)" in text
+    assert "targets.py:killed: killed by signal 9 (SIGKILL)" in text
+    assert "not_cases: bad-case" in text
+    assert "targets.py:missing: factory-not-found" in text
+    assert "no_such_module:f: module-not-found: module not found: no_such_module" in text
+    report = json.loads(proc.stdout)
+    assert report["summary"]["confirmed"] == 2  # model.py's findings are all still there
+    assert [t["ok"] for t in report["targets"]] == [False] * 8 + [True, True]
+
+
+def test_targets_from_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.breaklint.dynamic]\ntargets = ["model.py:cases"]\ntimeout = 120\ndevice = "cpu"\n')
+    proc = run_cli("explain", cwd=tmp_path)
+    assert proc.returncode == 1 and "1 target (0 failed)" in proc.stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.breaklint.dynamic]\ndevice = "tpu"\n')
+    bad = run_cli("explain", cwd=tmp_path)
+    assert bad.returncode == 2 and "device must be" in bad.stderr
+
+
+def test_no_targets_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run_cli("explain", cwd=tmp_path)
+    assert proc.returncode == 2 and "no targets" in proc.stderr
+
+
+def test_examples_agree_with_torch_logs() -> None:
+    proc = run_cli("explain", "--paths", "examples/models", "--format", "json", "--no-cache",
+                   "examples/models/detector.py:cases", "examples/models/transformer.py:cases",
+                   "examples/models/clean.py:cases", cwd=ROOT)
+    report = json.loads(proc.stdout)
+    found = {(Path(f["path"]).name, f["line"]) for f in report["findings"] if f["status"] in ("confirmed", "dynamic-only")}
+    expected = set()
+    for name in ("detector", "transformer", "clean"):
+        expected |= torch_logs_sites(ROOT / "examples" / "models", name)
+    assert expected and found == expected
+    assert report["summary"]["missed"] == 0 and report["summary"]["false_alarms"] == 0
+
+
+def test_assert_no_graph_breaks_passes_on_clean_code() -> None:
+    assert_no_graph_breaks(torch.nn.Linear(4, 4).eval(), torch.randn(2, 4))
+
+
+def test_assert_no_graph_breaks_lists_site_reason_and_hint() -> None:
+    def f(x):
+        x = x * 2
+        print("hello")
+        return x + 1
+
+    with pytest.raises(GraphBreakError) as info:
+        assert_no_graph_breaks(f, torch.randn(2))
+    text = str(info.value)
+    assert "1 graph break" in text
+    assert f"test_dynamic.py:{f.__code__.co_firstlineno + 2}" in text
+    assert "GB0059" in text and "reason:" in text
