@@ -271,3 +271,57 @@ def test_assert_no_graph_breaks_lists_site_reason_and_hint() -> None:
     assert "1 graph break" in text
     assert f"test_dynamic.py:{f.__code__.co_firstlineno + 2}" in text
     assert "GB0059" in text and "reason:" in text
+
+
+def test_explain_sees_the_first_call_not_a_warmed_up_model(tmp_path: Path) -> None:
+    """State built lazily on the first call is traced by dynamo, as in a real first compiled call."""
+    (tmp_path / "lazy.py").write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+
+        class Lazy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = None
+
+            def forward(self, x):
+                if self.scale is None:
+                    self.scale = float(x.abs().max())
+                return x * self.scale
+
+
+        def cases():
+            return [(Lazy(), (torch.randn(4),))]
+    '''))
+    proc = run_cli("explain", "lazy.py:cases", "--format", "json", cwd=tmp_path)
+    [finding] = json.loads(proc.stdout)["findings"]
+    assert finding["code"] == "BL103" and finding["status"] == "confirmed"
+
+
+def test_a_break_inside_a_comprehension_has_one_site(tmp_path: Path) -> None:
+    (tmp_path / "comp.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        def width(box):
+            return int(box[1] - box[0])
+
+
+        @torch.compile
+        def f(boxes):
+            sizes = [width(b) for b in boxes]
+            return boxes * len(sizes)
+
+
+        def cases():
+            return [(f, (torch.tensor([[0.0, 3.0], [1.0, 5.0]]),))]
+    '''))
+    proc = run_cli("explain", "comp.py:cases", "--format", "json", cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    sites = {f["line"] for f in report["findings"] if f["status"] in ("confirmed", "dynamic-only")}
+    assert sites == torch_logs_sites_lines(tmp_path, "comp")
+
+
+def torch_logs_sites_lines(folder: Path, stem: str) -> set[int]:
+    return {line for _, line in torch_logs_sites(folder, stem)}

@@ -114,6 +114,20 @@ def _eager(fn: Any) -> Any:
     return getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
 
 
+def _pristine_copy(fn: Any) -> Any:
+    """A deep copy of a module (so running it leaves the original as it was), else `fn` itself."""
+    import copy
+
+    import torch
+
+    if not isinstance(fn, torch.nn.Module):
+        return fn
+    try:
+        return copy.deepcopy(fn)
+    except Exception:
+        return fn
+
+
 class LineTracer:
     """Records which lines ran in files under the given roots."""
 
@@ -234,10 +248,14 @@ def run(target: str, device: str, train: bool, roots: list[str]) -> dict:
                               "cases": len(cases), "graphs": 0, "breaks": [], "recompiles": []}
     for index, (fn, args, kwargs) in enumerate(cases):
         try:
+            # dynamo must see the model as a first call would (lazily built state, such as
+            # torchvision's pooler scales, is part of what breaks), so explain runs first and
+            # the line tracer runs on a copy taken before it.
+            eager = _pristine_copy(_eager(fn))
             with grad():
-                with tracer.active():
-                    _eager(fn)(*args, **kwargs)
                 breaks, output = collect_breaks(_eager(fn), args, kwargs)
+                with tracer.active():
+                    eager(*args, **kwargs)
         except BaseException as exc:
             kind = "out-of-memory" if _out_of_memory(exc) else "model-raised"
             raise TargetError(kind, f"case {index}: the model raised {_describe(exc)}") from exc

@@ -109,7 +109,10 @@ def collect_breaks(fn: Any, args: tuple = (), kwargs: dict | None = None) -> tup
         except Exception:
             pass
     breaks = [_parse_log(m) for m in collector.messages]
-    logged = {b.frames[-1] for b in breaks if b.frames}
+    # explain repeats what the log said, and (torch 2.11) adds bookkeeping entries such as
+    # "comprehension_graph_break" at the call site of a break the log placed deeper. A reason
+    # whose innermost frame lies on a logged break's stack is one of those.
+    logged = {frame for b in breaks for frame in b.frames}
     for reason in getattr(output, "break_reasons", []) or []:
         stack = getattr(reason, "user_stack", None) or []
         frames = [(fs.filename, fs.lineno) for fs in stack]
