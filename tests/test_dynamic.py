@@ -199,6 +199,10 @@ FAILING = textwrap.dedent('''
 
     def not_cases():
         return 42
+
+    def greedy():
+        hoard = [bytearray(1 << 30) for _ in range(64)]
+        return (lambda x: x, (torch.ones(2),))
 ''')
 
 
@@ -207,11 +211,12 @@ def test_failures_are_one_line_each_and_the_rest_is_kept(tmp_path: Path) -> None
     (tmp_path / "model.py").write_text(MODEL)
     targets = ["targets.py:raises", "targets.py:model_raises", "targets.py:hangs", "targets.py:exits",
                "targets.py:killed", "targets.py:not_cases", "targets.py:missing", "no_such_module:f",
-               "model.py:cases", "targets.py:fine"]
-    proc = run_cli("explain", *targets, "--timeout", "20", "--format", "json", cwd=tmp_path)
+               "targets.py:greedy", "model.py:cases", "targets.py:fine"]
+    proc = run_cli("explain", *targets, "--timeout", "20", "--max-memory", "4096", "--format", "json",
+                   cwd=tmp_path)
     assert proc.returncode == 2
     errors = [line for line in proc.stderr.splitlines() if line.startswith("breaklint: target ")]
-    assert len(errors) == 8, proc.stderr
+    assert len(errors) == 9, proc.stderr
     text = "\n".join(errors)
     assert "targets.py:raises: factory-raised: the factory raised ValueError: no weights" in text
     assert "model_raises: model-raised: case 0: the model raised RuntimeError: shape mismatch" in text
@@ -221,9 +226,10 @@ def test_failures_are_one_line_each_and_the_rest_is_kept(tmp_path: Path) -> None
     assert "not_cases: bad-case" in text
     assert "targets.py:missing: factory-not-found" in text
     assert "no_such_module:f: module-not-found: module not found: no_such_module" in text
+    assert "targets.py:greedy: out-of-memory: the factory raised MemoryError" in text
     report = json.loads(proc.stdout)
     assert report["summary"]["confirmed"] == 2  # model.py's findings are all still there
-    assert [t["ok"] for t in report["targets"]] == [False] * 8 + [True, True]
+    assert [t["ok"] for t in report["targets"]] == [False] * 9 + [True, True]
 
 
 def test_targets_from_pyproject(tmp_path: Path) -> None:

@@ -216,7 +216,15 @@ def recompiles(cases: list[tuple[Any, tuple, dict]]) -> list[dict]:
     return out
 
 
-def run(target: str, device: str, train: bool, roots: list[str]) -> dict:
+def _limit_memory(megabytes: int) -> None:
+    """Cap the address space, so runaway memory raises MemoryError here instead of taking the machine."""
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def run(target: str, device: str, train: bool, roots: list[str], max_memory: int | None = None) -> dict:
     from .dynamic import collect_breaks, describe_gb
 
     try:
@@ -229,6 +237,8 @@ def run(target: str, device: str, train: bool, roots: list[str]) -> dict:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
         raise TargetError("usage", "--device cuda, but torch sees no CUDA device")
+    if max_memory and device == "cpu":  # an address-space cap would break CUDA's mappings
+        _limit_memory(max_memory)
     try:
         cases = normalize_cases(factory())
     except TargetError:
@@ -280,9 +290,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--root", action="append", default=[])
+    parser.add_argument("--max-memory", type=int, default=None, help="MiB of address space (CPU runs only)")
     args = parser.parse_args(argv)
     try:
-        report = run(args.target, args.device, args.train, args.root or [os.getcwd()])
+        report = run(args.target, args.device, args.train, args.root or [os.getcwd()], args.max_memory)
         status = 0
     except TargetError as exc:
         report = {"error": {"kind": exc.kind, "message": exc.message}}

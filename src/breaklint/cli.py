@@ -166,13 +166,16 @@ def exit_status(findings, exit_zero: bool) -> int:
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds each target may run (default: 300).")
 @click.option("--train", is_flag=True, default=None, help="Run in training mode, with autograd (default: eval under no_grad).")
+@click.option("--max-memory", type=click.IntRange(min=1), default=None,
+              help="MiB of memory each target may take on the CPU; beyond it the target fails as out of memory.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are breaks (failed targets still give 2).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache.")
-def explain(targets, paths, device, timeout, train, fmt, output, exit_zero, config_path, no_cache) -> None:
+def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exit_zero, config_path,
+            no_cache) -> None:
     """Run TARGETS under torch._dynamo.explain and check the static findings against them.
 
     A TARGET is `path/to/file.py:FACTORY` or `package.module:FACTORY`: FACTORY takes no
@@ -197,6 +200,7 @@ def explain(targets, paths, device, timeout, train, fmt, output, exit_zero, conf
     device = device or dyn.device
     timeout = timeout or dyn.timeout
     train = dyn.train if train is None else train
+    max_memory = max_memory or dyn.max_memory
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -210,7 +214,8 @@ def explain(targets, paths, device, timeout, train, fmt, output, exit_zero, conf
     with click.progressbar(targets, label="explain", file=sys.stderr, show_pos=True,
                            item_show_func=lambda t: t or "") if show_bar else _plain(targets) as items:
         for target in items:
-            reports.append(run_target(target, device=device, train=train, timeout=timeout, roots=roots))
+            reports.append(run_target(target, device=device, train=train, timeout=timeout, roots=roots,
+                                      max_memory=max_memory))
     merged = merge(result.all, reports, result.files)
     findings = relative(merged.findings) if fmt != "sarif" else merged.findings
     if fmt == "json":

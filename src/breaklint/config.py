@@ -39,6 +39,7 @@ class DynamicConfig:
     timeout: float = 300.0
     device: str = "auto"
     train: bool = False
+    max_memory: int | None = None  # MiB per target, CPU runs only
 
 
 @dataclass
@@ -192,7 +193,7 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
 def _dynamic(table: object, where: str) -> DynamicConfig:
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
-    unknown = set(table) - {"targets", "timeout", "device", "train"}
+    unknown = set(table) - {"targets", "timeout", "device", "train", "max-memory"}
     if unknown:
         raise ConfigError(f"{where}: unknown option(s) {', '.join(sorted(unknown))}")
     out = DynamicConfig()
@@ -212,6 +213,10 @@ def _dynamic(table: object, where: str) -> DynamicConfig:
     if not isinstance(train, bool):
         raise ConfigError(f"{where}: train must be true or false")
     out.train = train
+    memory = table.get("max-memory")
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
+        raise ConfigError(f"{where}: max-memory must be a positive number of MiB")
+    out.max_memory = memory
     return out
 
 

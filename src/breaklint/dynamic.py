@@ -154,7 +154,8 @@ class TargetReport:
 
 
 def run_target(target: str, *, device: str = "auto", train: bool = False, timeout: float = 300.0,
-               roots: list[Path] | None = None, cwd: Path | None = None) -> TargetReport:
+               roots: list[Path] | None = None, cwd: Path | None = None,
+               max_memory: int | None = None) -> TargetReport:
     """Run one target in a subprocess; never raises for anything the target does."""
     import signal
     import subprocess
@@ -168,6 +169,8 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
         command = [sys.executable, "-m", "breaklint._worker", target, str(out), "--device", device]
         if train:
             command.append("--train")
+        if max_memory:
+            command += ["--max-memory", str(max_memory)]
         for root in roots or []:
             command += ["--root", str(Path(root).resolve())]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
