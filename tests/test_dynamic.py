@@ -148,6 +148,10 @@ def test_summary_counts(report: dict) -> None:
     assert summary["breaks"] == 3 and summary["graphs"] >= 3
     [target] = report["targets"]
     assert target["ok"] and target["device"] == "cpu" and target["cases"] == 2
+    # each break with its reason, GB code, hints and the whole user stack, outermost first
+    [item] = [b for b in target["breaks"] if b["gb_type"] == "GB0124"]
+    assert "item" in item["reason"].lower() and item["hints"]
+    assert item["stack"][-1]["line"] == line_of("scale = x.abs()") and len(item["stack"]) >= 2
 
 
 def test_recompiles_name_the_failed_guard(project: Path) -> None:

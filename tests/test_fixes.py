@@ -242,3 +242,14 @@ def test_fixes_remove_the_break_and_keep_eager_results(path: Path, tmp_path: Pat
             assert torch.equal(old, fixed)
         else:
             assert torch.allclose(torch.as_tensor(old), torch.as_tensor(fixed))
+
+
+def test_fixing_the_examples(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples" / "models", tmp_path / "models")
+    diff = run_cli("--diff", "--unsafe-fixes", "models", cwd=tmp_path)
+    assert diff.returncode == 1 and "+++ b/models/" in diff.stdout
+    first = run_cli("--fix", "--unsafe-fixes", "models", cwd=tmp_path)
+    assert "Fixed " in first.stdout and "Fixed 0 " not in first.stdout
+    for path in (tmp_path / "models").glob("*.py"):
+        cst.parse_module(path.read_text())
+    assert run_cli("--diff", "--unsafe-fixes", "models", cwd=tmp_path).returncode == 0

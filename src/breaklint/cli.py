@@ -225,7 +225,12 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
             "targets": [{"target": r.target, "ok": r.ok, "error": r.error or None,
                          "device": r.data.get("device"), "torch": r.data.get("torch"),
                          "cases": r.data.get("cases"), "graphs": r.data.get("graphs"),
-                         "breaks": len(r.data.get("breaks", [])), "seconds": round(r.seconds, 2)}
+                         "seconds": round(r.seconds, 2),
+                         "breaks": [{"case": b.get("case"), "gb_type": b.get("gb_type"),
+                                     "gb_name": b.get("gb_name") or None, "reason": b.get("reason"),
+                                     "hints": b.get("hints", []),
+                                     "stack": [{"file": f, "line": n} for f, n in b.get("frames", [])]}
+                                    for b in r.data.get("breaks", [])]}
                         for r in reports],
             "summary": _dynamic_summary(merged),
             "recompiles": merged.recompiles,
