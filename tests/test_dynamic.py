@@ -335,3 +335,23 @@ def test_a_break_inside_a_comprehension_has_one_site(tmp_path: Path) -> None:
 
 def torch_logs_sites_lines(folder: Path, stem: str) -> set[int]:
     return {line for _, line in torch_logs_sites(folder, stem)}
+
+
+def test_training_mode_from_config_and_flag(tmp_path: Path) -> None:
+    (tmp_path / "grad.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        def needs_grad(x):
+            if not torch.is_grad_enabled():
+                raise RuntimeError("ran without autograd")
+            return x + 1
+
+
+        def cases():
+            return [(needs_grad, (torch.ones(2),))]
+    '''))
+    (tmp_path / "pyproject.toml").write_text('[tool.breaklint.dynamic]\ntrain = true\n')
+    assert run_cli("explain", "grad.py:cases", cwd=tmp_path).returncode == 0
+    proc = run_cli("explain", "grad.py:cases", "--no-train", cwd=tmp_path)
+    assert proc.returncode == 2 and "ran without autograd" in proc.stderr

@@ -165,7 +165,8 @@ def exit_status(findings, exit_zero: bool) -> int:
               help="Where to run the model (default: auto, CUDA when torch sees a GPU).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds each target may run (default: 300).")
-@click.option("--train", is_flag=True, default=None, help="Run in training mode, with autograd (default: eval under no_grad).")
+@click.option("--train/--no-train", default=None,
+              help="Training mode with autograd, or eval mode under no_grad (default: eval, or the config).")
 @click.option("--max-memory", type=click.IntRange(min=1), default=None,
               help="MiB of memory each target may take on the CPU; beyond it the target fails as out of memory.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
