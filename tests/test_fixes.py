@@ -253,3 +253,11 @@ def test_fixing_the_examples(tmp_path: Path) -> None:
     for path in (tmp_path / "models").glob("*.py"):
         cst.parse_module(path.read_text())
     assert run_cli("--diff", "--unsafe-fixes", "models", cwd=tmp_path).returncode == 0
+
+
+def test_form_feeds_do_not_shift_lines(tmp_path: Path) -> None:
+    """str.splitlines ends a line at a form feed; Python and libcst do not."""
+    source = "import torch\n\x0c\n@torch.compile\ndef f(x):  \x0c# page\n    print(x)\n    return x\n"
+    new, applied = _fixed(source)
+    assert len(applied) == 1
+    assert new == source.replace("    print(x)\n", "    if not torch.compiler.is_compiling():\n        print(x)\n")

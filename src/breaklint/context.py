@@ -13,6 +13,8 @@ tracked in source order, per function.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -184,6 +186,18 @@ def dotted(node: cst.BaseExpression) -> str | None:
         base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """A file's lines as Python's tokenizer (and libcst's positions) count them.
+
+    Not `str.splitlines`, which also ends lines at form feeds and other separators.
+    """
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:

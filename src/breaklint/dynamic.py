@@ -224,7 +224,9 @@ def _site(frames: list, files: set[str]) -> tuple[str, int] | None:
 def _line_span(path: Path, line: int) -> tuple[int, int]:
     """The columns of a line's code, without its indentation (dynamo reports lines, not columns)."""
     try:
-        text = path.read_text(encoding="utf-8").splitlines()[line - 1]
+        from .context import source_lines
+
+        text = source_lines(path.read_text(encoding="utf-8"))[line - 1]
     except (OSError, UnicodeDecodeError, IndexError):
         return 0, 0
     stripped = text.rstrip()

@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper
 
 from . import __version__, suppress
 from .config import Config
-from .context import Candidate, CallRef, FileContext, ModuleSummary, module_name_for
+from .context import Candidate, CallRef, FileContext, ModuleSummary, module_name_for, source_lines
 from .finding import Finding
 from .registry import ENGINE_CODES, load_rules
 
@@ -90,7 +90,7 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
         result.errors.append(_engine_finding("BL001", path, f"cannot parse: {exc}"))
         return result
     wrapper = MetadataWrapper(module_node, unsafe_skip_copy=True)
-    ctx = FileContext(path, module, text.splitlines())
+    ctx = FileContext(path, module, source_lines(text))
     rules = [cls(ctx) for cls in load_rules().values()]
     try:
         wrapper.visit_batched([ctx, *rules])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -127,11 +128,15 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
 
 
 # ---------------------------------------------------------------------- applying fixes
+_LINE_END = re.compile(r"\r\n|\r|\n")  # as in context.source_lines
+
+
 def _offsets(text: str) -> list[int]:
-    starts, total = [0], 0
-    for line in text.splitlines(keepends=True):
-        total += len(line)
-        starts.append(total)
+    """Where each line starts, counting lines as Python's tokenizer (and libcst) does.
+
+    Not `str.splitlines`, which also ends lines at form feeds and other separators.
+    """
+    starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
     return starts
 
 

@@ -34,6 +34,7 @@ import attr
 import sarif_om as om
 
 from .. import __version__
+from ..context import source_lines
 from ..finding import Finding, Fix
 from ..registry import ENGINE_CODES, all_codes, code_info, doc_section, load_rules, rule_doc
 
@@ -146,7 +147,7 @@ class _Sources:
     def lines(self, path: Path) -> list[str]:
         if path not in self._lines:
             try:
-                self._lines[path] = path.read_text(encoding="utf-8").splitlines()
+                self._lines[path] = source_lines(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 self._lines[path] = []
         return self._lines[path]
