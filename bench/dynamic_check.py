@@ -24,19 +24,14 @@ def torch_logs_sites(target: str, root: Path, device: str) -> set[tuple[str, int
     where, factory = target.rsplit(":", 1)
     code = textwrap.dedent(f'''
         import importlib.util, sys, torch
+        from breaklint._worker import to_device
         spec = importlib.util.spec_from_file_location("t", {where!r})
         m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
         dev = {device!r}
         if dev == "auto":
             dev = "cuda" if torch.cuda.is_available() else "cpu"
-        def move(v):
-            if isinstance(v, (torch.Tensor, torch.nn.Module)):
-                return v.to(dev)
-            if isinstance(v, (list, tuple)):
-                return type(v)(move(x) for x in v)
-            return v
         for case in m.{factory}():
-            fn, args = move(case[0]), move(case[1])
+            fn, args = to_device(case[0], dev), to_device(case[1], dev)
             torch._dynamo.reset()
             with torch.no_grad():
                 torch.compile(fn, backend="eager")(*args)

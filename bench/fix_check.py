@@ -22,22 +22,17 @@ from pathlib import Path
 
 RUNNER = r'''
 import importlib.util, json, os, sys, torch
+from breaklint._worker import to_device
 from breaklint.dynamic import collect_breaks
 where, factory, package, out = sys.argv[1:5]
 pkg_dir = os.path.dirname(importlib.import_module(package).__file__)
 spec = importlib.util.spec_from_file_location("t", where)
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 dev = "cuda" if torch.cuda.is_available() else "cpu"
-def move(v):
-    if isinstance(v, (torch.Tensor, torch.nn.Module)):
-        return v.to(dev)
-    if isinstance(v, (list, tuple)):
-        return type(v)(move(x) for x in v)
-    return v
 sites, outputs = set(), []
 torch.manual_seed(0)
 for i, case in enumerate(getattr(m, factory)()):
-    fn, args = move(case[0]), move(case[1])
+    fn, args = to_device(case[0], dev), to_device(case[1], dev)
     with torch.no_grad():  # dynamo first: it must see the first call, lazily built state included
         torch.manual_seed(i)
         breaks, _ = collect_breaks(fn, args, {})

@@ -14,7 +14,6 @@ import contextlib
 import importlib
 import importlib.util
 import json
-import logging
 import os
 import re
 import sys
@@ -94,7 +93,8 @@ def normalize_cases(value: Any) -> list[tuple[Any, tuple, dict]]:
     raise TargetError("bad-case", "the factory returned no cases")
 
 
-def _to_device(value: Any, device: str) -> Any:
+def to_device(value: Any, device: str) -> Any:
+    """Modules and tensors, also inside tuples, lists and dicts, moved to `device`; anything else as it is."""
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -102,16 +102,12 @@ def _to_device(value: Any, device: str) -> Any:
     if isinstance(value, torch.nn.Module):
         return value.to(device)
     if isinstance(value, tuple):
-        return tuple(_to_device(v, device) for v in value)
+        return tuple(to_device(v, device) for v in value)
     if isinstance(value, list):
-        return [_to_device(v, device) for v in value]
+        return [to_device(v, device) for v in value]
     if isinstance(value, dict):
-        return {k: _to_device(v, device) for k, v in value.items()}
+        return {k: to_device(v, device) for k, v in value.items()}
     return value
-
-
-def _eager(fn: Any) -> Any:
-    return getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
 
 
 def _pristine_copy(fn: Any) -> Any:
@@ -166,18 +162,6 @@ class LineTracer:
             sys.settrace(old)
 
 
-class _Records(logging.Handler):
-    def __init__(self, suffix: str) -> None:
-        super().__init__(logging.DEBUG)
-        self.suffix = suffix
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.name.endswith(self.suffix):
-            with contextlib.suppress(Exception):
-                self.messages.append(record.getMessage())
-
-
 _RECOMPILE = re.compile(r"Recompiling function (\S+) in (.+):(\d+)")
 
 
@@ -186,25 +170,18 @@ def recompiles(cases: list[tuple[Any, tuple, dict]]) -> list[dict]:
     import torch
     import torch._dynamo as dynamo
 
+    from .dynamic import captured_log, eager_callable
+
     dynamo.reset()
-    handler = _Records("__recompiles")
-    logger = logging.getLogger("torch._dynamo")
-    with contextlib.suppress(Exception):
-        torch._logging.set_logs(recompiles=True)
-    logger.addHandler(handler)
     compiled: dict[int, Any] = {}
-    try:
+    with captured_log("recompiles") as messages:
         for fn, args, kwargs in cases:
-            eager = _eager(fn)
+            eager = eager_callable(fn)
             if id(eager) not in compiled:
                 compiled[id(eager)] = torch.compile(eager, backend="eager")
             compiled[id(eager)](*args, **kwargs)
-    finally:
-        logger.removeHandler(handler)
-        with contextlib.suppress(Exception):
-            torch._logging.set_logs()
     out = []
-    for message in handler.messages:
+    for message in messages:
         match = _RECOMPILE.search(message)
         guards = [line.strip()[2:] for line in message.splitlines() if line.strip().startswith("- ")]
         out.append({
@@ -225,7 +202,7 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def run(target: str, device: str, train: bool, roots: list[str], max_memory: int | None = None) -> dict:
-    from .dynamic import collect_breaks, describe_gb
+    from .dynamic import collect_breaks, describe_gb, eager_callable
 
     try:
         factory = load_factory(target)
@@ -246,10 +223,10 @@ def run(target: str, device: str, train: bool, roots: list[str], max_memory: int
     except BaseException as exc:
         kind = "out-of-memory" if _out_of_memory(exc) else "factory-raised"
         raise TargetError(kind, f"the factory raised {_describe(exc)}") from exc
-    cases = [(_to_device(fn, device) if isinstance(fn, torch.nn.Module) else fn,
-              _to_device(args, device), _to_device(kwargs, device)) for fn, args, kwargs in cases]
+    cases = [(to_device(fn, device), to_device(args, device), to_device(kwargs, device))
+             for fn, args, kwargs in cases]
     for fn, _, _ in cases:
-        module = _eager(fn)
+        module = eager_callable(fn)
         if isinstance(module, torch.nn.Module):
             module.train(train)
     grad = torch.enable_grad if train else torch.no_grad
@@ -261,9 +238,9 @@ def run(target: str, device: str, train: bool, roots: list[str], max_memory: int
             # dynamo must see the model as a first call would (lazily built state, such as
             # torchvision's pooler scales, is part of what breaks), so explain runs first and
             # the line tracer runs on a copy taken before it.
-            eager = _pristine_copy(_eager(fn))
+            eager = _pristine_copy(eager_callable(fn))
             with grad():
-                breaks, output = collect_breaks(_eager(fn), args, kwargs)
+                breaks, output = collect_breaks(eager_callable(fn), args, kwargs)
                 with tracer.active():
                     eager(*args, **kwargs)
         except BaseException as exc:

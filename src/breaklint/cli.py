@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
 
 from . import __version__
-from .config import Config, ConfigError, load, validate_codes
-from .registry import ENGINE_CODES, all_codes, code_info, load_rules, rule_doc
+from .config import ConfigError, load, validate_codes
+from .registry import all_codes, code_info, load_rules, rule_doc
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -101,10 +103,8 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
             click.echo(f"breaklint: {problem}", err=True)
     if diff:
         _print_diff(fixrun, result)
-    findings = relative(result.all)
-    if fmt == "sarif":
-        from .report import sarif
-        findings = result.all
+    # SARIF makes its URIs relative to the repository root itself
+    findings = result.all if fmt == "sarif" else relative(result.all)
     colour = color if color is not None else (output is None and sys.stdout.isatty()
                                               and "NO_COLOR" not in os.environ)
     if statistics:
@@ -113,6 +113,7 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
         from .report import json as json_report
         body = json_report.render(findings)
     elif fmt == "sarif":
+        from .report import sarif
         body = sarif.render(findings, len(result.files))
     elif fmt == "github":
         from .report import github
@@ -202,9 +203,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     timeout = timeout or dyn.timeout
     train = dyn.train if train is None else train
     max_memory = max_memory or dyn.max_memory
-    try:
-        import torch  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("torch") is None:  # the targets' processes import it, this one need not
         click.echo("breaklint: error: the dynamic pass needs torch (pip install 'breaklint[dynamic]')", err=True)
         sys.exit(2)
 
@@ -213,11 +212,12 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     reports = []
     show_bar = len(targets) > 1 and sys.stderr.isatty()
     with click.progressbar(targets, label="explain", file=sys.stderr, show_pos=True,
-                           item_show_func=lambda t: t or "") if show_bar else _plain(targets) as items:
+                           item_show_func=lambda t: t or "") if show_bar else nullcontext(targets) as items:
         for target in items:
             reports.append(run_target(target, device=device, train=train, timeout=timeout, roots=roots,
                                       max_memory=max_memory))
     merged = merge(result.all, reports, result.files)
+    counts = _dynamic_summary(merged)
     findings = relative(merged.findings) if fmt != "sarif" else merged.findings
     if fmt == "json":
         import json
@@ -233,7 +233,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
                                      "stack": [{"file": f, "line": n} for f, n in b.get("frames", [])]}
                                     for b in r.data.get("breaks", [])]}
                         for r in reports],
-            "summary": _dynamic_summary(merged),
+            "summary": counts,
             "recompiles": merged.recompiles,
             "findings": [f.to_dict() for f in findings],
         }, indent=2) + "\n"
@@ -250,7 +250,6 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     for rep in reports:
         if not rep.ok:
             click.echo(f"breaklint: target {rep.target}: {rep.error}", err=True)
-    counts = _dynamic_summary(merged)
     click.echo(
         f"{len(reports)} target{'s' * (len(reports) != 1)} ({sum(not r.ok for r in reports)} failed): "
         f"{counts['graphs']} graphs, {counts['breaks']} breaks; {counts['confirmed']} confirmed, "
@@ -262,19 +261,6 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     if exit_zero:
         sys.exit(0)
     sys.exit(1 if counts["breaks"] or any(f.kind == "break" for f in merged.findings) else 0)
-
-
-class _plain:
-    """A stand-in for click's progress bar when there is no terminal to draw on."""
-
-    def __init__(self, items) -> None:
-        self.items = items
-
-    def __enter__(self):
-        return self.items
-
-    def __exit__(self, *exc) -> None:
-        return None
 
 
 def _dynamic_summary(merged) -> dict:

@@ -132,7 +132,7 @@ def load(paths: list[Path], explicit: Path | None = None) -> Config:
         starts = paths or [Path.cwd()]
         path = find_pyproject(starts[0])
     if path is None:
-        return Config(root=_git_root(Path.cwd()) or Path.cwd())
+        return Config(root=git_root(Path.cwd()) or Path.cwd())
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -220,7 +220,8 @@ def _dynamic(table: object, where: str) -> DynamicConfig:
     return out
 
 
-def _git_root(start: Path) -> Path | None:
+def git_root(start: Path) -> Path | None:
+    """The work tree of the git repository holding `start`, if any."""
     for candidate in [start.resolve(), *start.resolve().parents]:
         if (candidate / ".git").exists():
             return candidate

@@ -200,6 +200,20 @@ def source_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset in `text` at which each line (as `source_lines` counts them) starts."""
+    return [0] + [m.end() for m in _LINE_END.finditer(text)]
+
+
+def span_text(lines: list[str], line: int, col: int, end_line: int, end_col: int) -> str:
+    """The text from (line, col) to (end_line, end_col): 1-based lines, 0-based columns, end exclusive."""
+    if not 0 < line <= end_line <= len(lines):
+        return ""
+    if line == end_line:
+        return lines[line - 1][col:end_col]
+    return "\n".join([lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]])
+
+
 def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
     """Small statements and compound statements of a block, into nested blocks but not defs."""
     stmts = body.body if isinstance(body, (cst.BaseSuite, cst.Module)) else body

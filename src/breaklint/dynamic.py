@@ -9,6 +9,7 @@ graph and no break reason to explain).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -16,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 _GB_URL = re.compile(r"gb/gb(\d{4})\.html", re.I)
 _AT = re.compile(r"Graph break (?:\(user stack suppressed[^)]*\) )?in user code at (.+):(\d+)")
@@ -64,16 +65,40 @@ def gb_for_reason(reason: str) -> str | None:
 
 
 class _Collector(logging.Handler):
-    def __init__(self) -> None:
+    def __init__(self, suffix: str) -> None:
         super().__init__(logging.DEBUG)
+        self.suffix = suffix
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.name.endswith("__graph_breaks"):
+        if record.name.endswith(self.suffix):
             try:
                 self.messages.append(record.getMessage())
             except Exception:  # a broken log record must not end the run
                 pass
+
+
+@contextlib.contextmanager
+def captured_log(artifact: str) -> Iterator[list[str]]:
+    """The messages of one `torch._logging` artifact (`graph_breaks`, `recompiles`) while the block runs."""
+    import torch
+
+    collector = _Collector(f"__{artifact}")
+    dynamo_logger = logging.getLogger("torch._dynamo")
+    with contextlib.suppress(Exception):  # a torch without this artifact: nothing is captured
+        torch._logging.set_logs(**{artifact: True})
+    dynamo_logger.addHandler(collector)
+    try:
+        yield collector.messages
+    finally:
+        dynamo_logger.removeHandler(collector)
+        with contextlib.suppress(Exception):
+            torch._logging.set_logs()
+
+
+def eager_callable(fn: Any) -> Any:
+    """What `torch.compile` wrapped: a compiled module's `_orig_mod`, a compiled function's original."""
+    return getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
 
 
 def _parse_log(message: str) -> Break:
@@ -88,27 +113,13 @@ def _parse_log(message: str) -> Break:
 
 def collect_breaks(fn: Any, args: tuple = (), kwargs: dict | None = None) -> tuple[list[Break], Any]:
     """Run `fn(*args, **kwargs)` under `torch._dynamo.explain` and return its breaks and the explain output."""
-    import torch
     import torch._dynamo as dynamo
 
-    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
-    collector = _Collector()
-    dynamo_logger = logging.getLogger("torch._dynamo")
+    fn = eager_callable(fn)
     dynamo.reset()
-    try:
-        torch._logging.set_logs(graph_breaks=True)
-    except Exception:  # very old torch: explain's reasons only
-        pass
-    dynamo_logger.addHandler(collector)
-    try:
+    with captured_log("graph_breaks") as messages:
         output = dynamo.explain(fn)(*args, **(kwargs or {}))
-    finally:
-        dynamo_logger.removeHandler(collector)
-        try:
-            torch._logging.set_logs()
-        except Exception:
-            pass
-    breaks = [_parse_log(m) for m in collector.messages]
+    breaks = [_parse_log(m) for m in messages]
     # explain repeats what the log said, and (torch 2.11) adds bookkeeping entries such as
     # "comprehension_graph_break" at the call site of a break the log placed deeper. A reason
     # whose innermost frame lies on a logged break's stack is one of those.
@@ -213,14 +224,6 @@ class Merged:
     outside: int  # breaks whose whole stack lies outside the scanned files
 
 
-def _site(frames: list, files: set[str]) -> tuple[str, int] | None:
-    for filename, line in reversed(frames):
-        real = os.path.realpath(filename)
-        if real in files:
-            return real, int(line)
-    return None
-
-
 def _line_span(path: Path, line: int) -> tuple[int, int]:
     """The columns of a line's code, without its indentation (dynamo reports lines, not columns)."""
     try:
@@ -252,7 +255,11 @@ def merge(static: list, reports: list[TargetReport], files: list[Path]) -> Merge
         for path, lines in rep.data.get("lines_run", {}).items():
             ran.setdefault(os.path.realpath(path), set()).update(lines)
         for brk in rep.data.get("breaks", []):
-            site = _site(brk.get("frames", []), set(real_files))
+            frames = [(filename, int(line)) for filename, line in brk.get("frames", [])]
+            site = Break(brk.get("reason", ""), brk.get("gb_type"), frames).site(
+                lambda filename: os.path.realpath(filename) in real_files)
+            if site is not None:
+                site = (os.path.realpath(site[0]), site[1])
             if site is None:
                 outside += 1
                 continue
@@ -306,7 +313,6 @@ def assert_no_graph_breaks(fn: Any, *args: Any, **kwargs: Any) -> None:
         def test_model_compiles_whole():
             assert_no_graph_breaks(MyModel().eval(), torch.randn(2, 3, 224, 224))
     """
-    fn = getattr(fn, "_orig_mod", None) or fn
     breaks, output = collect_breaks(fn, args, kwargs)
     if not breaks:
         return

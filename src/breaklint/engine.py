@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
+from .context import line_starts, span_text
 from .finding import Edit, Finding, Fix
 
 if TYPE_CHECKING:
@@ -41,12 +41,7 @@ def torch_name(ctx: "FileContext") -> str | None:
 def text_of(ctx: "FileContext", node: cst.CSTNode) -> str:
     """The exact source text of a node, parentheses included."""
     pos = ctx.position(node)
-    lines = ctx.lines
-    if pos.start.line == pos.end.line:
-        return lines[pos.start.line - 1][pos.start.column:pos.end.column]
-    parts = [lines[pos.start.line - 1][pos.start.column:], *lines[pos.start.line:pos.end.line - 1],
-             lines[pos.end.line - 1][:pos.end.column]]
-    return "\n".join(parts)
+    return span_text(ctx.lines, pos.start.line, pos.start.column, pos.end.line, pos.end.column)
 
 
 def replace(ctx: "FileContext", node: cst.CSTNode, content: str, title: str, safe: bool) -> Fix:
@@ -128,18 +123,6 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
 
 
 # ---------------------------------------------------------------------- applying fixes
-_LINE_END = re.compile(r"\r\n|\r|\n")  # as in context.source_lines
-
-
-def _offsets(text: str) -> list[int]:
-    """Where each line starts, counting lines as Python's tokenizer (and libcst) does.
-
-    Not `str.splitlines`, which also ends lines at form feeds and other separators.
-    """
-    starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
-    return starts
-
-
 def _span(starts: list[int], edit: Edit) -> tuple[int, int]:
     return starts[edit.line - 1] + edit.col, starts[edit.end_line - 1] + edit.end_col
 
@@ -167,7 +150,7 @@ def apply(text: str, fixes: list[Fix]) -> tuple[str, list[Fix]]:
     a later round (after re-linting), and fixes that would leave the file unparsable
     are dropped.
     """
-    starts = _offsets(text)
+    starts = line_starts(text)
     chosen: list[tuple[Fix, list[tuple[int, int, str]]]] = []
     taken: list[tuple[int, int]] = []
     for fix in sorted(fixes, key=lambda f: min((e.line, e.col) for e in f.edits)):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -34,9 +33,10 @@ import attr
 import sarif_om as om
 
 from .. import __version__
-from ..context import source_lines
+from ..config import git_root
+from ..context import source_lines, span_text
 from ..finding import Finding, Fix
-from ..registry import ENGINE_CODES, all_codes, code_info, doc_section, load_rules, rule_doc
+from ..registry import all_codes, code_info, doc_section, load_rules, rule_doc
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/breaklint/breaklint"
@@ -46,17 +46,6 @@ SEVERITY = {"break": "warning", "hazard": "recommendation", "notice": "recommend
 NOTIFICATION_CODES = ("BL001", "BL003")
 FINGERPRINT_KEY = "breaklint/v1"
 ALWAYS_WRITTEN = {"level", "kind"}
-
-
-def repository_root(start: Path | None = None) -> Path:
-    """The git work tree holding `start` (default: the working directory), else `start` itself."""
-    start = (start or Path.cwd()).resolve()
-    try:
-        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True,
-                             text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return start
-    return Path(out.stdout.strip()).resolve() if out.returncode == 0 and out.stdout.strip() else start
 
 
 def to_plain(obj: object) -> object:
@@ -153,14 +142,7 @@ class _Sources:
         return self._lines[path]
 
     def span(self, f: Finding) -> str:
-        lines = self.lines(f.path)
-        if not 0 < f.line <= len(lines):
-            return ""
-        if f.line == f.end_line:
-            return lines[f.line - 1][f.col:f.end_col]
-        first = lines[f.line - 1][f.col:]
-        return "\n".join([first, *lines[f.line:f.end_line - 1], lines[f.end_line - 1][:f.end_col]]
-                         if f.end_line <= len(lines) else [first])
+        return span_text(self.lines(f.path), f.line, f.col, f.end_line, f.end_col)
 
     def line(self, f: Finding) -> str:
         lines = self.lines(f.path)
@@ -224,9 +206,7 @@ def _run(findings: list[Finding], root: Path, category: str, files_checked: int)
     sources = _Sources()
     results, notifications = [], []
     findings = sorted(findings, key=Finding.sort_key)
-    codes_in_use = {f.code for f in findings}
     rule_codes = [c for c in all_codes() if c not in NOTIFICATION_CODES]
-    rule_codes += sorted(codes_in_use - set(rule_codes) - set(NOTIFICATION_CODES))
     index = {code: i for i, code in enumerate(rule_codes)}
     seen: Counter = Counter()
     for f in findings:
@@ -282,7 +262,7 @@ def _run(findings: list[Finding], root: Path, category: str, files_checked: int)
 
 def render(findings: list[Finding], files_checked: int, root: Path | None = None) -> str:
     """One log; static findings in one run, dynamic-only ones in a second run of their own category."""
-    root = (root or repository_root()).resolve()
+    root = (root or git_root(Path.cwd()) or Path.cwd()).resolve()
     static = [f for f in findings if f.origin == "static"]
     dynamic = [f for f in findings if f.origin == "dynamic"]
     runs = [_run(static, root, "static", files_checked)]
