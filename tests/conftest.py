@@ -19,11 +19,12 @@ def update_snapshots(request: pytest.FixtureRequest) -> bool:
     return request.config.getoption("--update-snapshots")
 
 
-def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None):
-    """Run the installed breaklint command; returns the CompletedProcess."""
+def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None):
+    """Run the installed breaklint command; returns the CompletedProcess. `env` adds to the environment."""
+    import os
     import subprocess
 
     return subprocess.run(
         [sys.executable, "-m", "breaklint", *args], cwd=cwd, capture_output=True, text=True,
-        input=stdin, timeout=300,
+        input=stdin, timeout=300, env={**os.environ, **env} if env else None,
     )

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import subprocess
-import tempfile
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +20,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from . import __version__, suppress
+from . import __version__, cache, suppress
 from .config import Config
 from .context import Candidate, CallRef, FileContext, ModuleSummary, module_name_for, source_lines
 from .finding import Finding
@@ -116,6 +114,17 @@ def _guess_failing_rule(exc: BaseException) -> str:
     return name
 
 
+def _cached(path: Path, module: str, cache_dir: str | None) -> FileResult | None:
+    """The file's result from the cache, or None when it must be analyzed (also when it cannot be read)."""
+    if cache_dir is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return cache.read(cache.entry_path(cache_dir, path, module, data), FileResult, path, module)
+
+
 def _analyze_path(args: tuple[Path, str, str | None]) -> FileResult:
     path, module, cache_dir = args
     try:
@@ -124,32 +133,17 @@ def _analyze_path(args: tuple[Path, str, str | None]) -> FileResult:
         result = FileResult(path=path, module=module)
         result.errors.append(_engine_finding("BL001", path, f"cannot read file: {exc.strerror}"))
         return result
-    cache_file = None
+    entry = None
     if cache_dir is not None:
-        key = hashlib.sha256(b"\0".join([__version__.encode(), cache_dir.encode(),
-                                         str(path).encode(), module.encode(), data])).hexdigest()
-        cache_file = Path(cache_dir) / key[:2] / f"{key}.pickle"
-        try:
-            with cache_file.open("rb") as fh:
-                return pickle.load(fh)
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError):
-            pass
+        entry = cache.entry_path(cache_dir, path, module, data)
+        cached = cache.read(entry, FileResult, path, module)
+        if cached is not None:
+            return cached
     result = analyze_source(data, path, module)
     result.digest = hashlib.sha256(data).hexdigest()
-    if cache_file is not None:
-        _write_atomic(cache_file, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    if entry is not None:
+        cache.write_atomic(entry, cache.dumps(result))
     return result
-
-
-def _write_atomic(target: Path, payload: bytes) -> None:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, target)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
 
 
 # ---------------------------------------------------------------------- discovery
@@ -359,20 +353,25 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
         base = Path(config.cache_dir) if config.cache_dir else config.root / ".breaklint_cache"
         cache_dir = str(base / f"v{__version__}-{config.fingerprint()}")
         _write_gitignore(base)
-    work = [(p, module_name_for(p), cache_dir) for p in files]
+    # Cache hits are read here: a warm run starts no workers and sends nothing between processes.
+    found = [(p, module_name_for(p)) for p in files]
+    results: list[FileResult | None] = [_cached(p, mod, cache_dir) for p, mod in found]
+    work = [(p, mod, cache_dir) for (p, mod), res in zip(found, results) if res is None]
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_analyze_path, work, chunksize=max(1, len(work) // (jobs * 4))))
+            fresh = iter(pool.map(_analyze_path, work, chunksize=max(1, len(work) // (jobs * 4))))
+            results = [res if res is not None else next(fresh) for res in results]
     else:
-        results = [_analyze_path(w) for w in work]
+        results = [res if res is not None else _analyze_path((p, mod, cache_dir))
+                   for res, (p, mod) in zip(results, found)]
     return combine(results, config)
 
 
 def _write_gitignore(base: Path) -> None:
     marker = base / ".gitignore"
     if not marker.exists():
-        _write_atomic(marker, b"# created by breaklint\n*\n")
+        cache.write_atomic(marker, b"# created by breaklint\n*\n")
 
 
 def combine(results: list[FileResult], config: Config) -> LintResult:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-Kind = Literal["break", "hazard", "error"]
+Kind = Literal["break", "hazard", "error", "notice"]
 Origin = Literal["static", "dynamic"]
 
 

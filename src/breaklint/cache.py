@@ -1,0 +1,258 @@
+"""The per-file result cache: plain JSON data, validated on load, at names no one else can predict.
+
+A cache lives in the linted tree (`.breaklint_cache/`), and the tree may come from
+an untrusted pull request. So an entry is never a format that can execute when
+read (no pickle, no marshal, no eval): it is JSON, rebuilt into the engine's
+dataclasses field by field from their type hints, and anything that does not
+fit them exactly is ignored and recomputed. Entry names are an HMAC of the
+file's path, module and bytes under a key kept outside the tree (in the user's
+cache directory), so a planted file cannot sit where a lookup would find it,
+and a planted entry could not hide a finding even if it were valid data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+import types
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
+
+from . import __version__
+
+FORMAT = 1
+SUFFIX = ".json"
+
+
+class Invalid(ValueError):
+    """An entry that does not have the shape the engine writes."""
+
+
+# ---------------------------------------------------------------------- the key
+def key_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "breaklint" / "cache-key"
+
+
+@cache
+def secret() -> bytes:
+    """This user's cache key, made on first use. Without a writable home it is per process:
+    the cache then never hits across runs, which costs time and nothing else."""
+    path = key_file()
+    try:
+        data = path.read_bytes().strip()
+        if len(data) >= 32:
+            return data
+    except OSError:
+        pass
+    fresh = secrets.token_hex(32).encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(fresh)
+        return fresh
+    except FileExistsError:  # another process made it first: use theirs
+        try:
+            data = path.read_bytes().strip()
+            return data if len(data) >= 32 else fresh
+        except OSError:
+            return fresh
+    except OSError:
+        return fresh
+
+
+def entry_path(cache_dir: str, path: Path, module: str, data: bytes) -> Path:
+    mac = hmac.new(secret(), digestmod=hashlib.sha256)
+    for part in (__version__.encode(), str(FORMAT).encode(), cache_dir.encode(), str(path).encode(),
+                 module.encode(), data):
+        mac.update(len(part).to_bytes(8, "big"))
+        mac.update(part)
+    key = mac.hexdigest()
+    return Path(cache_dir) / key[:2] / f"{key}{SUFFIX}"
+
+
+# ---------------------------------------------------------------------- encoding
+def to_data(obj: Any) -> Any:
+    """Plain JSON data for a result: dataclasses become objects, paths strings, sets sorted lists."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, (set, frozenset)):
+        return sorted(to_data(v) for v in obj)
+    if isinstance(obj, (list, tuple)):
+        return [to_data(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_data(v) for k, v in obj.items()}
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    raise TypeError(f"cannot cache a {type(obj).__name__}")
+
+
+def from_data(hint: Any, data: Any) -> Any:
+    """Rebuild a value of type `hint` from JSON data, or raise Invalid."""
+    return decoder(hint)(data)
+
+
+@cache
+def decoder(hint: Any) -> Callable[[Any], Any]:
+    """A function that checks JSON data against `hint` and rebuilds the value, made once per type."""
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        optional = type(None) in get_args(hint)
+        options = [decoder(o) for o in get_args(hint) if o is not type(None)]
+
+        def union(data: Any) -> Any:
+            if data is None:
+                if optional:
+                    return None
+                raise Invalid("unexpected null")
+            for option in options:
+                try:
+                    return option(data)
+                except Invalid:
+                    pass
+            raise Invalid(f"no alternative of {hint!r} fits")
+        return union
+    if origin is Literal:
+        allowed = {(type(a), a) for a in get_args(hint)}
+
+        def literal(data: Any) -> Any:
+            if (type(data), data) in allowed:
+                return data
+            raise Invalid(f"{data!r} is not one of {get_args(hint)}")
+        return literal
+    if origin in (list, set, frozenset):
+        (item_hint,) = get_args(hint)
+        item = decoder(item_hint)
+        make = origin
+
+        def sequence(data: Any) -> Any:
+            if type(data) is not list:
+                raise Invalid("expected a list")
+            return make([item(v) for v in data])
+        return sequence
+    if origin is tuple:
+        args = get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            each = decoder(args[0])
+
+            def homogeneous(data: Any) -> Any:
+                if type(data) is not list:
+                    raise Invalid("expected a list")
+                return tuple([each(v) for v in data])
+            return homogeneous
+        parts = [decoder(a) for a in args]
+
+        def fixed(data: Any) -> Any:
+            if type(data) is not list or len(data) != len(parts):
+                raise Invalid("expected a list of the right length")
+            return tuple([p(v) for p, v in zip(parts, data)])
+        return fixed
+    if origin is dict:
+        key_hint, value_hint = get_args(hint)
+        if key_hint is not str:
+            raise TypeError("only string keys can be cached")
+        value = decoder(value_hint)
+
+        def mapping(data: Any) -> Any:
+            if type(data) is not dict:
+                raise Invalid("expected an object")
+            return {k: value(v) for k, v in data.items()}
+        return mapping
+    if dataclasses.is_dataclass(hint):
+        hints = get_type_hints(hint)
+        names = [f.name for f in dataclasses.fields(hint)]
+        fields = [(name, decoder(hints[name])) for name in names]
+        expected = set(names)
+        cls = hint
+
+        def record(data: Any) -> Any:
+            if type(data) is not dict or data.keys() != expected:
+                raise Invalid(f"expected the fields of {cls.__name__}")
+            return cls(**{name: dec(data[name]) for name, dec in fields})
+        return record
+    if hint is Path:
+        def path(data: Any) -> Any:
+            if type(data) is not str:
+                raise Invalid("expected a path")
+            return Path(data)
+        return path
+    if hint in (bool, int, str):
+        def atom(data: Any) -> Any:
+            if type(data) is not hint:
+                raise Invalid(f"expected {hint.__name__}")
+            return data
+        return atom
+    if hint is float:
+        def number(data: Any) -> Any:
+            if type(data) not in (int, float):
+                raise Invalid("expected a number")
+            return float(data)
+        return number
+    if hint is type(None):
+        def null(data: Any) -> Any:
+            if data is not None:
+                raise Invalid("expected null")
+            return None
+        return null
+    raise TypeError(f"cannot cache a value of type {hint!r}")
+
+
+# ---------------------------------------------------------------------- entries
+def dumps(result: Any) -> bytes:
+    payload = {"format": FORMAT, "version": __version__, "result": to_data(result)}
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def loads(raw: bytes, cls: type, path: Path, module: str) -> Any:
+    """The result stored in `raw`, or raise Invalid. Checks it is for this file."""
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise Invalid(f"not JSON: {exc}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT or payload.get("version") != __version__:
+        raise Invalid("another format or version")
+    try:
+        result = decoder(cls)(payload.get("result"))
+    except RecursionError:
+        raise Invalid("nested too deeply") from None
+    if result.path != path or result.module != module:
+        raise Invalid("an entry for another file")
+    return result
+
+
+def read(entry: Path, cls: type, path: Path, module: str) -> Any | None:
+    """The cached result, or None when the entry is missing or not valid (it is then rebuilt)."""
+    try:
+        raw = entry.read_bytes()
+    except OSError:
+        return None
+    try:
+        return loads(raw, cls, path, module)
+    except Invalid:
+        return None
+
+
+def write_atomic(target: Path, payload: bytes) -> None:
+    """Write through a temporary file and a rename, so a reader never sees half an entry."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(payload)
+            os.replace(tmp, target)
+        except OSError:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+
