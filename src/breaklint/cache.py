@@ -168,13 +168,15 @@ def decoder(hint: Any) -> Callable[[Any], Any]:
             return {k: value(v) for k, v in data.items()}
         return mapping
     if dataclasses.is_dataclass(hint):
-        hints = get_type_hints(hint)
-        names = [f.name for f in dataclasses.fields(hint)]
-        fields = [(name, decoder(hints[name])) for name in names]
-        expected = set(names)
         cls = hint
+        names = [f.name for f in dataclasses.fields(cls)]
+        expected = set(names)
+        fields: list[tuple[str, Callable[[Any], Any]]] = []  # filled on first use: types may be recursive
 
         def record(data: Any) -> Any:
+            if len(fields) != len(names):
+                hints = get_type_hints(cls)
+                fields[:] = [(name, decoder(hints[name])) for name in names]
             if type(data) is not dict or data.keys() != expected:
                 raise Invalid(f"expected the fields of {cls.__name__}")
             return cls(**{name: dec(data[name]) for name, dec in fields})

@@ -23,7 +23,10 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import CodeRange, PositionProvider
 
+from . import values as V
 from .finding import Finding, Fix
+from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
+from .values import Val
 
 if TYPE_CHECKING:
     from .registry import Rule
@@ -118,64 +121,13 @@ NOT_MODULES = {"torch.nn.Parameter", "torch.nn.ParameterList", "torch.nn.Paramet
 
 
 @dataclass
-class CallRef:
-    """A call (or reference) from one function to another, resolved at tree level."""
-
-    kind: str  # "name" (dotted name), "self" (method of own class), "selfattr" (submodule), "super"
-    target: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-
-
-@dataclass
-class FunctionInfo:
-    qualname: str
-    cls: str | None
-    compiled: bool = False
-    disabled: bool = False
-    calls: list[CallRef] = field(default_factory=list)
-
-
-@dataclass
-class ClassInfo:
-    qualname: str
-    bases: list[str]
-    methods: set[str] = field(default_factory=set)
-    submodules: dict[str, str] = field(default_factory=dict)  # attr -> class dotted name
-    tensor_attrs: set[str] = field(default_factory=set)
-
-
-@dataclass
-class ModuleSummary:
-    """What the engine needs of one file to decide what torch.compile reaches."""
-
-    module: str
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    classes: dict[str, ClassInfo] = field(default_factory=dict)
-    entries: list[str] = field(default_factory=list)  # names passed to torch.compile(...)
-    instances: dict[str, str] = field(default_factory=dict)  # module-level var -> class
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A finding before the engine knows whether compile reaches its function."""
-
-    scope: str | None  # qualname of the enclosing top-level function or method
-    finding: Finding
-    stmt_start: int  # lines of the statement, for suppression comments
-    stmt_end: int
-
-
-@dataclass
 class _Scope:
     info: FunctionInfo
-    tensors: dict[str, bool] = field(default_factory=dict)
-    bools: set[str] = field(default_factory=set)
-    sequences: set[str] = field(default_factory=set)
+    values: dict[str, Val] = field(default_factory=dict)  # local name -> what it holds
     modules: set[str] = field(default_factory=set)
     loggers: set[str] = field(default_factory=set)
+    returns: list[Val] = field(default_factory=list)
+    generator: bool = False
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -268,6 +220,8 @@ class FileContext(cst.BatchableCSTVisitor):
         self._disabled_depth = 0
         self._def_disabled: list[bool] = []  # per enclosing def: did it raise _disabled_depth
         self._loop_depth = 0
+        self._branch_depth = 0
+        self._branch_names: list[set[str]] = []
         self._stmts: list[cst.CSTNode] = []
         self.condition_parts: set[cst.CSTNode] = set()
         self.assign_targets: set[cst.CSTNode] = set()
@@ -293,6 +247,13 @@ class FileContext(cst.BatchableCSTVisitor):
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
         for stmt in iter_statements(node):
+            if isinstance(stmt, cst.Assign) and isinstance(stmt.value, (cst.Dict, cst.List, cst.Tuple)):
+                elements = [el.value for el in stmt.value.elements if isinstance(el, (cst.DictElement, cst.Element))]
+                held = [self.aliases[e.value] for e in elements if isinstance(e, cst.Name) and e.value in self.aliases]
+                if held:
+                    for target in stmt.targets:
+                        if isinstance(target.target, cst.Name):
+                            self.summary.function_tables[target.target.value] = held
             if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call):
                 callee = self.qualify(stmt.value.func)
                 for target in stmt.targets:
@@ -322,7 +283,7 @@ class FileContext(cst.BatchableCSTVisitor):
         if name is None:
             return None
         head, _, rest = name.partition(".")
-        if self._scopes and head in self._scopes[-1].tensors:
+        if self._scopes and head in self._scopes[-1].values:
             return None  # a local variable, not the imported name
         full = self.aliases.get(head, head)
         return f"{full}.{rest}" if rest else full
@@ -364,13 +325,17 @@ class FileContext(cst.BatchableCSTVisitor):
                 targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
                 value = stmt.value
                 for target in targets:
-                    if (
-                        isinstance(target, cst.Attribute)
-                        and isinstance(target.value, cst.Name)
-                        and target.value.value == "self"
-                        and isinstance(value, cst.Call)
-                    ):
-                        self._classify_attr(target.attr.value, value, info)
+                    attr = self._self_attr(target)
+                    if attr is None or value is None:
+                        continue
+                    if isinstance(value, cst.Call):
+                        self._classify_attr(attr, value, info)
+                    elif self._held_functions(value):
+                        info.callables.setdefault(attr, []).extend(self._held_functions(value))
+                    if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
+                        literal = self.literal_value(value) or V.UNKNOWN
+                        old = info.attr_values.get(attr)
+                        info.attr_values[attr] = literal if old is None else V.join(old, literal)
             elif isinstance(stmt, cst.Expr) and m.matches(
                 stmt.value,
                 m.Call(func=m.Attribute(value=m.Name("self"),
@@ -379,6 +344,26 @@ class FileContext(cst.BatchableCSTVisitor):
                 args = stmt.value.args
                 if args and isinstance(args[0].value, cst.SimpleString):
                     info.tensor_attrs.add(args[0].value.evaluated_value)
+
+    def _held_functions(self, value: cst.BaseExpression) -> list[str]:
+        """Functions an attribute may hold: `fn`, `TABLE[key]` (a module-level table of functions),
+        `a if c else b`."""
+        if isinstance(value, cst.IfExp):
+            return self._held_functions(value.body) + self._held_functions(value.orelse)
+        if isinstance(value, cst.Subscript):
+            name = dotted(value.value)
+            if name in self.summary.function_tables:
+                return [f"{self.module}.{name}"]
+            qual = self.qualify(value.value) if name else None
+            return [qual] if qual and qual != name else []
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            name = dotted(value)
+            head = (name or "").split(".")[0]
+            if name and head in self.aliases and head != "self":
+                qual = self.qualify(value)
+                if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
+                    return [qual]
+        return []
 
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo) -> None:
         callee = self.qualify(value.func)
@@ -414,27 +399,89 @@ class FileContext(cst.BatchableCSTVisitor):
         scope = _Scope(info)
         scope.loggers = set(self.loggers)
         entry_like = info.compiled or node.name.value == "forward"
+        info.is_static = "staticmethod" in decorators
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
-            if name in ("self", "cls"):
+            info.params.append(name)
+            if name in ("self", "cls") and cls is not None and not info.is_static:
+                scope.values[name] = V.OBJECT
                 continue
-            scope.tensors[name] = self._param_is_tensor(param, entry_like)
-            if param.annotation is not None and self._is_sequence_annotation(param.annotation.annotation):
-                scope.sequences.add(name)
+            declared = self._declared_value(param)
+            if declared is not None:
+                info.declared[name] = declared
+                scope.values[name] = declared
+                continue
+            info.fallback[name] = self._fallback_value(param, entry_like)
+            scope.values[name] = V.param(qual, name)
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.values[star.name.value] = V.OBJECT
         self._scopes.append(scope)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._scopes.pop()
+        scope = self._scopes.pop()
         self._disabled_depth -= self._def_disabled.pop()
+        if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
+            if scope.generator:
+                scope.info.returns = V.OBJECT
+            else:
+                scope.info.returns = V.join(*scope.returns) if scope.returns else V.NONE
 
-    def _param_is_tensor(self, param: cst.Param, entry_like: bool) -> bool:
-        if param.annotation is not None:
-            ann = param.annotation.annotation
-            return self._is_tensor_annotation(ann)
-        if not entry_like:
-            return False
+    def visit_Return(self, node: cst.Return) -> None:
+        if self._scopes and self._nested_depth() == 0:
+            self._scopes[-1].returns.append(self.value(node.value) if node.value is not None else V.NONE)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self._scopes and self._nested_depth() == 0:
+            self._scopes[-1].generator = True
+
+    def _nested_depth(self) -> int:
+        """How many function definitions deep inside the top-level function the walk is."""
+        return len(self._def_disabled) - 1
+
+    def _declared_value(self, param: cst.Param) -> Val | None:
+        """What a parameter's annotation says it holds, or None without one."""
+        if param.annotation is None:
+            return None
+        return self.annotation_value(param.annotation.annotation)
+
+    def annotation_value(self, ann: cst.BaseExpression) -> Val:
+        if self._is_tensor_annotation(ann):
+            return V.TENSOR
+        if self._is_sequence_annotation(ann):
+            return V.seq([V.TENSOR])
+        scalar = self._scalar_annotation(ann)
+        if scalar is not None:
+            return scalar
+        if isinstance(ann, cst.BinaryOperation) or (
+                isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Union")):
+            return V.UNKNOWN  # float | Tensor: either
+        if isinstance(ann, cst.SimpleString) and "Tensor" in ann.value:
+            return V.UNKNOWN
+        return V.OBJECT
+
+    def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
+        if isinstance(ann, cst.Subscript) and self.qualify(ann.value) in ("typing.Optional", "Optional"):
+            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+            return self._scalar_annotation(inner[0]) if len(inner) == 1 else None
+        if isinstance(ann, cst.BinaryOperation):
+            parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
+            if len(parts) == 1:
+                return self._scalar_annotation(parts[0])
+            vals = [self._scalar_annotation(p) for p in parts]
+            return V.NUMBER if all(v is not None and v.kind == "number" for v in vals) else None
+        name = dotted(ann) if not isinstance(ann, cst.SimpleString) else ann.evaluated_value
+        return {"int": V.NUMBER, "float": V.NUMBER, "complex": V.NUMBER, "bool": V.BOOL, "str": V.STR,
+                "bytes": V.STR}.get(name or "")
+
+    def _fallback_value(self, param: cst.Param, entry_like: bool) -> Val:
+        """What an unannotated parameter holds when no reached call site says: the default's value;
+        for `forward` and compiled functions, a tensor when there is no default or it is `None`."""
         default = param.default
-        return default is None or (isinstance(default, cst.Name) and default.value == "None")
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            value = self.literal_value(default)
+            return value if value is not None else V.UNKNOWN
+        return V.TENSOR if entry_like else V.UNKNOWN
 
     def _is_tensor_annotation(self, ann: cst.BaseExpression) -> bool:
         if isinstance(ann, cst.SimpleString):
@@ -498,15 +545,41 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_While_body(self, node: cst.While) -> None:
         self._loop_depth += 1
+        self._enter_branch()
 
     def leave_While_body(self, node: cst.While) -> None:
         self._loop_depth -= 1
+        self._leave_branch()
 
     def visit_For_body(self, node: cst.For) -> None:
         self._loop_depth += 1
+        self._enter_branch()
 
     def leave_For_body(self, node: cst.For) -> None:
         self._loop_depth -= 1
+        self._leave_branch()
+
+    # A name bound inside a branch (an `if` body, an `else`, a loop body, a handler) may keep
+    # the value it had before: see `_assign_value`.
+    def _enter_branch(self) -> None:
+        self._branch_depth += 1
+        self._branch_names.append(set())
+
+    def _leave_branch(self) -> None:
+        self._branch_depth -= 1
+        self._branch_names.pop()
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._enter_branch()
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._leave_branch()
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._enter_branch()
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._leave_branch()
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._mark_condition(node.test)
@@ -542,9 +615,11 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_Else(self, node: cst.Else) -> None:
         self._enter_maybe_dead(node)
+        self._enter_branch()
 
     def leave_Else(self, original_node: cst.Else) -> None:
         self._leave_maybe_dead(original_node)
+        self._leave_branch()
 
     def visit_If_orelse(self, node: cst.If) -> None:
         if node.orelse is not None and isinstance(node.orelse, cst.If):
@@ -558,19 +633,37 @@ class FileContext(cst.BatchableCSTVisitor):
     def visit_For(self, node: cst.For) -> None:
         if not self._scopes:
             return
+        self._bind_loop_target(node.target, node.iter)
+        attr = self._self_attr(node.iter)
+        cls = self._classes[-1] if self._classes else None
+        if isinstance(node.target, cst.Name) and attr and cls and attr in cls.submodules:
+            self._scopes[-1].modules.add(node.target.value)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if self._scopes:
+            self._bind_loop_target(node.target, node.iter)
+
+    def _bind_loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """`for t in it`: t holds an element of `it`; `zip` and `enumerate` are taken apart."""
         scope = self._scopes[-1]
-        if isinstance(node.target, cst.Name):
-            name = node.target.value
-            it = node.iter
-            scope.tensors[name] = self.is_tensor(it) or (isinstance(it, cst.Name) and it.value in scope.sequences)
-            attr = self._self_attr(it)
-            cls = self._classes[-1] if self._classes else None
-            if attr and cls and attr in cls.submodules:
-                scope.modules.add(name)
-        elif isinstance(node.target, cst.Tuple):
-            for el in node.target.elements:
-                if isinstance(el.value, cst.Name):
-                    scope.tensors[el.value.value] = False
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value in ("zip", "enumerate") \
+                and it.func.value not in self.aliases and isinstance(target, (cst.Tuple, cst.List)):
+            names = [el.value for el in target.elements]
+            args = [a.value for a in it.args if a.keyword is None and not a.star]
+            if it.func.value == "enumerate" and len(names) == 2 and args:
+                self._assign_value(names[0], V.NUMBER)
+                self._assign_value(names[1], V.elem(self.value(args[0])))
+                return
+            if it.func.value == "zip" and len(names) == len(args):
+                for sub, arg in zip(names, args):
+                    self._assign_value(sub, V.elem(self.value(arg)))
+                return
+            for sub in names:
+                self._assign_value(sub, V.UNKNOWN)
+            return
+        self._assign_value(target, V.elem(self.value(it)))
+        if isinstance(target, cst.Name):
+            scope.values.setdefault(target.value, V.UNKNOWN)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._stmts.append(node)
@@ -597,64 +690,55 @@ class FileContext(cst.BatchableCSTVisitor):
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._scopes:
             return
+        value = self.value(original_node.value)
         for target in original_node.targets:
-            self._bind(target.target, original_node.value)
+            self._assign_value(target.target, value)
+            if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
+                    and self.qualify(original_node.value.func) == "logging.getLogger":
+                self._scopes[-1].loggers.add(target.target.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if not self._scopes or not isinstance(original_node.target, cst.Name):
             return
-        if self._is_tensor_annotation(original_node.annotation.annotation):
-            self._scopes[-1].tensors[original_node.target.value] = True
-        elif original_node.value is not None:
-            self._bind(original_node.target, original_node.value)
+        declared = self.annotation_value(original_node.annotation.annotation)
+        if declared.is_tensor or original_node.value is None:
+            self._assign_value(original_node.target, declared)
+        else:
+            self._assign_value(original_node.target, self.value(original_node.value))
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         if self._scopes and isinstance(original_node.target, cst.Name):
             scope = self._scopes[-1]
             name = original_node.target.value
-            scope.tensors[name] = scope.tensors.get(name, False) or self.is_tensor(original_node.value)
+            before = scope.values.get(name, V.UNKNOWN)
+            scope.values[name] = V.op(before, self.value(original_node.value))
 
-    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
+        """Bind a target (a name, or a tuple or list of targets) to a value. A name bound in one
+        branch keeps what it held in the other: the two are joined, so a flag set to `False`
+        and reassigned only in training stays a Python bool."""
         scope = self._scopes[-1]
         if isinstance(target, cst.Name):
             name = target.value
-            scope.tensors[name] = self.is_tensor(value)
-            if self.is_bool_tensor(value):
-                scope.bools.add(name)
-            else:
-                scope.bools.discard(name)
-            if self._is_sequence(value):
-                scope.sequences.add(name)
-            else:
-                scope.sequences.discard(name)
-            if isinstance(value, cst.Call) and self.qualify(value.func) == "logging.getLogger":
-                scope.loggers.add(name)
+            old = scope.values.get(name)
+            if old is not None and self._branch_depth and name not in self._fresh_in_branch():
+                value = V.join(old, value)
+            scope.values[name] = value
+            if self._branch_depth:
+                self._fresh_in_branch().add(name)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            names = [el.value for el in target.elements]
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names):
-                for sub, el in zip(names, value.elements):
-                    self._bind(sub, el.value)
-                return
-            each = self._is_sequence(value) or self.is_tensor(value)
-            for sub in names:
-                if isinstance(sub, cst.Name):
-                    scope.tensors[sub.value] = each
-                    scope.bools.discard(sub.value)
+            elements = list(target.elements)
+            starred = any(isinstance(el, cst.StarredElement) for el in elements)
+            for index, el in enumerate(elements):
+                if isinstance(el, cst.StarredElement):
+                    self._assign_value(el.value, V.OBJECT)
+                else:
+                    self._assign_value(el.value, V.elem(value, None if starred else index))
 
-    def _is_sequence(self, value: cst.BaseExpression) -> bool:
-        if isinstance(value, cst.Call):
-            name = self.qualify(value.func)
-            if name in TORCH_SEQUENCE:
-                return True
-            if name == "torch.where" and len(value.args) == 1:
-                return True
-            if isinstance(value.func, cst.Attribute) and value.func.attr.value in SEQUENCE_METHODS:
-                return self.is_tensor(value.func.value)
-        if isinstance(value, (cst.List, cst.Tuple)):
-            return bool(value.elements) and all(self.is_tensor(el.value) for el in value.elements)
-        return False
+    def _fresh_in_branch(self) -> set[str]:
+        return self._branch_names[-1]
 
-    # ------------------------------------------------------------------ tensors
+    # ------------------------------------------------------------------ values
     def _self_attr(self, node: cst.BaseExpression) -> str | None:
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             return node.attr.value
@@ -680,84 +764,227 @@ class FileContext(cst.BatchableCSTVisitor):
         return False
 
     def is_tensor(self, node: cst.BaseExpression) -> bool:
-        """Whether the expression certainly or very probably holds a tensor."""
+        """Whether the expression is known, in this file alone, to hold a tensor."""
+        return self.value(node).is_tensor
+
+    def tensor_requirement(self, node: cst.BaseExpression) -> Val | None:
+        """None when the expression is not known to hold a tensor; else its value: concrete
+        (a tensor) or symbolic (a tensor if the tree level resolves it to one)."""
+        value = self.value(node)
+        if value.is_tensor or value.symbolic:
+            return value
+        return None
+
+    def literal_value(self, node: cst.BaseExpression) -> Val | None:
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            return V.NUMBER
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return V.STR
+        if isinstance(node, cst.Name) and node.value in ("True", "False"):
+            return V.BOOL
+        if isinstance(node, cst.Name) and node.value == "None":
+            return V.NONE
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return self.literal_value(node.expression)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            parts = [self.literal_value(el.value) for el in node.elements]
+            return V.seq([p or V.UNKNOWN for p in parts])
+        return None
+
+    def value(self, node: cst.BaseExpression) -> Val:
+        """What an expression holds, in terms of this file's facts (symbolic where the tree decides)."""
+        try:
+            return self._value(node)
+        except RecursionError:
+            return V.UNKNOWN
+
+    def _value(self, node: cst.BaseExpression) -> Val:
         scope = self._scopes[-1] if self._scopes else None
+        literal = self.literal_value(node) if not isinstance(node, (cst.Tuple, cst.List)) else None
+        if literal is not None:
+            return literal
         if isinstance(node, cst.Name):
-            return bool(scope and scope.tensors.get(node.value))
+            if scope is not None and node.value in scope.values:
+                return scope.values[node.value]
+            return V.UNKNOWN
         if isinstance(node, cst.Attribute):
-            attr = node.attr.value
-            if attr in NON_TENSOR_ATTRS:
-                return False
-            if attr in TENSOR_ATTRS:
-                return self.is_tensor(node.value)
-            self_attr = self._self_attr(node)
-            cls = self.class_info()
-            return bool(self_attr and cls and self_attr in cls.tensor_attrs)
+            return self._attribute_value(node)
         if isinstance(node, cst.Call):
-            return self._call_is_tensor(node)
+            return self._call_value(node)
         if isinstance(node, cst.Subscript):
-            if isinstance(node.value, cst.Name) and scope and node.value.value in scope.sequences:
-                return True
-            return self.is_tensor(node.value)
+            base = self.value(node.value)
+            if base.is_tensor:
+                return V.TENSOR
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+                index = node.slice[0].slice.value
+                if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
+                    return V.item(base, index.evaluated_value) if base.kind == "dict" else V.elem(base)
+                if isinstance(index, cst.Integer) or (isinstance(index, cst.UnaryOperation)
+                                                      and isinstance(index.expression, cst.Integer)):
+                    number = int(index.value if isinstance(index, cst.Integer) else "-" + index.expression.value, 0)
+                    return V.elem(base, number)
+                return V.elem(base)
+            if base.kind == "size":
+                return V.SIZE  # a slice of a shape
+            return V.elem(base) if base.symbolic else V.UNKNOWN
         if isinstance(node, cst.BinaryOperation):
-            return self.is_tensor(node.left) or self.is_tensor(node.right)
+            left, right = self.value(node.left), self.value(node.right)
+            logical = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
+            if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
+                    and not (right.is_tensor and not right.bool_shaped):
+                return V.op(left, right, comparison=True)
+            return V.op(left, right)
         if isinstance(node, cst.UnaryOperation):
-            return self.is_tensor(node.expression)
+            inner = self.value(node.expression)
+            if isinstance(node.operator, cst.Not):
+                return V.op(inner, comparison=True)
+            if isinstance(node.operator, cst.BitInvert) and inner.bool_shaped:
+                return V.op(inner, comparison=True)
+            return V.op(inner)
         if isinstance(node, cst.Comparison):
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
-                return False
-            return self.is_tensor(node.left) or any(self.is_tensor(c.comparator) for c in node.comparisons)
+                return V.BOOL
+            return V.op(self.value(node.left), *(self.value(c.comparator) for c in node.comparisons),
+                        comparison=True)
         if isinstance(node, cst.BooleanOperation):
-            return self.is_tensor(node.left) or self.is_tensor(node.right)
+            # Every operand but the last is tested for truth, and the result is one of them:
+            # for a test, it holds a tensor as soon as one operand does.
+            return V.op(self.value(node.left), self.value(node.right), comparison=True)
         if isinstance(node, cst.IfExp):
-            return self.is_tensor(node.body) and self.is_tensor(node.orelse)
-        return False
+            return V.join(self.value(node.body), self.value(node.orelse))
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+                return V.Val("seq")
+            return V.seq([self.value(el.value) for el in node.elements])
+        if isinstance(node, cst.Dict):
+            keys, vals = [], []
+            for el in node.elements:
+                if not isinstance(el, cst.DictElement) or not isinstance(el.key, cst.SimpleString):
+                    return V.Val("dict")
+                keys.append(el.key.evaluated_value)
+                vals.append(self.value(el.value))
+            return V.dict_of(keys, vals)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Lambda)):
+            return V.Val("seq") if isinstance(node, cst.ListComp) else V.OBJECT
+        return V.UNKNOWN
 
-    def _call_is_tensor(self, node: cst.Call) -> bool:
+    def _attribute_value(self, node: cst.Attribute) -> Val:
+        attr = node.attr.value
+        if attr == "shape":
+            return V.SIZE
+        if attr in NON_TENSOR_ATTRS:
+            return V.BOOL if attr in ("is_cuda", "requires_grad", "is_leaf", "training") else V.OBJECT
+        self_attr = self._self_attr(node)
+        cls = self.class_info()
+        if self_attr is not None and cls is not None:
+            if self_attr in cls.tensor_attrs:
+                return V.TENSOR
+            if self_attr in cls.submodules or self_attr in cls.callables:
+                return V.OBJECT
+            if self_attr in cls.attr_values:
+                return cls.attr_values[self_attr]
+            return V.UNKNOWN
+        if attr in TENSOR_ATTRS:
+            base = self.value(node.value)
+            return V.TENSOR if base.is_tensor else (V.op(base) if base.symbolic else V.UNKNOWN)
+        qual = self.qualify(node)
+        if qual is not None and qual.startswith("torch.") and not qual.startswith("torch.nn."):
+            return V.OBJECT  # torch.float16, torch.device, ...
+        return V.UNKNOWN
+
+    def _call_value(self, node: cst.Call) -> Val:
         func = node.func
         name = self.qualify(func)
         if name is not None and name.startswith("torch."):
             if name.startswith("torch.nn.functional."):
-                return True
+                return V.TENSOR
+            if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
+                return V.seq([V.TENSOR])
             if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR
                     or name.startswith(TORCH_NON_TENSOR_PREFIXES)
                     or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
-                return False
-            return True
+                return V.OBJECT
+            return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
+        if isinstance(func, cst.Name) and func.value not in self.aliases:
+            builtin = self._builtin_value(func.value, node)
+            if builtin is not None:
+                return builtin
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = func.value
+            base = self.value(receiver)
+            if method in ("size", "dim", "ndimension", "numel", "nelement", "stride", "element_size",
+                          "storage_offset", "__len__", "get_device"):
+                if base.is_tensor or base.symbolic or base.kind == "unknown":
+                    return V.SIZE if method in ("size", "stride") else V.NUMBER
+            if method in ("item",):
+                return V.NUMBER
+            if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
+                return V.seq([V.TENSOR]) if base.is_tensor else V.UNKNOWN
             if method in NON_TENSOR_METHODS:
-                return False
-            if self.is_tensor(receiver):
-                return True
-            if self.is_module_ref(func):  # self.blocks[0].forward(x)? rare
-                return True
-            if isinstance(receiver, cst.Name) and method in TENSOR_ONLY_METHODS:
+                return V.OBJECT if base.is_tensor else V.UNKNOWN
+            if base.is_tensor:
+                return V.BOOL_TENSOR if method in BOOL_METHODS else V.TENSOR
+            if base.symbolic and method in TENSOR_ONLY_METHODS | BOOL_METHODS:
+                # a tensor method on a value the tree decides: a tensor if the receiver is one
+                return V.op(base, comparison=method in BOOL_METHODS)
+            if self.is_module_ref(func):
+                return V.TENSOR
+            if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
                 head = self.aliases.get(receiver.value, "")
-                return head == "" and receiver.value not in ("self", "cls")
-            return False
-        return self.is_module_ref(func)
+                if head == "" and receiver.value not in ("self", "cls"):
+                    return V.BOOL_TENSOR if method in BOOL_METHODS else V.TENSOR
+            cls = self.class_info()
+            if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
+                return V.ret("self", method, cls.qualname)
+            if isinstance(receiver, cst.Call) and m.matches(receiver, m.Call(func=m.Name("super"))) and cls:
+                return V.ret("super", method, cls.qualname)
+            inner = self._self_attr(receiver)
+            if inner is not None and cls is not None and inner in cls.submodules:
+                return V.ret("attrcall", f"{inner}.{method}", cls.qualname)
+            if name is not None and name.split(".")[0] in self.aliases and not self._is_local(name):
+                return V.ret("name", name, cls.qualname if cls else None)
+            return V.UNKNOWN
+        if isinstance(func, cst.Subscript) and self.is_module_ref(func):
+            return V.TENSOR
+        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].modules:
+            return V.TENSOR
+        cls = self.class_info()
+        attr = self._self_attr(func)
+        if attr is not None and cls is not None:
+            return V.ret("selfattr", attr, cls.qualname)
+        if name is not None and not self._is_local(name):
+            return V.ret("name", name, cls.qualname if cls else None)
+        return V.UNKNOWN
+
+    def _is_local(self, name: str) -> bool:
+        head = name.split(".")[0]
+        return bool(self._scopes and head in self._scopes[-1].values)
+
+    def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
+        args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]
+        if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
+            if name in ("abs", "sum", "pow") and args:
+                return V.op(*args)
+            return V.NUMBER
+        if name in ("min", "max"):
+            if len(args) == 1:
+                return V.elem(args[0])
+            return V.op(*args) if args else V.UNKNOWN
+        if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
+            return V.BOOL
+        if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
+                    "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
+                    "enumerate", "map", "filter"):
+            if name in ("list", "tuple") and args:
+                return V.Val("seq")
+            return V.STR if name in ("str", "repr", "format") else V.OBJECT
+        if name in ("list", "tuple"):
+            return V.Val("seq", parts=(V.elem(args[0]),)) if args and args[0].is_tensor else V.Val("seq")
+        return None
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
-        scope = self._scopes[-1] if self._scopes else None
-        if isinstance(node, cst.Name):
-            return bool(scope and node.value in scope.bools)
-        if isinstance(node, cst.Comparison):
-            return self.is_tensor(node)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-            return self.is_bool_tensor(node.expression)
-        if isinstance(node, cst.BinaryOperation) and isinstance(
-            node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)
-        ):
-            return self.is_bool_tensor(node.left) or self.is_bool_tensor(node.right)
-        if isinstance(node, cst.Call):
-            name = self.qualify(node.func)
-            if name in BOOL_FUNCS:
-                return True
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in BOOL_METHODS:
-                return self.is_tensor(node.func.value)
-        return False
+        return self.value(node).is_bool_tensor
 
     # ------------------------------------------------------------------ call graph
     def visit_Call(self, node: cst.Call) -> None:
@@ -777,27 +1004,46 @@ class FileContext(cst.BatchableCSTVisitor):
         pos = self.get_metadata(PositionProvider, node)
         refs: list[tuple[str, str]] = []
         func = node.func
+        cls = self.class_info()
         attr = self._self_attr(func)
         if attr is not None:
-            cls = self.class_info()
-            refs.append(("selfattr" if cls and attr in cls.submodules else "self", attr))
+            held = cls is not None and (attr in cls.submodules or attr in cls.callables)
+            refs.append(("selfattr" if held else "self", attr))
         elif isinstance(func, cst.Attribute) and m.matches(func.value, m.Call(func=m.Name("super"))):
             refs.append(("super", func.attr.value))
+        elif isinstance(func, cst.Attribute) and self._self_attr(func.value) is not None:
+            refs.append(("attrcall", f"{self._self_attr(func.value)}.{func.attr.value}"))
         elif isinstance(func, cst.Subscript) and self.is_module_ref(func):
             inner = self._self_attr(func.value)
             if inner:
                 refs.append(("selfattr", inner))
         elif name is not None:
             refs.append(("name", name))
+        args: list[Val] = []
+        kwargs: dict[str, Val] = {}
+        star = False
+        if refs:
+            for arg in node.args:
+                if arg.star:
+                    star = True
+                elif arg.keyword is not None:
+                    kwargs[arg.keyword.value] = self.value(arg.value)
+                elif not star:
+                    args.append(self.value(arg.value))
+        calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
+                         args=args, kwargs=kwargs, star=star) for kind, target in refs]
         # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too.
         for arg in node.args:
             arg_attr = self._self_attr(arg.value)
+            target = None
             if arg_attr is not None:
-                refs.append(("self", arg_attr))
+                target = ("self", arg_attr)
             elif isinstance(arg.value, cst.Name) and arg.value.value in self.aliases:
-                refs.append(("name", self.aliases[arg.value.value]))
-        for kind, target in refs:
-            fn.calls.append(CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column))
+                target = ("name", self.aliases[arg.value.value])
+            if target is not None:
+                calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
+                                     pos.end.column, star=True))
+        fn.calls.extend(calls)
 
     # ------------------------------------------------------------------ findings
     def current_statement(self) -> cst.CSTNode | None:
@@ -822,6 +1068,7 @@ class FileContext(cst.BatchableCSTVisitor):
         fix: Fix | None = None,
         scope: str | None = None,
         stmt_lines: tuple[int, int] | None = None,
+        requires: Val | None = None,
     ) -> None:
         pos = self.position(node)
         start, end = stmt_lines or self.statement_lines()
@@ -839,7 +1086,8 @@ class FileContext(cst.BatchableCSTVisitor):
             gb_types=rule.GB_TYPES,
         )
         owner = scope if scope is not None else (self.function.qualname if self.function else None)
-        self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line))
+        self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line,
+                                         requires if requires is not None and requires.symbolic else None))
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

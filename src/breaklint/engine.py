@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,9 @@ from libcst.metadata import MetadataWrapper
 
 from . import __version__, cache, suppress
 from .config import Config
-from .context import Candidate, CallRef, FileContext, ModuleSummary, module_name_for, source_lines
+from .context import FileContext, module_name_for, source_lines
+from .reach import Reach, Values
+from .summary import Candidate, ModuleSummary
 from .finding import Finding
 from .registry import ENGINE_CODES, load_rules
 
@@ -206,145 +207,6 @@ def git_ignored(paths: list[Path]) -> set[Path]:
     return {Path(p) for p in proc.stdout.decode().split("\0") if p}
 
 
-# ---------------------------------------------------------------------- reach
-class Reach:
-    """Which functions torch.compile traces, over every summary in the tree."""
-
-    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str]) -> None:
-        self.functions = {q: f for s in summaries for q, f in s.functions.items()}
-        self.classes = {q: c for s in summaries for q, c in s.classes.items()}
-        self.module_bases = set(module_bases)
-        self._is_module: dict[str, bool] = {}
-        self.entries = [e for s in summaries for e in s.entries]
-        self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
-        self._children: dict[str, list[str]] | None = None
-        self.reached = self._compute()
-
-    def is_module_class(self, qual: str, seen: frozenset[str] = frozenset()) -> bool:
-        if qual in self._is_module:
-            return self._is_module[qual]
-        if qual in seen:
-            return False
-        info = self.classes.get(qual)
-        result = False
-        if info is not None:
-            for base in info.bases:
-                if base in self.module_bases or _is_torch_module(base):
-                    result = True
-                elif base in self.classes and self.is_module_class(base, seen | {qual}):
-                    result = True
-        self._is_module[qual] = result
-        return result
-
-    def mro(self, qual: str) -> list[str]:
-        order, queue, seen = [], deque([qual]), set()
-        while queue:
-            cur = queue.popleft()
-            if cur in seen or cur not in self.classes:
-                continue
-            seen.add(cur)
-            order.append(cur)
-            queue.extend(self.classes[cur].bases)
-        return order
-
-    def method(self, cls: str, name: str, skip_self: bool = False) -> str | None:
-        for owner in self.mro(cls)[1 if skip_self else 0:]:
-            if name in self.classes[owner].methods:
-                return f"{owner}.{name}"
-        return None
-
-    def submodule_class(self, cls: str, attr: str) -> str | None:
-        for owner in self.mro(cls):
-            target = self.classes[owner].submodules.get(attr)
-            if target:
-                return target
-        return None
-
-    def _compute(self) -> set[str]:
-        roots: list[str] = []
-        for qual in self.classes:
-            if self.is_module_class(qual) and "forward" in self.classes[qual].methods:
-                roots.append(f"{qual}.forward")
-        roots += [q for q, f in self.functions.items() if f.compiled]
-        for entry in self.entries:
-            if entry in self.functions:
-                roots.append(entry)
-            elif entry in self.classes:
-                fwd = self.method(entry, "forward")
-                if fwd:
-                    roots.append(fwd)
-        reached: set[str] = set()
-        queue = deque(r for r in roots if r in self.functions and not self.functions[r].disabled)
-        while queue:
-            qual = queue.popleft()
-            if qual in reached:
-                continue
-            reached.add(qual)
-            fn = self.functions[qual]
-            for call in fn.calls:
-                for target in self._targets(fn.cls, call):
-                    if target not in self.functions:
-                        continue
-                    if self.functions[target].disabled:
-                        self.disabled_calls.append((qual, call, target))
-                    elif target not in reached:
-                        queue.append(target)
-        return reached
-
-    def _targets(self, cls: str | None, call: CallRef) -> list[str]:
-        """The function a call resolves to, plus, for `self.method(...)`, the overrides of
-        `method` in subclasses of the caller's class: a base class's forward that calls
-        `self.apply_transform(...)` reaches every subclass's `apply_transform`."""
-        first = self._resolve(cls, call)
-        targets = [first] if first else []
-        if call.kind == "self" and cls is not None:
-            for sub in self.subclasses(cls):
-                if call.target in self.classes[sub].methods:
-                    targets.append(f"{sub}.{call.target}")
-        return targets
-
-    def subclasses(self, cls: str) -> list[str]:
-        if self._children is None:
-            self._children = {}
-            for qual, info in self.classes.items():
-                for base in info.bases:
-                    self._children.setdefault(base, []).append(qual)
-        out, queue, seen = [], deque(self._children.get(cls, [])), set()
-        while queue:
-            cur = queue.popleft()
-            if cur in seen:
-                continue
-            seen.add(cur)
-            out.append(cur)
-            queue.extend(self._children.get(cur, []))
-        return out
-
-    def _resolve(self, cls: str | None, call: CallRef) -> str | None:
-        if call.kind == "name":
-            if call.target in self.classes:
-                return self.method(call.target, "forward") if self.is_module_class(call.target) else None
-            return call.target
-        if cls is None:
-            return None
-        if call.kind == "self":
-            return self.method(cls, call.target)
-        if call.kind == "super":
-            return self.method(cls, call.target, skip_self=True)
-        if call.kind == "selfattr":
-            sub = self.submodule_class(cls, call.target)
-            return self.method(sub, "forward") if sub else None
-        return None
-
-
-def _is_torch_module(base: str) -> bool:
-    if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
-        return True
-    if base.startswith("torch.nn.") and base.count(".") == 2:
-        name = base.rsplit(".", 1)[1]
-        return name[:1].isupper() and name not in ("Parameter", "ParameterList", "ParameterDict", "Buffer")
-    return False
-
-
 # ---------------------------------------------------------------------- the run
 def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: bool = True) -> LintResult:
     files = discover(paths, config)
@@ -377,6 +239,7 @@ def _write_gitignore(base: Path) -> None:
 def combine(results: list[FileResult], config: Config) -> LintResult:
     summaries = [r.summary for r in results if r.summary is not None]
     reach = Reach(summaries, config.module_bases)
+    values = Values(reach)
     enabled = config.enabled_codes()
     disabled_rule = load_rules().get("BL410")
     extra: dict[Path, list[Candidate]] = {}
@@ -410,7 +273,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         for cand in [*res.candidates, *extra.get(res.path, [])]:
             f = cand.finding
             key = (f.code, f.line, f.col, f.end_line, f.end_col)
-            if cand.scope in reach.reached and f.code in allowed and key not in seen:
+            if cand.scope in reach.reached and f.code in allowed and key not in seen and (
+                    cand.requires is None or values.resolve(cand.requires).is_tensor):
                 seen.add(key)
                 candidates.append(cand)
         kept, unused = suppress.apply(candidates, res.suppressions)

@@ -16,6 +16,7 @@ from .finding import Fix
 
 if TYPE_CHECKING:
     from .context import FileContext
+    from .values import Val
 
 RULES: dict[str, type["Rule"]] = {}
 
@@ -68,8 +69,11 @@ class Rule(cst.BatchableCSTVisitor):
         message: str,
         suggestion: str | None = None,
         fix: Fix | None = None,
+        requires: "Val | None" = None,
     ) -> None:
-        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix)
+        """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
+        tensor for this to break; a symbolic one is decided once the whole tree is known."""
+        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires)
 
 
 @cache

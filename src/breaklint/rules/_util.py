@@ -23,8 +23,11 @@ def builtin_name(ctx: FileContext, node: cst.Call) -> str | None:
 
 def maybe_tensor(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
     """A receiver that is a tensor, or could be: not a module, literal or `self`."""
-    if ctx.is_tensor(receiver):
+    value = ctx.value(receiver)
+    if value.is_tensor:
         return True
+    if value.not_tensor:
+        return False
     if isinstance(receiver, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
                              cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple)):
         return False

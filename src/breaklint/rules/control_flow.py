@@ -24,7 +24,10 @@ class DataDependentBranch(Rule):
     GB_TYPES = ("GB0170", "GB7000")
 
     def _check(self, test: cst.BaseExpression, what: str, owner: cst.If | cst.IfExp | None = None) -> None:
-        if not self.ctx.active() or not self.ctx.is_tensor(test):
+        if not self.ctx.active():
+            return
+        requires = self.ctx.tensor_requirement(test)
+        if requires is None:
             return
         text = self.ctx.source(test)
         if self.ctx.in_loop:
@@ -32,7 +35,8 @@ class DataDependentBranch(Rule):
                        "in a loop and runs the whole function eagerly")
         else:
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
-        self.report(test, message, fix=branch_to_where(self.ctx, owner) if owner is not None else None)
+        self.report(test, message, fix=branch_to_where(self.ctx, owner) if owner is not None else None,
+                    requires=requires)
 
     def visit_If(self, node: cst.If) -> None:
         self._check(node.test, "`if`", node)
@@ -78,11 +82,16 @@ class DataDependentBoolOp(Rule):
         operands.insert(0, (cur, operands[0][1]))
         for (operand, _), (_, op) in zip(operands[:-1], operands[1:]):
             # A parenthesized chain among the operands is checked as a chain of its own.
-            if not isinstance(operand, cst.BooleanOperation) and self.ctx.is_tensor(operand):
+            requires = None if isinstance(operand, cst.BooleanOperation) else self.ctx.tensor_requirement(operand)
+            if requires is not None:
                 word = "and" if isinstance(op, cst.And) else "or"
-                self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`")
+                self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`",
+                            requires=requires)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if (self.ctx.active() and isinstance(node.operator, cst.Not)
-                and node not in self.ctx.condition_parts and self.ctx.is_tensor(node.expression)):
-            self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`")
+        if not (self.ctx.active() and isinstance(node.operator, cst.Not) and node not in self.ctx.condition_parts):
+            return
+        requires = self.ctx.tensor_requirement(node.expression)
+        if requires is not None:
+            self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`",
+                        requires=requires)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .. import values as V
 from ..registry import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
@@ -38,11 +39,11 @@ class DynamicShapeOp(Rule):
     SUGGESTION = "use a fixed-size formulation (masks, `torch.where(cond, a, b)`, `nonzero_static`)"
     GB_TYPES = ("GB0036",)
 
-    def _tensor_repeats(self, node: cst.Call, index: int) -> bool:
-        """Whether the `repeats` argument (positional at `index`, or by keyword) is a tensor."""
+    def _tensor_repeats(self, node: cst.Call, index: int) -> "V.Val | None":
+        """The value of the `repeats` argument (positional at `index`, or by keyword) when it may be a tensor."""
         args = positional(node)
         repeats = args[index] if len(args) > index else keyword(node, "repeats")
-        return repeats is not None and self.ctx.is_tensor(repeats.value)
+        return self.ctx.tensor_requirement(repeats.value) if repeats is not None else None
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
@@ -52,19 +53,22 @@ class DynamicShapeOp(Rule):
         if op is None and qual == "torch.where" and len(node.args) == 1:
             op = "where"
         call = method_call(node)
+        requires = None
         if op is None and qual == "torch.repeat_interleave":
             # `torch.repeat_interleave(repeats)` alone is dynamic too
             args = positional(node)
             if len(args) == 1 and keyword(node, "repeats") is None:
                 op = "repeat_interleave"
-            elif self._tensor_repeats(node, 1):
-                op = "repeat_interleave"
+            else:
+                requires = self._tensor_repeats(node, 1)
+                op = "repeat_interleave" if requires is not None else None
         elif op is None and call is not None and not (qual or "").startswith("torch."):
             receiver, method = call
             if method in DYNAMIC_METHODS and maybe_tensor(self.ctx, receiver) and not self.ctx.is_module_ref(receiver):
                 op = method
-            elif method == "repeat_interleave" and self.ctx.is_tensor(receiver) and self._tensor_repeats(node, 0):
-                op = "repeat_interleave"
+            elif method == "repeat_interleave" and self.ctx.tensor_requirement(receiver) is not None:
+                requires = self._tensor_repeats(node, 0)
+                op = "repeat_interleave" if requires is not None else None
         if op == "repeat_interleave" and keyword(node, "output_size") is not None:
             op = None
         if op is None:
@@ -73,6 +77,7 @@ class DynamicShapeOp(Rule):
             node,
             f"`{self.ctx.source(node)}` has an output shape that depends on the data ({op})",
             f"use {REWRITES[op]}",
+            requires=requires,
         )
 
 
@@ -93,7 +98,10 @@ class BooleanMaskIndex(Rule):
         if not self.ctx.active() or node in self.ctx.assign_targets:
             return
         for element in node.slice:
-            if isinstance(element.slice, cst.Index) and self.ctx.is_bool_tensor(element.slice.value):
+            if not isinstance(element.slice, cst.Index):
+                continue
+            value = self.ctx.value(element.slice.value)
+            if value.bool_shaped:
                 self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
-                                  "the result's length depends on the data")
+                                  "the result's length depends on the data", requires=value)
                 return

@@ -48,7 +48,8 @@ class DeviceToHostSync(Rule):
             self.report(node, f"`{self.ctx.source(node)}` waits for the device to finish all queued work")
             return
         call = method_call(node)
-        if call is None or not self.ctx.is_tensor(call[0]):
+        requires = self.ctx.tensor_requirement(call[0]) if call is not None else None
+        if requires is None:
             return
         receiver, method = call
         args = positional(node)
@@ -60,7 +61,7 @@ class DeviceToHostSync(Rule):
             )
         ):
             self.report(node, f"`{self.ctx.source(node)}` copies a tensor to the host mid-forward: on a GPU "
-                              "this waits for the device")
+                              "this waits for the device", requires=requires)
 
 
 @register
@@ -80,7 +81,8 @@ class HostToDeviceCopy(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call is None or not self.ctx.is_tensor(call[0]):
+        requires = self.ctx.tensor_requirement(call[0]) if call is not None else None
+        if requires is None:
             return
         receiver, method = call
         args = positional(node)
@@ -91,7 +93,7 @@ class HostToDeviceCopy(Rule):
                 or (target is not None and _is_device_arg(self.ctx, target.value) == "device")
             )
         ):
-            self.report(node, f"`{self.ctx.source(node)}` copies a tensor to a device mid-forward")
+            self.report(node, f"`{self.ctx.source(node)}` copies a tensor to a device mid-forward", requires=requires)
 
 
 def _mutated_self_attr(ctx, node: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
@@ -112,7 +114,7 @@ def _mutated_self_attr(ctx, node: cst.CSTNode) -> tuple[str, cst.CSTNode] | None
                 continue
             if isinstance(node, cst.Assign) and not _is_python_scalar(ctx, value):
                 continue
-            if isinstance(node, cst.AugAssign) and ctx.is_tensor(value):
+            if isinstance(node, cst.AugAssign) and ctx.tensor_requirement(value) is not None:
                 continue
             return attr, target
     return None
@@ -126,7 +128,7 @@ def _is_python_scalar(ctx, value: cst.BaseExpression) -> bool:
         return value.value in ("True", "False", "None")
     if isinstance(value, cst.UnaryOperation):
         return isinstance(value.operator, cst.Not) or _is_python_scalar(ctx, value.expression)
-    if isinstance(value, cst.BinaryOperation) and not ctx.is_tensor(value):
+    if isinstance(value, cst.BinaryOperation) and ctx.tensor_requirement(value) is None:
         leaves = [value.left, value.right]
         return all(_is_python_scalar(ctx, leaf) or _self_attr_name(leaf) for leaf in leaves) and any(
             _is_python_scalar(ctx, leaf) for leaf in leaves)
@@ -210,7 +212,7 @@ class MutableAttributeBranch(Rule):
         self._mutation(node)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        if not self._classes or not self.ctx.active() or self.ctx.is_tensor(test):
+        if not self._classes or not self.ctx.active() or self.ctx.tensor_requirement(test) is not None:
             return
         for attr_node in _self_attrs(test):
             attr = attr_node.attr.value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .. import values as V
 from ..fixes import replace, text_of
 from ..registry import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
@@ -106,16 +107,23 @@ class TensorScalarCast(Rule):
         if not self.ctx.active():
             return
         args = positional(node)
-        if not args or not any(self.ctx.is_tensor(a.value) for a in args):
+        if not args:
             return
         name = builtin_name(self.ctx, node)
-        if name in ("float", "int", "bool", "complex") and len(args) == 1:
-            self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}")
-            return
         qual = self.ctx.qualify(node.func)
-        if qual and qual.startswith("math."):
-            self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
-                              "Python number")
+        if not (name in ("float", "int", "bool", "complex") and len(args) == 1 or (qual or "").startswith("math.")):
+            return
+        needs = [self.ctx.tensor_requirement(a.value) for a in args]
+        needs = [n for n in needs if n is not None]
+        if not needs:
+            return
+        # a tensor among the arguments is enough: op() is a tensor as soon as one part is
+        requires = V.op(*needs)
+        if name in ("float", "int", "bool", "complex"):
+            self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires)
+            return
+        self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
+                          "Python number", requires=requires)
 
 
 @register
@@ -136,5 +144,6 @@ class TensorToString(Rule):
             return
         name = builtin_name(self.ctx, node)
         args = positional(node)
-        if name in ("str", "repr", "format") and args and self.ctx.is_tensor(args[0].value):
-            self.report(node, f"`{self.ctx.source(node)}` formats a tensor's values as text")
+        requires = self.ctx.tensor_requirement(args[0].value) if name in ("str", "repr", "format") and args else None
+        if requires is not None:
+            self.report(node, f"`{self.ctx.source(node)}` formats a tensor's values as text", requires=requires)

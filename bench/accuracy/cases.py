@@ -1,0 +1,413 @@
+"""The models and functions the accuracy harness runs under dynamo, found by introspection.
+
+Each case is a factory named `<library>__<group>__<Name>`; `python -m breaklint._worker
+bench/accuracy/cases.py:<case> OUT` builds it with random weights and a small input and runs
+it. Cases are chosen by rule (every no-argument module of a namespace, every conv layer that
+takes in/out channels, every binary metric, ...), never by what breaklint says about them. A
+case that cannot be built or run eagerly is reported as failed and left out of the scores.
+
+    python bench/accuracy/cases.py            # list the case names
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from typing import Any, Callable
+
+Case = tuple  # (callable, args) or (callable, args, kwargs)
+
+
+def _img(*shape: int):
+    import torch
+
+    return torch.rand(*shape)
+
+
+def _no_arg_modules(namespace: str) -> list[str]:
+    """Public nn.Module classes of a namespace that can be built without arguments."""
+    import torch
+
+    mod = importlib.import_module(namespace)
+    names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    out = []
+    for name in names:
+        cls = getattr(mod, name, None)
+        if not (inspect.isclass(cls) and issubclass(cls, torch.nn.Module)) or inspect.isabstract(cls):
+            continue
+        try:
+            params = inspect.signature(cls).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        if all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            out.append(name)
+    return sorted(set(out))
+
+
+def _required_inputs(module: Any) -> int:
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    return sum(1 for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+# ---------------------------------------------------------------------- kornia
+KORNIA_NAMESPACES = {
+    "aug": "kornia.augmentation",
+    "filters": "kornia.filters",
+    "color": "kornia.color",
+    "enhance": "kornia.enhance",
+    "losses": "kornia.losses",
+    "morph": "kornia.morphology",
+    "feature": "kornia.feature",
+    "transform": "kornia.geometry.transform",
+}
+
+
+def kornia_names() -> list[str]:
+    out = []
+    for group, ns in KORNIA_NAMESPACES.items():
+        for name in _no_arg_modules(ns):
+            if name.endswith(("Sequential", "Base", "Container", "Dispatcher")) or "Video" in name:
+                continue
+            out.append(f"kornia__{group}__{name}")
+    return out
+
+
+def kornia_case(group: str, name: str) -> Case:
+    import torch
+
+    cls = getattr(importlib.import_module(KORNIA_NAMESPACES[group]), name)
+    kwargs = {}
+    if "p" in inspect.signature(cls).parameters:
+        kwargs["p"] = 1.0
+    module = cls(**kwargs)
+    torch.manual_seed(0)
+    three_d = name.endswith("3D")
+    img = _img(2, 3, 8, 16, 16) if three_d else _img(2, 3, 32, 32)
+    n = _required_inputs(module)
+    if group == "losses" and n >= 2:
+        target = torch.randint(0, 3, (2, 32, 32)) if "Focal" in name or "Dice" in name or "Tversky" in name \
+            or "Lovasz" in name else _img(2, 3, 32, 32)
+        return module, (img, target)
+    return module, tuple([img] + [_img(*img.shape) for _ in range(max(n - 1, 0))])
+
+
+# ---------------------------------------------------------------------- torch_geometric
+def pyg_names() -> list[str]:
+    import torch_geometric.nn.aggr as aggr
+    import torch_geometric.nn.conv as conv
+
+    out = []
+    for name in conv.__all__:
+        cls = getattr(conv, name)
+        try:
+            params = list(inspect.signature(cls).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        required = [p.name for p in params if p.default is p.empty and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+        if required == ["in_channels", "out_channels"]:
+            out.append(f"pyg__conv__{name}")
+    for name in aggr.__all__:
+        cls = getattr(aggr, name)
+        if not inspect.isclass(cls) or name in ("Aggregation", "MultiAggregation"):
+            continue
+        params = inspect.signature(cls).parameters.values()
+        if all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params):
+            out.append(f"pyg__aggr__{name}")
+    for name in ("GCN", "GraphSAGE", "GIN", "GAT", "EdgeCNN"):
+        out.append(f"pyg__models__{name}")
+    for name in ("global_mean_pool", "global_max_pool", "global_add_pool"):
+        out.append(f"pyg__pool__{name}")
+    return out
+
+
+def _graph():
+    import torch
+
+    torch.manual_seed(0)
+    x = torch.rand(12, 8)
+    src = torch.arange(12).repeat(2)
+    dst = torch.cat([(torch.arange(12) + 1) % 12, (torch.arange(12) + 3) % 12])
+    return x, torch.stack([src, dst])
+
+
+def pyg_case(group: str, name: str) -> Case:
+    import torch
+
+    x, edge_index = _graph()
+    if group == "conv":
+        cls = getattr(importlib.import_module("torch_geometric.nn.conv"), name)
+        return cls(8, 8), (x, edge_index)
+    if group == "aggr":
+        cls = getattr(importlib.import_module("torch_geometric.nn.aggr"), name)
+        index = torch.tensor([0] * 6 + [1] * 6)
+        return cls(), (x, index)
+    if group == "models":
+        cls = getattr(importlib.import_module("torch_geometric.nn.models"), name)
+        return cls(8, 16, num_layers=2), (x, edge_index)
+    fn = getattr(importlib.import_module("torch_geometric.nn.pool"), name)
+    return fn, (x, torch.tensor([0] * 6 + [1] * 6))
+
+
+# ---------------------------------------------------------------------- torchmetrics
+TM_MODULES = {
+    "reg": "torchmetrics.functional.regression",
+    "cls": "torchmetrics.functional.classification",
+    "img": "torchmetrics.functional.image",
+}
+
+
+def tm_names() -> list[str]:
+    out = []
+    for group, ns in TM_MODULES.items():
+        mod = importlib.import_module(ns)
+        for name in getattr(mod, "__all__", []):
+            fn = getattr(mod, name)
+            if not inspect.isfunction(fn):
+                continue
+            params = list(inspect.signature(fn).parameters.values())
+            required = [p.name for p in params if p.default is p.empty]
+            if group == "cls" and not (name.startswith("binary_") or name.startswith("multiclass_")):
+                continue
+            if group == "cls" and name.startswith("multiclass_") and required != ["preds", "target", "num_classes"]:
+                continue
+            if group != "cls" or name.startswith("binary_"):
+                if required != ["preds", "target"]:
+                    continue
+            out.append(f"tm__{group}__{name}")
+    return out
+
+
+def tm_case(group: str, name: str) -> Case:
+    import torch
+
+    fn = getattr(importlib.import_module(TM_MODULES[group]), name)
+    torch.manual_seed(0)
+    if group == "reg":
+        preds, target = torch.rand(16) + 0.1, torch.rand(16) + 0.1
+        return fn, (preds, target)
+    if group == "img":
+        return fn, (_img(2, 3, 32, 32), _img(2, 3, 32, 32))
+    if name.startswith("binary_"):
+        return fn, (torch.rand(16), torch.randint(0, 2, (16,)))
+    return fn, (torch.softmax(torch.rand(16, 4), -1), torch.randint(0, 4, (16,)), 4)
+
+
+# ---------------------------------------------------------------------- monai
+def _monai_nets() -> dict[str, Callable[[], Case]]:
+    import monai.networks.nets as N
+
+    def img2(c=1, s=32):
+        return (_img(1, c, s, s),)
+
+    return {
+        "UNet": lambda: (N.UNet(2, 1, 2, (4, 8, 16), (2, 2)), img2()),
+        "BasicUNet": lambda: (N.BasicUNet(2, 1, 2, features=(4, 4, 8, 16, 32, 4)), img2()),
+        "SegResNet": lambda: (N.SegResNet(2, init_filters=4, in_channels=1, out_channels=2), img2()),
+        "AttentionUnet": lambda: (N.AttentionUnet(2, 1, 2, (4, 8, 16), (2, 2)), img2()),
+        "DenseNet121": lambda: (N.DenseNet121(2, 1, 3), img2()),
+        "ResNet": lambda: (N.resnet10(spatial_dims=2, n_input_channels=1, num_classes=3), img2()),
+        "DynUNet": lambda: (N.DynUNet(2, 1, 2, [3, 3, 3], [1, 2, 2], [2, 2], filters=[4, 8, 16]), img2()),
+        "UNETR": lambda: (N.UNETR(1, 2, (32, 32), feature_size=4, hidden_size=48, mlp_dim=96, num_heads=4,
+                                  spatial_dims=2), img2()),
+        "SwinUNETR": lambda: (N.SwinUNETR(in_channels=1, out_channels=2, feature_size=12,
+                                          spatial_dims=2), img2(1, 64)),
+        "VNet": lambda: (N.VNet(2, 1, 2), img2(1, 32)),
+        "AutoEncoder": lambda: (N.AutoEncoder(2, 1, 1, (4, 8), (2, 2)), img2()),
+        "VarAutoEncoder": lambda: (N.VarAutoEncoder(2, (32, 32), 1, 1, 4, (4, 8), (2, 2)), img2()),
+        "HighResNet": lambda: (N.HighResNet(2, 1, 2), img2()),
+        "ViT": lambda: (N.ViT(1, (32, 32), (8, 8), hidden_size=48, mlp_dim=96, num_layers=2, num_heads=4,
+                              spatial_dims=2, classification=True), img2()),
+        "SegResNetVAE": lambda: (N.SegResNetVAE((32, 32), spatial_dims=2, init_filters=4, in_channels=1,
+                                                out_channels=2), img2()),
+        "Regressor": lambda: (N.Regressor((1, 32, 32), (3,), (4, 8), (2, 2)), img2()),
+        "Classifier": lambda: (N.Classifier((1, 32, 32), 3, (4, 8), (2, 2)), img2()),
+        "Generator": lambda: (N.Generator(16, (4, 8, 8), (8, 1), (2, 2)), (_img(1, 16),)),
+        "SENet": lambda: (N.SEResNet50(spatial_dims=2, in_channels=1, num_classes=3), img2(1, 64)),
+        "EfficientNetBN": lambda: (N.EfficientNetBN("efficientnet-b0", pretrained=False, spatial_dims=2,
+                                                    in_channels=1, num_classes=3), img2(1, 64)),
+        "UNETR_PP": lambda: (N.BasicUNetPlusPlus(2, 1, 2, features=(4, 4, 8, 16, 32, 4)), img2()),
+        "MedNeXt": lambda: (N.MedNeXt(spatial_dims=2, in_channels=1, out_channels=2, init_filters=4), img2()),
+        "SegResNetDS": lambda: (N.SegResNetDS(spatial_dims=2, init_filters=4, in_channels=1, out_channels=2),
+                                img2()),
+        "FullyConnectedNet": lambda: (N.FullyConnectedNet(8, 2, [16, 16]), (_img(4, 8),)),
+        "DAF3D": lambda: (N.DAF3D(1, 2), (_img(1, 1, 32, 32, 32),)),
+        "MILModel": lambda: (N.MILModel(3, pretrained=False), (_img(1, 2, 3, 64, 64),)),
+        "QuickNAT": lambda: (N.Quicknat(num_classes=2, num_channels=1, num_filters=8), img2(1, 64)),
+        "VoxelMorphUNet": lambda: (N.VoxelMorphUNet(2, 2, (4, 8), (8, 4), final_conv_channels=(4,)), img2(2)),
+    }
+
+
+def monai_names() -> list[str]:
+    out = [f"monai__nets__{n}" for n in _monai_nets()]
+    import monai.losses as L
+    import torch
+
+    for name in sorted(dir(L)):
+        cls = getattr(L, name)
+        if inspect.isclass(cls) and issubclass(cls, torch.nn.Module) and name.endswith("Loss"):
+            params = inspect.signature(cls).parameters.values()
+            if all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params):
+                out.append(f"monai__losses__{name}")
+    return out
+
+
+def monai_case(group: str, name: str) -> Case:
+    import torch
+
+    torch.manual_seed(0)
+    if group == "nets":
+        return _monai_nets()[name]()
+    cls = getattr(importlib.import_module("monai.losses"), name)
+    loss = cls()
+    pred = torch.rand(2, 3, 16, 16, requires_grad=True)
+    target = (torch.rand(2, 3, 16, 16) > 0.5).float()
+    return loss, (pred, target)
+
+
+# ---------------------------------------------------------------------- diffusers
+def _diffusers() -> dict[str, Callable[[], Case]]:
+    import torch
+    from diffusers import (AutoencoderKL, DiTTransformer2DModel, UNet1DModel, UNet2DConditionModel,
+                           UNet2DModel, VQModel)
+
+    t = torch.tensor([10])
+    return {
+        "UNet2DModel": lambda: (UNet2DModel(sample_size=16, in_channels=3, out_channels=3, layers_per_block=1,
+                                            block_out_channels=(8, 16), norm_num_groups=4,
+                                            down_block_types=("DownBlock2D", "AttnDownBlock2D"),
+                                            up_block_types=("AttnUpBlock2D", "UpBlock2D")),
+                                (_img(1, 3, 16, 16), t)),
+        "UNet2DConditionModel": lambda: (UNet2DConditionModel(
+            sample_size=16, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(8, 16),
+            norm_num_groups=4, cross_attention_dim=16, attention_head_dim=4,
+            down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+            up_block_types=("UpBlock2D", "CrossAttnUpBlock2D")),
+            (_img(1, 4, 16, 16), t, _img(1, 5, 16))),
+        "AutoencoderKL": lambda: (AutoencoderKL(block_out_channels=(8, 16), norm_num_groups=4, latent_channels=4,
+                                                down_block_types=("DownEncoderBlock2D",) * 2,
+                                                up_block_types=("UpDecoderBlock2D",) * 2),
+                                  (_img(1, 3, 32, 32),)),
+        "VQModel": lambda: (VQModel(block_out_channels=(8, 16), norm_num_groups=4, latent_channels=4,
+                                    num_vq_embeddings=16, down_block_types=("DownEncoderBlock2D",) * 2,
+                                    up_block_types=("UpDecoderBlock2D",) * 2), (_img(1, 3, 32, 32),)),
+        "UNet1DModel": lambda: (UNet1DModel(sample_size=32, in_channels=2, out_channels=2,
+                                            block_out_channels=(8, 16, 16), extra_in_channels=16,
+                                            down_block_types=("DownBlock1DNoSkip", "DownBlock1D", "AttnDownBlock1D"),
+                                            up_block_types=("AttnUpBlock1D", "UpBlock1D", "UpBlock1DNoSkip"),
+                                            mid_block_type="UNetMidBlock1D", out_block_type=None,
+                                            act_fn="mish", use_timestep_embedding=False),
+                                (_img(1, 2, 32), t)),
+        "DiTTransformer2DModel": lambda: (DiTTransformer2DModel(num_attention_heads=2, attention_head_dim=8,
+                                                                in_channels=4, num_layers=1, sample_size=8,
+                                                                patch_size=2, num_embeds_ada_norm=10),
+                                          (_img(1, 4, 8, 8), t, torch.tensor([1]))),
+    }
+
+
+def diffusers_names() -> list[str]:
+    return [f"diffusers__models__{n}" for n in _diffusers()] + [
+        f"diffusers__sched__{n}" for n in ("DDPMScheduler", "DDIMScheduler", "EulerDiscreteScheduler",
+                                           "DPMSolverMultistepScheduler", "PNDMScheduler",
+                                           "LMSDiscreteScheduler", "HeunDiscreteScheduler")]
+
+
+def diffusers_case(group: str, name: str) -> Case:
+    import torch
+
+    torch.manual_seed(0)
+    if group == "models":
+        return _diffusers()[name]()
+    import diffusers
+
+    scheduler = getattr(diffusers, name)(num_train_timesteps=100)
+    scheduler.set_timesteps(10)
+    sample = _img(1, 4, 8, 8)
+    step = scheduler.timesteps[0]
+
+    def one_step(model_output, sample):
+        return scheduler.step(model_output, step, sample).prev_sample
+
+    return one_step, (_img(1, 4, 8, 8), sample)
+
+
+# ---------------------------------------------------------------------- x-transformers
+def _xt() -> dict[str, Callable[[], Case]]:
+    import torch
+    from x_transformers import (ContinuousTransformerWrapper, Decoder, Encoder, TransformerWrapper,
+                                ViTransformerWrapper, XTransformer)
+
+    tokens = torch.randint(0, 64, (2, 16))
+    return {
+        "Decoder": lambda: (TransformerWrapper(num_tokens=64, max_seq_len=32,
+                                               attn_layers=Decoder(dim=32, depth=2, heads=2)), (tokens,)),
+        "DecoderRotary": lambda: (TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=Decoder(
+            dim=32, depth=2, heads=2, rotary_pos_emb=True, attn_flash=False)), (tokens,)),
+        "Encoder": lambda: (TransformerWrapper(num_tokens=64, max_seq_len=32,
+                                               attn_layers=Encoder(dim=32, depth=2, heads=2)), (tokens,)),
+        "EncoderAlibi": lambda: (TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=Encoder(
+            dim=32, depth=2, heads=2, alibi_pos_bias=True)), (tokens,)),
+        "Continuous": lambda: (ContinuousTransformerWrapper(dim_in=8, dim_out=8, max_seq_len=32,
+                                                            attn_layers=Encoder(dim=32, depth=2, heads=2)),
+                               (_img(2, 16, 8),)),
+        "ViT": lambda: (ViTransformerWrapper(image_size=32, patch_size=8,
+                                             attn_layers=Encoder(dim=32, depth=2, heads=2)), (_img(2, 3, 32, 32),)),
+        "XTransformer": lambda: (XTransformer(dim=32, enc_num_tokens=64, enc_depth=1, enc_heads=2,
+                                              enc_max_seq_len=32, dec_num_tokens=64, dec_depth=1, dec_heads=2,
+                                              dec_max_seq_len=32), (tokens, tokens)),
+    }
+
+
+def xt_names() -> list[str]:
+    return [f"xt__models__{n}" for n in _xt()]
+
+
+def xt_case(group: str, name: str) -> Case:
+    import torch
+
+    torch.manual_seed(0)
+    return _xt()[name]()
+
+
+LIBRARIES = {
+    "kornia": (kornia_names, kornia_case),
+    "pyg": (pyg_names, pyg_case),
+    "tm": (tm_names, tm_case),
+    "monai": (monai_names, monai_case),
+    "diffusers": (diffusers_names, diffusers_case),
+    "xt": (xt_names, xt_case),
+}
+# The installed packages each library's findings and break sites are scored in.
+PACKAGES = {
+    "kornia": "kornia", "pyg": "torch_geometric", "tm": "torchmetrics", "monai": "monai",
+    "diffusers": "diffusers", "xt": "x_transformers",
+}
+
+
+def names(libraries: list[str] | None = None) -> list[str]:
+    out = []
+    for lib, (lister, _) in LIBRARIES.items():
+        if libraries and lib not in libraries:
+            continue
+        try:
+            out.extend(lister())
+        except Exception as exc:  # a library that is not installed has no cases
+            print(f"cases: {lib}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return out
+
+
+def __getattr__(name: str) -> Callable[[], Case]:
+    """`cases.kornia__aug__RandomAffine` is the factory of that case (what the worker calls)."""
+    parts = name.split("__")
+    if len(parts) != 3 or parts[0] not in LIBRARIES:
+        raise AttributeError(name)
+    lib, group, item = parts
+    maker = LIBRARIES[lib][1]
+    return lambda: maker(group, item)
+
+
+if __name__ == "__main__":
+    print("\n".join(names(sys.argv[1:] or None)))

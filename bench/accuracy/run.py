@@ -1,0 +1,355 @@
+"""Precision and recall of the static pass on real libraries, judged by dynamo.
+
+    python bench/accuracy/run.py                 # everything (sets up its own venv the first time)
+    python bench/accuracy/run.py --libraries kornia,tm --jobs 2
+    python bench/accuracy/run.py --static-only   # rescore the recorded runs against the current static pass
+
+The libraries are pinned in `requirements.txt` (torchvision, timm and transformers are reserved
+for an independent evaluation and are never used here). Each case of `cases.py` (a model or
+function of a library with random weights and a small input) runs in a process of its own under
+`torch._dynamo.explain` plus the `graph_breaks` log, and eagerly under a line tracer; the reports
+are kept under `.cache/accuracy/runs/` and reused until `--rerun`. The static pass then runs over
+each library's whole installed source.
+
+Scoring, per distinct statement (a finding anywhere on the statement dynamo names counts):
+- a break site is the innermost frame of a dynamo break that lies inside a scored library;
+- recall = break sites covered by a static `break` finding / all break sites;
+- a false alarm is a static `break` finding on a statement that ran eagerly in some case, where no
+  case broke, and whose function holds no break inside a loop (dynamo runs such a frame eagerly
+  after the break, so later lines in it are never traced);
+- findings on statements no case ran are "unjudged" and only counted.
+Misses are classified: "not reached" when some rule flags the statement but the static pass
+judged its function never compiled; "no rule" otherwise, listed by dynamo's graph-break type.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CACHE = ROOT / ".cache" / "accuracy"
+RUNS = CACHE / "runs"
+VENV = CACHE / "venv"
+
+
+# ---------------------------------------------------------------------- set-up
+def ensure_environment(argv: list[str]) -> None:
+    """Re-run inside the harness's venv, making it first if needed."""
+    if os.environ.get("BREAKLINT_ACCURACY_VENV") == "1":
+        return
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        print(f"setting up {VENV} (torch 2.13 CPU and the pinned libraries) ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(HERE / "requirements.txt"),
+                        "-e", str(ROOT)], check=True)
+    env = {**os.environ, "BREAKLINT_ACCURACY_VENV": "1"}
+    os.execve(str(python), [str(python), __file__, *argv], env)
+
+
+# ---------------------------------------------------------------------- statements
+@cache
+def statement_index(path: str) -> dict[int, int]:
+    """line -> first line of the innermost statement holding it (headers only for compound ones)."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return {}
+    index: dict[int, int] = {}
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                end = child.end_lineno or child.lineno
+                bodies = [getattr(child, a) for a in ("body", "orelse", "finalbody", "handlers")
+                          if isinstance(getattr(child, a, None), list) and getattr(child, a)]
+                if bodies and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    end = min(b[0].lineno for b in bodies) - 1
+                    end = max(end, child.lineno)
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    end = child.body[0].lineno - 1 if child.body else end
+                    end = max(end, child.lineno)
+                for line in range(child.lineno, end + 1):
+                    index[line] = child.lineno
+            visit(child)
+
+    visit(tree)
+    return index
+
+
+def stmt_key(path: str, line: int) -> tuple[str, int]:
+    return path, statement_index(path).get(line, line)
+
+
+@cache
+def function_facts(path: str) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Per function: (first line, last line, [line spans of its loops])."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            loops = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(node)
+                     if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
+            out.append((node.lineno, node.end_lineno or node.lineno, loops))
+    return out
+
+
+def innermost_function(path: str, line: int) -> tuple[int, int, list[tuple[int, int]]] | None:
+    best = None
+    for fn in function_facts(path):
+        if fn[0] <= line <= fn[1] and (best is None or fn[0] >= best[0]):
+            best = fn
+    return best
+
+
+# ---------------------------------------------------------------------- the dynamic runs
+def run_cases(names: list[str], roots: list[str], jobs: int, rerun: bool, timeout: float) -> dict[str, dict]:
+    from breaklint.dynamic import run_target
+
+    RUNS.mkdir(parents=True, exist_ok=True)
+    reports: dict[str, dict] = {}
+    todo = []
+    for name in names:
+        out = RUNS / f"{name}.json"
+        if out.exists() and not rerun:
+            reports[name] = json.loads(out.read_text(encoding="utf-8"))
+        else:
+            todo.append(name)
+
+    def one(name: str) -> tuple[str, dict]:
+        report = run_target(f"{HERE / 'cases.py'}:{name}", device="cpu", roots=[Path(r) for r in roots],
+                            timeout=timeout, cwd=HERE, max_memory=6144)
+        data = {"ok": report.ok, "error": report.error, "seconds": round(report.seconds, 1), "data": report.data}
+        (RUNS / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+        return name, data
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for i, (name, data) in enumerate(pool.map(one, todo), 1):
+            reports[name] = data
+            status = "ok" if data["ok"] else f"failed: {data['error'][:90]}"
+            print(f"[{i}/{len(todo)} {time.monotonic() - start:5.0f}s] {name}: {status}", file=sys.stderr)
+    return reports
+
+
+# ---------------------------------------------------------------------- the static pass
+def static_findings(roots: list[str]):
+    from breaklint.config import Config
+    from breaklint.engine import analyze_source, lint
+
+    findings = []
+    files = []
+    for root in roots:
+        result = lint([Path(root)], Config(root=Path(root)), use_cache=False)
+        findings.extend(result.findings)
+        files.extend(result.files)
+
+    @cache
+    def unreached(path: str) -> dict[int, set[str]]:
+        """Statement -> codes of candidates anywhere in the file, reached or not."""
+        from breaklint.context import module_name_for
+
+        p = Path(path)
+        res = analyze_source(p.read_bytes(), p, module_name_for(p))
+        out: dict[int, set[str]] = defaultdict(set)
+        for cand in res.candidates:
+            if cand.finding.kind == "break":
+                out[stmt_key(path, cand.finding.line)[1]].add(cand.finding.code)
+        return out
+
+    return findings, unreached
+
+
+# ---------------------------------------------------------------------- scoring
+def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> str:
+    real_roots = [os.path.realpath(r) + os.sep for r in roots]
+
+    def inside(filename: str) -> bool:
+        real = os.path.realpath(filename)
+        return any(real.startswith(r) for r in real_roots)
+
+    def library_of(path: str) -> str:
+        real = os.path.realpath(path)
+        for lib, root in libs.items():
+            if real.startswith(os.path.realpath(root) + os.sep):
+                return lib
+        return "?"
+
+    sites: dict[tuple[str, int], dict] = {}  # statement -> {gb, reason, case}
+    ran: set[tuple[str, int]] = set()
+    ok = failed = 0
+    for name, rep in sorted(reports.items()):
+        if not rep["ok"]:
+            failed += 1
+            continue
+        ok += 1
+        data = rep["data"]
+        for path, lines in data.get("lines_run", {}).items():
+            for line in lines:
+                ran.add(stmt_key(os.path.realpath(path), line))
+        for brk in data.get("breaks", []):
+            frames = [(f, n) for f, n in brk["frames"]]
+            site = next(((os.path.realpath(f), n) for f, n in reversed(frames) if inside(f)), None)
+            if site is None:
+                continue
+            key = stmt_key(*site)
+            sites.setdefault(key, {"gb": brk.get("gb_type") or "?", "reason": brk["reason"].splitlines()[0][:100]
+                                   if brk["reason"] else "", "case": name, "gb_name": brk.get("gb_name", "")})
+    findings, unreached = static_findings(roots)
+    breaks = [f for f in findings if f.kind == "break"]
+    by_stmt: dict[tuple[str, int], list] = defaultdict(list)
+    for f in breaks:
+        by_stmt[stmt_key(os.path.realpath(f.path), f.line)].append(f)
+
+    def shadowed(key: tuple[str, int]) -> bool:
+        fn = innermost_function(*key)
+        if fn is None:
+            return False
+        for (path, line) in sites:
+            if path == key[0] and fn[0] <= line <= fn[1] and any(a <= line <= b for a, b in fn[2]):
+                return True
+        return False
+
+    per_rule = defaultdict(Counter)
+    confirmed_sites = set()
+    false_alarms = []
+    unjudged = 0
+    for key, fs in by_stmt.items():
+        codes = sorted({f.code for f in fs})
+        if key in sites:
+            confirmed_sites.add(key)
+            for c in codes:
+                per_rule[c]["confirmed"] += 1
+        elif key in ran and not shadowed(key):
+            false_alarms.append((key, codes))
+            for c in codes:
+                per_rule[c]["false"] += 1
+        else:
+            unjudged += 1
+            for c in codes:
+                per_rule[c]["unjudged"] += 1
+    missed = [k for k in sites if k not in confirmed_sites]
+    causes = Counter()
+    miss_examples: dict[str, list] = defaultdict(list)
+    for key in missed:
+        fired = unreached(key[0]).get(key[1], set())
+        cause = f"not reached ({', '.join(sorted(fired))})" if fired else f"no rule: {sites[key]['gb']} {sites[key]['gb_name']}"
+        causes[cause] += 1
+        miss_examples[cause].append(key)
+    for key in missed:
+        per_rule["(missed)"]["missed"] += 1
+
+    tp = len(confirmed_sites)
+    fp_stmts = len(false_alarms)
+    precision = tp / max(tp + fp_stmts, 1)
+    recall = tp / max(len(sites), 1)
+    out = []
+    out.append(f"cases run: {ok} ({failed} could not be built or run eagerly); libraries: "
+               + ", ".join(f"{lib} {ver}" for lib, ver in versions(libs).items()))
+    out.append(f"break sites (distinct statements): {len(sites)}; static break findings (statements): "
+               f"{len(by_stmt)}, of which {unjudged} unjudged (never ran)")
+    out.append("")
+    out.append("| library | break sites | confirmed | false alarms | missed | precision | recall |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- |")
+    for lib in [*libs, "all"]:
+        def mine(key):
+            return lib == "all" or library_of(key[0]) == lib
+        s = [k for k in sites if mine(k)]
+        c = [k for k in confirmed_sites if mine(k)]
+        f = [k for k, _ in false_alarms if mine(k)]
+        p = len(c) / max(len(c) + len(f), 1)
+        r = len(c) / max(len(s), 1)
+        out.append(f"| {lib} | {len(s)} | {len(c)} | {len(f)} | {len(s) - len(c)} | {p:.2f} | {r:.2f} |")
+    out.append("")
+    out.append(f"precision {precision:.3f} ({tp}/{tp + fp_stmts})   recall {recall:.3f} ({tp}/{len(sites)})")
+    out.append("")
+    out.append("| rule | confirmed | false alarms | unjudged | precision |")
+    out.append("| --- | --- | --- | --- | --- |")
+    for code in sorted(c for c in per_rule if c.startswith("BL")):
+        n = per_rule[code]
+        judged = n["confirmed"] + n["false"]
+        out.append(f"| {code} | {n['confirmed']} | {n['false']} | {n['unjudged']} | "
+                   f"{(n['confirmed'] / judged if judged else float('nan')):.2f} |")
+    out.append("")
+    out.append("misses by cause (count, example):")
+    for cause, n in causes.most_common():
+        ex = miss_examples[cause][0]
+        out.append(f"  {n:4d}  {cause}  e.g. {rel(ex, libs)}  ({sites[ex]['case']}: {sites[ex]['reason']})")
+    out.append("")
+    out.append("false alarms:")
+    for key, codes in sorted(false_alarms):
+        out.append(f"  {','.join(codes)}  {rel(key, libs)}")
+    return "\n".join(out)
+
+
+def rel(key: tuple[str, int], libs: dict[str, str]) -> str:
+    path, line = key
+    for lib, root in libs.items():
+        parent = os.path.dirname(os.path.realpath(root))
+        if path.startswith(parent + os.sep):
+            return f"{os.path.relpath(path, parent)}:{line}"
+    return f"{path}:{line}"
+
+
+def versions(libs: dict[str, str]) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for lib in libs:
+        dist = {"torch_geometric": "torch_geometric", "x_transformers": "x-transformers"}.get(lib, lib)
+        try:
+            out[lib] = version(dist)
+        except PackageNotFoundError:
+            out[lib] = "?"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--libraries", default="", help="comma-separated keys of cases.LIBRARIES (default: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--rerun", action="store_true", help="run the cases again instead of reusing reports")
+    parser.add_argument("--static-only", action="store_true", help="score the recorded runs only")
+    parser.add_argument("--timeout", type=float, default=240.0)
+    parser.add_argument("--output", type=Path, help="also write the table to this file")
+    args = parser.parse_args(argv)
+    ensure_environment(argv)
+    sys.path.insert(0, str(HERE))
+    import importlib
+
+    import cases
+
+    wanted = [x for x in args.libraries.split(",") if x] or list(cases.LIBRARIES)
+    libs = {}
+    for key in wanted:
+        package = cases.PACKAGES[key]
+        libs[package] = os.path.dirname(importlib.import_module(package).__file__)
+    roots = list(libs.values())
+    if args.static_only:
+        reports = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(RUNS.glob("*.json"))
+                   if p.stem.split("__")[0] in wanted}
+    else:
+        reports = run_cases(cases.names(wanted), roots, args.jobs, args.rerun, args.timeout)
+    table = score(reports, roots, libs)
+    print(table)
+    if args.output:
+        args.output.write_text(table + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

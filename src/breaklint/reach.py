@@ -1,0 +1,320 @@
+"""The tree level: which functions torch.compile traces, and what their symbolic values hold.
+
+Works on `ModuleSummary`s only, never on syntax trees. `Reach` follows every edge compile
+follows (methods of the own class and overrides in subclasses, `super()`, submodules and helper
+objects held in attributes, functions held in attributes or tables, module-level functions,
+constructors), starting from each module's `forward` and every compiled function. `Values`
+then resolves symbolic values: a parameter holds what the reached call sites pass (joined), a
+call returns what its callee returns.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .summary import CallRef, ClassInfo, FunctionInfo, ModuleSummary
+from .values import OBJECT, UNKNOWN, Val, elem, join, op
+
+# Bases that say "this is not an nn.Module" even when they come from outside the tree.
+PLAIN_BASES = {
+    "object", "Exception", "BaseException", "ValueError", "TypeError", "RuntimeError", "KeyError",
+    "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag", "abc.ABC", "typing.NamedTuple",
+    "typing.Generic", "typing.Protocol", "typing.TypedDict", "dict", "list", "tuple", "str", "int",
+    "float", "set", "collections.OrderedDict", "collections.namedtuple", "dataclasses.dataclass",
+    "Enum", "ABC", "NamedTuple", "Generic", "Protocol", "TypedDict", "OrderedDict",
+}
+NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.", "torch.autograd.Function",
+                       "torch.utils.", "torch.optim.", "torch.distributions.")
+
+
+def _is_torch_module(base: str) -> bool:
+    if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+        return True
+    if base.startswith("torch.nn.") and base.count(".") == 2:
+        name = base.rsplit(".", 1)[1]
+        return name[:1].isupper() and name not in ("Parameter", "ParameterList", "ParameterDict", "Buffer")
+    return False
+
+
+class Reach:
+    """Which functions torch.compile traces, over every summary in the tree."""
+
+    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str]) -> None:
+        self.functions: dict[str, FunctionInfo] = {q: f for s in summaries for q, f in s.functions.items()}
+        self.classes: dict[str, ClassInfo] = {q: c for s in summaries for q, c in s.classes.items()}
+        self.tables: dict[str, list[str]] = {q: t for s in summaries
+                                             for q, t in ((f"{s.module}.{k}", v) for k, v in s.function_tables.items())}
+        self.module_bases = set(module_bases)
+        self._is_module: dict[str, bool] = {}
+        self.entries = [e for s in summaries for e in s.entries]
+        self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
+        # callee -> the reached calls that resolve to it: (caller, call, offset of bound `self`)
+        self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
+        self._children: dict[str, list[str]] | None = None
+        self.reached = self._compute()
+
+    # ------------------------------------------------------------------ classes
+    def is_module_class(self, qual: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Derives from `torch.nn.Module` (through the tree, or configured bases); or has a
+        `forward` and a base from outside the tree that is not a known plain class (a
+        pre-commit run sees only the changed files: `class Block(SomeLayer)` is almost always a module)."""
+        if qual in self._is_module:
+            return self._is_module[qual]
+        if qual in seen:
+            return False
+        info = self.classes.get(qual)
+        result = False
+        if info is not None:
+            for base in info.bases:
+                if base in self.module_bases or _is_torch_module(base):
+                    result = True
+                elif base in self.classes:
+                    if self.is_module_class(base, seen | {qual}):
+                        result = True
+                elif self._outside_base_may_be_module(base) and self.method(qual, "forward"):
+                    result = True
+        self._is_module[qual] = result
+        return result
+
+    @staticmethod
+    def _outside_base_may_be_module(base: str) -> bool:
+        if base in PLAIN_BASES or base.startswith(NON_MODULE_PREFIXES):
+            return False
+        if base.startswith("torch.") and not base.startswith("torch.nn."):
+            return False
+        return base.rsplit(".", 1)[-1][:1].isupper()
+
+    def mro(self, qual: str) -> list[str]:
+        order, queue, seen = [], deque([qual]), set()
+        while queue:
+            cur = queue.popleft()
+            if cur in seen or cur not in self.classes:
+                continue
+            seen.add(cur)
+            order.append(cur)
+            queue.extend(self.classes[cur].bases)
+        return order
+
+    def method(self, cls: str, name: str, skip_self: bool = False) -> str | None:
+        for owner in self.mro(cls)[1 if skip_self else 0:]:
+            if name in self.classes[owner].methods:
+                return f"{owner}.{name}"
+        return None
+
+    def attribute_class(self, cls: str, attr: str) -> str | None:
+        for owner in self.mro(cls):
+            target = self.classes[owner].submodules.get(attr)
+            if target:
+                return target
+        return None
+
+    # kept for callers of the old name
+    submodule_class = attribute_class
+
+    def attribute_callables(self, cls: str, attr: str) -> list[str]:
+        out: list[str] = []
+        for owner in self.mro(cls):
+            for name in self.classes[owner].callables.get(attr, []):
+                out.extend(self.tables.get(name, [name]))
+        return out
+
+    def call_method(self, cls: str) -> str | None:
+        """What calling an instance runs: `forward` of a module, `__call__` of anything else."""
+        if self.is_module_class(cls):
+            return self.method(cls, "forward") or self.method(cls, "__call__")
+        return self.method(cls, "__call__")
+
+    def subclasses(self, cls: str) -> list[str]:
+        if self._children is None:
+            self._children = {}
+            for qual, info in self.classes.items():
+                for base in info.bases:
+                    self._children.setdefault(base, []).append(qual)
+        out, queue, seen = [], deque(self._children.get(cls, [])), set()
+        while queue:
+            cur = queue.popleft()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            out.append(cur)
+            queue.extend(self._children.get(cur, []))
+        return out
+
+    # ------------------------------------------------------------------ the walk
+    def roots(self) -> list[str]:
+        roots: list[str] = []
+        for qual in self.classes:
+            if self.is_module_class(qual):
+                fwd = self.method(qual, "forward")
+                if fwd and fwd.startswith(qual + "."):
+                    roots.append(fwd)
+        roots += [q for q, f in self.functions.items() if f.compiled]
+        for entry in self.entries:
+            if entry in self.functions:
+                roots.append(entry)
+            elif entry in self.classes:
+                fwd = self.method(entry, "forward")
+                if fwd:
+                    roots.append(fwd)
+        return roots
+
+    def _compute(self) -> set[str]:
+        reached: set[str] = set()
+        queue = deque(r for r in self.roots() if r in self.functions and not self.functions[r].disabled)
+        while queue:
+            qual = queue.popleft()
+            if qual in reached:
+                continue
+            reached.add(qual)
+            fn = self.functions[qual]
+            for call in fn.calls:
+                for target, offset in self.targets(fn.cls, call):
+                    if target not in self.functions:
+                        continue
+                    self.callers.setdefault(target, []).append((qual, call, offset))
+                    if self.functions[target].disabled:
+                        self.disabled_calls.append((qual, call, target))
+                    elif target not in reached:
+                        queue.append(target)
+        return reached
+
+    def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:
+        """The functions a call may run, each with the number of leading parameters bound by it
+        (1 for a method called on an instance, `self`). For `self.method(...)`, the overrides
+        of `method` in subclasses too: a base class's forward that calls `self.apply_transform(...)`
+        reaches every subclass's `apply_transform`."""
+        out: list[tuple[str, int]] = []
+        if call.kind == "name":
+            if call.target in self.classes:
+                init = self.method(call.target, "__init__")
+                return [(init, 1)] if init else []
+            fn = self.functions.get(call.target)
+            if fn is not None and fn.cls is not None and not fn.is_static:
+                return [(call.target, 0)]  # an unbound method named through its class
+            return [(call.target, 0)]
+        if cls is None:
+            return out
+        if call.kind == "self":
+            first = self.method(cls, call.target)
+            if first:
+                out.append((first, 0 if self.functions.get(first) and self.functions[first].is_static else 1))
+            for sub in self.subclasses(cls):
+                if call.target in self.classes[sub].methods:
+                    out.append((f"{sub}.{call.target}", 1))
+            return out
+        if call.kind == "super":
+            first = self.method(cls, call.target, skip_self=True)
+            return [(first, 1)] if first else []
+        if call.kind == "selfattr":
+            held = self.attribute_class(cls, call.target)
+            if held is not None and held in self.classes:
+                run = self.call_method(held)
+                if run:
+                    out.append((run, 1))
+            for fn in self.attribute_callables(cls, call.target):
+                if fn in self.classes:
+                    run = self.call_method(fn)
+                    if run:
+                        out.append((run, 1))
+                else:
+                    out.append((fn, 0))
+            return out
+        if call.kind == "attrcall":
+            attr, _, name = call.target.partition(".")
+            held = self.attribute_class(cls, attr)
+            if held is not None and held in self.classes:
+                method = self.method(held, name)
+                if method:
+                    out.append((method, 1))
+            return out
+        return out
+
+
+class Values:
+    """Symbolic values resolved over the reached tree (context-insensitive, cycles are unknown)."""
+
+    def __init__(self, reach: Reach) -> None:
+        self.reach = reach
+        self._memo: dict[Val, Val] = {}
+        self._busy: set[Val] = set()
+
+    def resolve(self, value: Val) -> Val:
+        if not value.symbolic:
+            return value
+        if value in self._memo:
+            return self._memo[value]
+        if value in self._busy:
+            return UNKNOWN
+        self._busy.add(value)
+        try:
+            result = self._resolve(value)
+        finally:
+            self._busy.discard(value)
+        if result.symbolic:  # what cannot be decided is not a tensor
+            result = UNKNOWN
+        self._memo[value] = result
+        return result
+
+    def _resolve(self, value: Val) -> Val:
+        kind = value.kind
+        if kind == "op":
+            return op(*(self.resolve(p) for p in value.parts))
+        if kind == "cmp":
+            return op(*(self.resolve(p) for p in value.parts), comparison=True)
+        if kind == "join":
+            return join(*(self.resolve(p) for p in value.parts))
+        if kind == "elem":
+            index = int(value.name) if value.name.lstrip("-").isdigit() else None
+            return self.resolve(elem(self.resolve(value.parts[0]), index))
+        if kind == "param":
+            return self._param(value.ref, value.name)
+        if kind == "ret":
+            return self._returns(value)
+        return UNKNOWN
+
+    def _param(self, function: str, name: str) -> Val:
+        fn = self.reach.functions.get(function)
+        if fn is None:
+            return UNKNOWN
+        if name in fn.declared:
+            return fn.declared[name]
+        known: list[Val] = []
+        for _caller, call, offset in self.reach.callers.get(function, []):
+            arg = self._argument(fn, call, offset, name)
+            if arg is None:
+                continue
+            resolved = self.resolve(arg)
+            if resolved.kind != "unknown":
+                known.append(resolved)
+        if known:
+            return join(*known)
+        return fn.fallback.get(name, UNKNOWN)
+
+    @staticmethod
+    def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:
+        """What `call` passes for parameter `name` of `fn`; None when it cannot be told."""
+        if name in call.kwargs:
+            return call.kwargs[name]
+        if name not in fn.params:
+            return None
+        index = fn.params.index(name) - offset
+        if index < 0:
+            return None
+        if index < len(call.args):
+            return call.args[index]
+        if call.star:
+            return None
+        return None  # not passed: the default applies, which the fallback already describes
+
+    def _returns(self, value: Val) -> Val:
+        call = CallRef(value.ref, value.name, 0, 0, 0, 0)
+        cls = value.owner or None
+        if call.kind == "name" and call.target in self.reach.classes:
+            return OBJECT  # a constructor gives an instance
+        outs = []
+        for target, _ in self.reach.targets(cls, call):
+            fn = self.reach.functions.get(target)
+            if fn is None or target.endswith(".__init__"):
+                continue
+            outs.append(self.resolve(fn.returns))
+        return join(*outs) if outs else UNKNOWN

@@ -1,0 +1,85 @@
+"""The facts one file contributes to the tree: functions, classes, calls, candidate findings.
+
+Plain data only (no syntax trees): a file's summary is cached as JSON and crosses process
+boundaries; the tree level (`reach.py`) decides what compile reaches and resolves symbolic
+values over all summaries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .finding import Finding
+from .values import UNKNOWN, Val
+
+
+@dataclass
+class CallRef:
+    """A call (or reference) from one function to another, resolved at tree level.
+
+    kind: "name" (a dotted name: a function, or a class being constructed), "self" (a method of
+    the caller's class), "super", "selfattr" (calling what `self.<target>` holds: a submodule,
+    a helper object, a function kept in an attribute), "attrcall" (`self.<attr>.<method>(...)`,
+    target "attr.method").
+    """
+
+    kind: str
+    target: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    args: list[Val] = field(default_factory=list)  # positional arguments
+    kwargs: dict[str, Val] = field(default_factory=dict)
+    star: bool = False  # `*args` or `**kwargs` was passed: positions after it are unknown
+
+
+@dataclass
+class FunctionInfo:
+    qualname: str
+    cls: str | None
+    compiled: bool = False
+    disabled: bool = False
+    calls: list[CallRef] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)  # in order, `self` included
+    declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
+    fallback: dict[str, Val] = field(default_factory=dict)  # what a parameter holds when no reached call says
+    returns: Val = UNKNOWN
+    is_static: bool = False  # @staticmethod: no bound first parameter
+
+
+@dataclass
+class ClassInfo:
+    qualname: str
+    bases: list[str]
+    methods: set[str] = field(default_factory=set)
+    submodules: dict[str, str] = field(default_factory=dict)  # attr -> class dotted name
+    tensor_attrs: set[str] = field(default_factory=set)
+    callables: dict[str, list[str]] = field(default_factory=dict)  # attr -> functions it may hold
+    attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
+
+
+@dataclass
+class ModuleSummary:
+    """What the engine needs of one file to decide what torch.compile reaches."""
+
+    module: str
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    entries: list[str] = field(default_factory=list)  # names passed to torch.compile(...)
+    instances: dict[str, str] = field(default_factory=dict)  # module-level var -> class
+    function_tables: dict[str, list[str]] = field(default_factory=dict)  # module-level dict/list -> functions
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A finding before the engine knows whether compile reaches its function.
+
+    `requires`, when set, is a symbolic value that must turn out to be a tensor once the whole
+    tree is known (a parameter, what a helper returns, ...) for the finding to stand."""
+
+    scope: str | None  # qualname of the enclosing top-level function or method
+    finding: Finding
+    stmt_start: int  # lines of the statement, for suppression comments
+    stmt_end: int
+    requires: Val | None = None

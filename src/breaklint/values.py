@@ -1,0 +1,187 @@
+"""Abstract values: what an expression holds, as far as graph breaks care.
+
+A `Val` is one point of a small lattice, in the spirit of ruff's `ResolvedPythonType`:
+
+- concrete kinds: `tensor`, `booltensor` (a tensor of bools, e.g. a comparison of tensors),
+  `none`, `number`, `bool`, `str`, `size` (a shape or one of its elements), `object` (a known
+  value that is not a tensor: a module, an instance, a function, a dtype, ...), `seq` (a tuple
+  or list whose elements are `parts`), `dict` (keys in `keys`, values in `parts`), `unknown`;
+- symbolic kinds, which the per-file walk cannot decide and the tree level resolves over every
+  file's summaries: `param` (parameter `name` of function `ref`), `ret` (what a call returns:
+  call kind `ref`, target `name`, caller's class `owner`), `op` (arithmetic or a comparison of
+  `parts`: a tensor when any part is), `cmp` (the same, giving a bool tensor), `elem` (an
+  element of `parts[0]`, at index `name` when known), `join` (one of `parts`: two branches).
+
+Values are plain frozen data: they travel in summaries and cache entries as JSON.
+Unknown is honest: it is never a tensor, so a rule that needs a tensor stays quiet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CONCRETE = frozenset({"tensor", "booltensor", "none", "number", "bool", "str", "size", "object", "seq", "dict",
+                      "unknown"})
+SYMBOLIC = frozenset({"param", "ret", "op", "cmp", "elem", "join"})
+NOT_TENSOR = frozenset({"none", "number", "bool", "str", "size", "object", "seq", "dict"})
+MAX_PARTS = 8
+MAX_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Val:
+    kind: str
+    ref: str = ""
+    name: str = ""
+    owner: str = ""
+    parts: tuple["Val", ...] = ()
+    keys: tuple[str, ...] = field(default=())
+
+    # ------------------------------------------------------------------ questions
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in ("tensor", "booltensor")
+
+    @property
+    def is_bool_tensor(self) -> bool:
+        return self.kind == "booltensor"
+
+    @property
+    def symbolic(self) -> bool:
+        return self.kind in SYMBOLIC
+
+    @property
+    def not_tensor(self) -> bool:
+        """Known, and not a tensor (unknown is not this: it is simply not known)."""
+        return self.kind in NOT_TENSOR
+
+    @property
+    def bool_shaped(self) -> bool:
+        """A bool tensor, or a symbolic value that is one whenever it is a tensor (a comparison)."""
+        if self.kind in ("booltensor", "cmp"):
+            return True
+        return self.kind == "join" and all(p.bool_shaped or p.kind == "none" for p in self.parts)
+
+    def depth(self) -> int:
+        return 1 + max((p.depth() for p in self.parts), default=0)
+
+    def __repr__(self) -> str:  # short, for tests and debugging
+        inner = ", ".join(repr(p) for p in self.parts)
+        label = ":".join(x for x in (self.ref, self.name) if x)
+        return f"{self.kind}({label}{'; ' if label and inner else ''}{inner})"
+
+
+TENSOR = Val("tensor")
+BOOL_TENSOR = Val("booltensor")
+UNKNOWN = Val("unknown")
+NONE = Val("none")
+NUMBER = Val("number")
+BOOL = Val("bool")
+STR = Val("str")
+SIZE = Val("size")
+OBJECT = Val("object")
+
+
+def param(function: str, name: str) -> Val:
+    return Val("param", ref=function, name=name)
+
+
+def ret(kind: str, target: str, owner: str | None) -> Val:
+    return Val("ret", ref=kind, name=target, owner=owner or "")
+
+
+def seq(parts: list[Val] | tuple[Val, ...]) -> Val:
+    parts = tuple(parts)
+    return Val("seq", parts=tuple(_bound(p) for p in parts)) if len(parts) <= MAX_PARTS * 2 else Val("seq")
+
+
+def dict_of(keys: list[str], values: list[Val]) -> Val:
+    if len(keys) > MAX_PARTS * 2:
+        return Val("dict")
+    return Val("dict", keys=tuple(keys), parts=tuple(_bound(v) for v in values))
+
+
+def _bound(v: Val) -> Val:
+    return UNKNOWN if v.depth() > MAX_DEPTH else v
+
+
+def _flatten(kind: str, parts: tuple[Val, ...] | list[Val]) -> list[Val]:
+    out: list[Val] = []
+    for p in parts:
+        if p.kind == kind and kind in ("op", "join"):
+            out.extend(p.parts)
+        else:
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
+def op(*parts: Val, comparison: bool = False) -> Val:
+    """Arithmetic on values (a comparison when `comparison`): a tensor as soon as one operand is."""
+    result = BOOL_TENSOR if comparison else TENSOR
+    flat = _flatten("op", parts)
+    if any(p.is_tensor for p in flat):
+        return result
+    symbolic = [p for p in flat if p.symbolic]
+    if not symbolic:
+        if any(p.kind == "unknown" for p in flat):
+            return UNKNOWN
+        if comparison:
+            return BOOL
+        return SIZE if any(p.kind == "size" for p in flat) else NUMBER
+    if len(symbolic) > MAX_PARTS:
+        return UNKNOWN
+    v = Val("cmp" if comparison else "op", parts=tuple(symbolic))
+    return _bound(v)
+
+
+def elem(container: Val, index: int | None = None) -> Val:
+    """An element of a value: of a tensor, a tensor; of a tuple, the element itself."""
+    if container.is_tensor:
+        return TENSOR
+    if container.kind == "seq" and container.parts:
+        if index is not None and -len(container.parts) <= index < len(container.parts):
+            return container.parts[index]
+        return join(*container.parts)
+    if container.kind == "size":
+        return SIZE
+    if container.symbolic:
+        return _bound(Val("elem", name="" if index is None else str(index), parts=(container,)))
+    return UNKNOWN
+
+
+def item(container: Val, key: str) -> Val:
+    """`d[key]` for a dict value with a string key."""
+    if container.kind == "dict":
+        if key in container.keys:
+            return container.parts[container.keys.index(key)]
+        return UNKNOWN
+    return elem(container)
+
+
+def join(*parts: Val) -> Val:
+    """One of several values (two branches, several returns, several call sites).
+
+    `None` joined with a tensor is a tensor (the optional-tensor idiom: the `None` case is tested
+    away); a tensor joined with a known non-tensor is not known to be a tensor."""
+    flat = [p for p in _flatten("join", parts)]
+    if not flat:
+        return UNKNOWN
+    if len(flat) == 1:
+        return flat[0]
+    real = [p for p in flat if p.kind != "none"] or flat
+    if len(real) == 1:
+        return real[0]
+    if all(p.is_tensor for p in real):
+        return BOOL_TENSOR if all(p.is_bool_tensor for p in real) else TENSOR
+    if any(p.kind == "unknown" for p in real):
+        return UNKNOWN
+    if all(p.kind == "seq" for p in real) and len({len(p.parts) for p in real}) == 1:
+        return seq([join(*col) for col in zip(*(p.parts for p in real))])
+    if all(p.not_tensor for p in real):
+        kinds = {p.kind for p in real}
+        return real[0] if len(kinds) == 1 else OBJECT
+    if any(p.not_tensor or p.is_tensor for p in real) and not any(p.symbolic for p in real):
+        return UNKNOWN
+    if len(real) > MAX_PARTS:
+        return UNKNOWN
+    return _bound(Val("join", parts=tuple(real)))

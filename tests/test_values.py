@@ -1,0 +1,311 @@
+"""The value analysis across functions and files, and the reach edges it feeds: cases from real code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+from breaklint import values as V
+from breaklint.config import Config
+from breaklint.engine import lint, lint_source
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in lint_source(dedent(source), Path("m.py"), Config()))
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dedent(text), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------- the lattice
+def test_op_is_a_tensor_as_soon_as_one_operand_is() -> None:
+    assert V.op(V.TENSOR, V.NUMBER).is_tensor
+    assert V.op(V.NUMBER, V.SIZE).kind == "size"
+    assert V.op(V.NUMBER, V.NUMBER, comparison=True).kind == "bool"
+    assert V.op(V.param("f", "x"), V.NUMBER).kind == "op"
+    assert V.op(V.UNKNOWN, V.NUMBER).kind == "unknown"
+
+
+def test_join_keeps_optional_tensors_and_drops_mixed_ones() -> None:
+    assert V.join(V.TENSOR, V.NONE).is_tensor
+    assert V.join(V.TENSOR, V.BOOL_TENSOR).is_tensor
+    assert not V.join(V.TENSOR, V.BOOL).is_tensor
+    assert V.join(V.BOOL, V.BOOL).kind == "bool"
+    assert V.join(V.seq([V.TENSOR, V.NUMBER]), V.seq([V.TENSOR, V.NUMBER])) == V.seq([V.TENSOR, V.NUMBER])
+
+
+def test_elements_of_tuples_tensors_and_dicts() -> None:
+    pair = V.seq([V.TENSOR, V.NUMBER])
+    assert V.elem(pair, 0).is_tensor and V.elem(pair, 1).kind == "number"
+    assert V.elem(V.TENSOR).is_tensor
+    assert V.item(V.dict_of(["mean"], [V.TENSOR]), "mean").is_tensor
+    assert V.elem(V.param("f", "x"), 2).kind == "elem"
+
+
+# ---------------------------------------------------------------------- misses that values find
+def test_a_helper_returning_a_tensor_expression() -> None:
+    assert findings("""
+        import torch
+
+        def widths(b):
+            return (b[:, 2] - b[:, 0]) * 0.5
+
+        class M(torch.nn.Module):
+            def forward(self, boxes):
+                w = widths(boxes)
+                return int(w.max())
+    """) == [(10, "BL103")]
+
+
+def test_elements_of_a_tensor_iterated_in_python() -> None:
+    assert findings("""
+        import torch
+
+        def paste(boxes, h):
+            for box in boxes:
+                n = int(box[2] - box[0])
+                m = min(box[3] + 1, h)
+            return n
+
+        class M(torch.nn.Module):
+            def forward(self, boxes):
+                return paste(boxes, 4)
+    """) == [(6, "BL103")]
+
+
+def test_values_carried_in_dicts_and_tuples() -> None:
+    assert findings("""
+        import torch
+
+        def stats(x):
+            return x.mean(), x.shape[0]
+
+        @torch.compile
+        def f(x):
+            s = {"mean": x.mean(), "n": 3}
+            if s["mean"] > 0:
+                x = x + 1
+            mean, n = stats(x)
+            if n > 1:
+                x = x * 2
+            if mean > 0:
+                x = x - 1
+            return x
+    """) == [(10, "BL201"), (15, "BL201")]
+
+
+def test_tensor_arguments_flow_into_helper_parameters() -> None:
+    assert findings("""
+        import torch
+
+        def check(scores, limit: int):
+            if scores.max() > limit:
+                return scores.clamp(max=limit)
+            return scores
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return check(torch.sigmoid(x), 3)
+    """) == [(5, "BL201")]
+
+
+# ---------------------------------------------------------------------- false alarms that values remove
+def test_a_python_flag_passed_down_is_not_a_tensor_test() -> None:
+    assert findings("""
+        import torch
+
+        class Block(torch.nn.Module):
+            def forward(self, x, is_global, scale=None):
+                if is_global:
+                    x = x * 2
+                return x
+
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def forward(self, x, mask):
+                is_global = mask.any().item()
+                return self.block(x, is_global)
+    """) == [(16, "BL101")]
+
+
+def test_forward_called_with_ints_by_its_parent() -> None:
+    assert findings("""
+        import torch
+
+        class RelPos(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bias = None
+
+            def forward(self, i, j):
+                if self.bias is not None and self.bias.shape[-1] >= j:
+                    return self.bias[..., -i:, -j:]
+                return torch.zeros(i, j)
+
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rel = RelPos()
+
+            def forward(self, x):
+                n = x.shape[-1]
+                return x + self.rel(n, n)
+    """) == []
+
+
+def test_flags_reassigned_only_in_one_branch_stay_python() -> None:
+    assert findings("""
+        import random
+        import torch
+
+        class M(torch.nn.Module):
+            def forward(self, x, output_attentions=False, use_cache: bool = False):
+                skip = False
+                if self.training:
+                    skip = random.random() < 0.1
+                if skip:
+                    return x
+                if output_attentions or use_cache:
+                    x = x + 1
+                if x.size(1) != 3:
+                    x = x * 2
+                return x
+    """) == [(9, "BL405")]
+
+
+def test_methods_of_plain_objects_are_not_tensors() -> None:
+    assert findings("""
+        import torch
+
+        class Cache:
+            def get_seq_length(self):
+                return 0
+
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cache = Cache()
+
+            def forward(self, x):
+                if self.cache.get_seq_length() != 0:
+                    x = x + 1
+                return x
+    """) == []
+
+
+# ---------------------------------------------------------------------- reach
+def test_helper_objects_held_by_a_module_are_reached() -> None:
+    assert findings("""
+        import torch
+
+        class BoxCoder:
+            def decode(self, codes):
+                print("decoding")
+                return codes
+
+        class Sampler:
+            def __call__(self, labels):
+                return labels.nonzero()
+
+        class Head(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.box_coder = BoxCoder()
+                self.sampler = Sampler()
+
+            def forward(self, x):
+                return self.box_coder.decode(x), self.sampler(x)
+    """) == [(6, "BL401"), (11, "BL301")]
+
+
+def test_functions_held_in_attributes_and_tables_are_reached() -> None:
+    assert findings("""
+        import torch
+
+        def eager_attention(q, k):
+            print("eager")
+            return q @ k
+
+        def sdpa_attention(q, k):
+            return q.nonzero()
+
+        ATTENTIONS = {"eager": eager_attention, "sdpa": sdpa_attention}
+
+        def never_used(q):
+            print("not reached")
+
+        class Attn(torch.nn.Module):
+            def __init__(self, impl):
+                super().__init__()
+                self.attn_fn = ATTENTIONS[impl]
+
+            def forward(self, q, k):
+                return self.attn_fn(q, k)
+    """) == [(5, "BL401"), (9, "BL301")]
+
+
+def test_constructors_called_in_compiled_code_run_init() -> None:
+    assert findings("""
+        import torch
+
+        class Boxes:
+            def __init__(self, t):
+                print("building boxes")
+                self.t = t
+
+        @torch.compile
+        def f(x):
+            b = Boxes(x)
+            return x
+    """) == [(6, "BL401")]
+
+
+def test_a_base_from_outside_the_tree_with_forward_is_a_module() -> None:
+    assert findings("""
+        from somelib.layers import BaseLayer
+
+        class Block(BaseLayer):
+            def forward(self, x):
+                print("block")
+                return x
+
+        class Config(Exception):
+            def forward(self, x):
+                print("not a module")
+    """) == [(6, "BL401")]
+
+
+def test_module_aliases_reach_across_files(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops/__init__.py": "",
+        "pkg/ops/boxes.py": """
+            import torch
+
+            def batched_nms(boxes, scores):
+                keep = scores > 0.5
+                return boxes[keep]
+
+            def unused(boxes):
+                return boxes.nonzero()
+        """,
+        "pkg/model.py": """
+            import torch
+            from .ops import boxes as box_ops
+            import pkg.ops.boxes as ops
+
+            class Det(torch.nn.Module):
+                def forward(self, boxes, scores):
+                    a = box_ops.batched_nms(boxes, scores)
+                    return ops.batched_nms(a, scores)
+        """,
+    })
+    result = lint([tmp_path / "pkg"], Config(root=tmp_path), jobs=1, use_cache=False)
+    assert [(f.path.name, f.line, f.code) for f in result.findings] == [("boxes.py", 6, "BL302")]
