@@ -309,3 +309,41 @@ def test_module_aliases_reach_across_files(tmp_path: Path) -> None:
     })
     result = lint([tmp_path / "pkg"], Config(root=tmp_path), jobs=1, use_cache=False)
     assert [(f.path.name, f.line, f.code) for f in result.findings] == [("boxes.py", 6, "BL302")]
+
+
+def test_a_local_wrapper_of_the_compile_checks_decides_the_branch() -> None:
+    assert findings("""
+        import torch
+
+        def _tracing():
+            return torch.jit.is_scripting() or torch.compiler.is_compiling()
+
+        @torch.compile
+        def f(x):
+            if not _tracing():
+                print("eager only")
+            return x
+    """) == []
+
+
+def test_half_precision_checks_make_a_hazard_and_training_a_named_break() -> None:
+    found = lint_source(dedent("""
+        import torch
+
+        class M(torch.nn.Module):
+            def forward(self, x, mask=None):
+                if x.dtype == torch.float16 and torch.isinf(x).any():
+                    x = x.clamp(-1, 1)
+                if self.training:
+                    x = x[x > 0]
+                if mask is not None and mask.any():
+                    x = x + 1
+                return x
+    """), Path("m.py"), Config())
+    got = [(f.line, f.code, f.kind, f.condition) for f in found]
+    assert got == [
+        (6, "BL201", "hazard", "x.dtype == torch.float16"),
+        (9, "BL302", "break", "self.training"),
+        (10, "BL201", "break", "mask is not None"),
+    ]
+    assert "(only when `self.training`)" in found[1].message

@@ -88,6 +88,20 @@ def statement_index(path: str) -> dict[int, int]:
     return index
 
 
+@cache
+def headers(path: str) -> set[int]:
+    """First lines of `if`/`elif`/`while` statements."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return set()
+    return {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While))}
+
+
+def is_header(key: tuple[str, int]) -> bool:
+    return key[1] in headers(key[0])
+
+
 def stmt_key(path: str, line: int) -> tuple[str, int]:
     return path, statement_index(path).get(line, line)
 
@@ -190,6 +204,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> s
         return "?"
 
     sites: dict[tuple[str, int], dict] = {}  # statement -> {gb, reason, case}
+    stack_lines: set[tuple[str, int]] = set()  # every frame of every break, inside the libraries
     ran: set[tuple[str, int]] = set()
     ok = failed = 0
     for name, rep in sorted(reports.items()):
@@ -203,6 +218,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> s
                 ran.add(stmt_key(os.path.realpath(path), line))
         for brk in data.get("breaks", []):
             frames = [(f, n) for f, n in brk["frames"]]
+            stack_lines.update((os.path.realpath(f), n) for f, n in frames if inside(f))
             site = next(((os.path.realpath(f), n) for f, n in reversed(frames) if inside(f)), None)
             if site is None:
                 continue
@@ -219,17 +235,29 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> s
         fn = innermost_function(*key)
         if fn is None:
             return False
-        for (path, line) in sites:
+        # a break in a loop of this function (here or in a callee called from the loop): dynamo
+        # then runs the whole frame eagerly and never traces the rest of it
+        for (path, line) in stack_lines:
             if path == key[0] and fn[0] <= line <= fn[1] and any(a <= line <= b for a, b in fn[2]):
-                return True
+                inner = innermost_function(path, line)
+                if inner is not None and inner[0] == fn[0]:
+                    return True
         return False
 
     per_rule = defaultdict(Counter)
     confirmed_sites = set()
     false_alarms = []
     unjudged = 0
+    conditional = 0
     for key, fs in by_stmt.items():
         codes = sorted({f.code for f in fs})
+        if key not in sites and all(getattr(f, "condition", "") for f in fs) and is_header(key):
+            # a test whose tensor part runs only when the Python conjuncts before it hold: the
+            # line ran, but whether the tensor part did cannot be told
+            conditional += 1
+            for c in codes:
+                per_rule[c]["unjudged"] += 1
+            continue
         if key in sites:
             confirmed_sites.add(key)
             for c in codes:
@@ -261,7 +289,8 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> s
     out.append(f"cases run: {ok} ({failed} could not be built or run eagerly); libraries: "
                + ", ".join(f"{lib} {ver}" for lib, ver in versions(libs).items()))
     out.append(f"break sites (distinct statements): {len(sites)}; static break findings (statements): "
-               f"{len(by_stmt)}, of which {unjudged} unjudged (never ran)")
+               f"{len(by_stmt)}, of which {unjudged} unjudged (never ran, or ran only after a break in a "
+               f"loop of their function) and {conditional} conditional (a test whose tensor part may not have run)")
     out.append("")
     out.append("| library | break sites | confirmed | false alarms | missed | precision | recall |")
     out.append("| --- | --- | --- | --- | --- | --- | --- |")

@@ -99,6 +99,12 @@ TENSOR_ONLY_METHODS = {
     "cumsum", "cumprod", "gather", "scatter", "expand", "expand_as", "type_as", "sign",
     "relu", "tanh", "max", "min",
 }
+# Methods that keep a tensor's dtype (a bool mask stays a bool mask).
+SHAPE_METHODS = {
+    "unsqueeze", "squeeze", "view", "reshape", "permute", "transpose", "flatten", "expand", "expand_as",
+    "repeat", "contiguous", "clone", "detach", "flip", "roll", "t", "narrow", "view_as", "reshape_as",
+    "unflatten", "movedim", "repeat_interleave", "tile",
+}
 BOOL_FUNCS = {
     "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isposinf", "torch.isneginf",
     "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.logical_xor",
@@ -210,6 +216,8 @@ class FileContext(cst.BatchableCSTVisitor):
         self.module = module
         self.lines = source_lines
         self.aliases: dict[str, str] = {}
+        self.globals: dict[str, Val] = {}  # module-level names: what they were assigned
+        self.compile_helpers: dict[str, bool] = {}  # this file's wrappers of the compile checks -> value
         self.loggers: set[str] = set()
         self.candidates: list[Candidate] = []
         self.suppressions: list[tuple[int, frozenset[str] | None, str]] = []
@@ -222,6 +230,8 @@ class FileContext(cst.BatchableCSTVisitor):
         self._loop_depth = 0
         self._branch_depth = 0
         self._branch_names: list[set[str]] = []
+        self._guards: list[list[str]] = []  # per enclosing `if` body: trace-time conditions it needs
+        self._if_guards: dict[cst.If, list[str]] = {}
         self._stmts: list[cst.CSTNode] = []
         self.condition_parts: set[cst.CSTNode] = set()
         self.assign_targets: set[cst.CSTNode] = set()
@@ -246,6 +256,18 @@ class FileContext(cst.BatchableCSTVisitor):
                     self.aliases[local] = f"{base}.{name}" if base else name
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
+        # Module-level helpers that only wrap the compile checks (`def _tracing(): return
+        # torch.compiler.is_compiling() or torch.jit.is_tracing()`) decide branches as they do.
+        for stmt in node.body:
+            if isinstance(stmt, cst.FunctionDef) and len(stmt.body.body) == 1:
+                only = stmt.body.body[0]
+                if isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1 \
+                        and isinstance(only.body[0], cst.Return) and only.body[0].value is not None:
+                    value = self.compile_value(only.body[0].value)
+                    if value is not None:
+                        self.compile_helpers[f"{self.module}.{stmt.name.value}"] = value
+        self.summary.imports = {k: v for k, v in self.aliases.items()
+                                if v and v != f"{self.module}.{k}" and "." in v and not v.startswith("torch.")}
         for stmt in iter_statements(node):
             if isinstance(stmt, cst.Assign) and isinstance(stmt.value, (cst.Dict, cst.List, cst.Tuple)):
                 elements = [el.value for el in stmt.value.elements if isinstance(el, (cst.DictElement, cst.Element))]
@@ -254,6 +276,15 @@ class FileContext(cst.BatchableCSTVisitor):
                     for target in stmt.targets:
                         if isinstance(target.target, cst.Name):
                             self.summary.function_tables[target.target.value] = held
+            if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+                name = stmt.targets[0].target.value
+                if isinstance(stmt.value, cst.Call):
+                    made = self.qualify(stmt.value.func)
+                    value = V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN
+                else:
+                    value = self.literal_value(stmt.value) or V.UNKNOWN
+                old = self.globals.get(name)
+                self.globals[name] = value if old is None else V.join(old, value)
             if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call):
                 callee = self.qualify(stmt.value.func)
                 for target in stmt.targets:
@@ -518,6 +549,8 @@ class FileContext(cst.BatchableCSTVisitor):
                 return True
             if name in FALSE_UNDER_COMPILE:
                 return False
+            if name in self.compile_helpers:
+                return self.compile_helpers[name]
         if isinstance(test, cst.BooleanOperation):
             left, right = self.compile_value(test.left), self.compile_value(test.right)
             if isinstance(test.operator, cst.And):
@@ -530,6 +563,7 @@ class FileContext(cst.BatchableCSTVisitor):
         return None
 
     def visit_If(self, node: cst.If) -> None:
+        self._if_guards[node] = self.guard_conditions(node.test)
         value = self.compile_value(node.test)
         if value is True and node.orelse is not None:
             self._dead.add(node.orelse)
@@ -571,9 +605,71 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_If_body(self, node: cst.If) -> None:
         self._enter_branch()
+        self._guards.append(self._if_guards.get(node, []))
 
     def leave_If_body(self, node: cst.If) -> None:
         self._leave_branch()
+        self._guards.pop()
+
+    # ------------------------------------------------------------------ trace-time conditions
+    def guard_conditions(self, test: cst.BaseExpression) -> list[str]:
+        """The conjuncts of a test that dynamo decides while tracing and that must hold for the code
+        under it to run: `self.training`, a half-precision dtype check."""
+        conjuncts: list[cst.BaseExpression] = []
+        stack = [test]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And):
+                stack.extend([cur.right, cur.left])
+            else:
+                conjuncts.append(cur)
+        out = []
+        for part in conjuncts:
+            if self._self_attr(part) == "training":
+                out.append("self.training")
+            elif self._is_half_dtype_check(part):
+                out.append(self.source(part, limit=80))
+        return out
+
+    def test_conditions(self, test: cst.BaseExpression) -> list[str]:
+        """In `a and b and t`, where `t` tests a tensor: the Python-valued conjuncts before it
+        (`mask is not None`, `zero_division == "warn"`), which must hold for `t` to be evaluated."""
+        conjuncts: list[cst.BaseExpression] = []
+        stack = [test]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And):
+                stack.extend([cur.right, cur.left])
+            else:
+                conjuncts.append(cur)
+        out = []
+        for part in conjuncts:
+            value = self.value(part)
+            if value.is_tensor or value.symbolic:
+                break
+            text = "self.training" if self._self_attr(part) == "training" else self.source(part, limit=80)
+            out.append(text)
+        return out if len(out) < len(conjuncts) else []
+
+    def _is_half_dtype_check(self, node: cst.BaseExpression) -> bool:
+        if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+            return False
+        left, comp = node.left, node.comparisons[0]
+        if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+            return False
+        right = comp.comparator
+        options = [el.value for el in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
+        names = {self.qualify(o) for o in options}
+        half = {"torch.float16", "torch.half", "torch.bfloat16"}
+        if isinstance(comp.operator, (cst.Equal, cst.In, cst.Is)):
+            return bool(names) and names <= half
+        return False
+
+    def conditions(self, test: cst.BaseExpression | None = None) -> list[str]:
+        out = [c for level in self._guards for c in level]
+        if test is not None:
+            out += self.guard_conditions(test) + self.test_conditions(test)
+        return list(dict.fromkeys(out))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._enter_branch()
@@ -806,7 +902,7 @@ class FileContext(cst.BatchableCSTVisitor):
         if isinstance(node, cst.Name):
             if scope is not None and node.value in scope.values:
                 return scope.values[node.value]
-            return V.UNKNOWN
+            return self.globals.get(node.value, V.UNKNOWN)
         if isinstance(node, cst.Attribute):
             return self._attribute_value(node)
         if isinstance(node, cst.Call):
@@ -879,7 +975,9 @@ class FileContext(cst.BatchableCSTVisitor):
         if self_attr is not None and cls is not None:
             if self_attr in cls.tensor_attrs:
                 return V.TENSOR
-            if self_attr in cls.submodules or self_attr in cls.callables:
+            if self_attr in cls.submodules:
+                return V.Val("object", ref=cls.submodules[self_attr])
+            if self_attr in cls.callables:
                 return V.OBJECT
             if self_attr in cls.attr_values:
                 return cls.attr_values[self_attr]
@@ -923,11 +1021,12 @@ class FileContext(cst.BatchableCSTVisitor):
                 return V.seq([V.TENSOR]) if base.is_tensor else V.UNKNOWN
             if method in NON_TENSOR_METHODS:
                 return V.OBJECT if base.is_tensor else V.UNKNOWN
+            keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
             if base.is_tensor:
-                return V.BOOL_TENSOR if method in BOOL_METHODS else V.TENSOR
-            if base.symbolic and method in TENSOR_ONLY_METHODS | BOOL_METHODS:
+                return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
+            if base.symbolic and method in TENSOR_ONLY_METHODS | BOOL_METHODS | SHAPE_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
-                return V.op(base, comparison=method in BOOL_METHODS)
+                return V.op(base, comparison=method in BOOL_METHODS or keeps_dtype)
             if self.is_module_ref(func):
                 return V.TENSOR
             if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
@@ -1069,12 +1168,20 @@ class FileContext(cst.BatchableCSTVisitor):
         scope: str | None = None,
         stmt_lines: tuple[int, int] | None = None,
         requires: Val | None = None,
+        test: cst.BaseExpression | None = None,
     ) -> None:
         pos = self.position(node)
         start, end = stmt_lines or self.statement_lines()
+        conditions = self.conditions(test)
+        kind = rule.KIND
+        if conditions:
+            message = f"{message} (only when `{' and '.join(conditions)}`)"
+            if kind == "break" and any("dtype" in c for c in conditions):
+                kind = "hazard"  # it breaks only for half-precision inputs
         finding = Finding(
             code=rule.CODE,
-            kind=rule.KIND,
+            kind=kind,
+            condition=" and ".join(conditions),
             message=message,
             suggestion=suggestion,
             path=self.path,

@@ -53,6 +53,9 @@ class Finding:
     status: str | None = None  # confirmed / not-reproduced / not-run / dynamic-only
     fix: Fix | None = None
     gb_types: tuple[str, ...] = field(default=())
+    # What dynamo decides while tracing that must hold for this to happen (`self.training`,
+    # `x.dtype == torch.float16`); empty when it happens whatever the inputs.
+    condition: str = ""
 
     def sort_key(self) -> tuple:
         return (str(self.path), self.line, self.col, self.code, self.message)
@@ -74,6 +77,7 @@ class Finding:
             "origin": self.origin,
             "status": self.status,
             "gb_types": list(self.gb_types),
+            "condition": self.condition,
             "fix": None if self.fix is None else {
                 "title": self.fix.title,
                 "applicability": self.fix.applicability,

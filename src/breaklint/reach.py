@@ -28,11 +28,14 @@ NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.
 
 
 def _is_torch_module(base: str) -> bool:
+    """`torch.nn.Module` and the module classes under `torch.nn` (`nn.Linear`, `torch.nn.modules.loss._Loss`)."""
     if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
         return True
-    if base.startswith("torch.nn.") and base.count(".") == 2:
+    if base.startswith("torch.nn.") and not base.startswith(("torch.nn.functional.", "torch.nn.init.",
+                                                            "torch.nn.utils.", "torch.nn.parameter.")):
         name = base.rsplit(".", 1)[1]
-        return name[:1].isupper() and name not in ("Parameter", "ParameterList", "ParameterDict", "Buffer")
+        return name.lstrip("_")[:1].isupper() and name not in ("Parameter", "ParameterList", "ParameterDict",
+                                                               "Buffer", "UninitializedParameter")
     return False
 
 
@@ -45,6 +48,9 @@ class Reach:
         self.tables: dict[str, list[str]] = {q: t for s in summaries
                                              for q, t in ((f"{s.module}.{k}", v) for k, v in s.function_tables.items())}
         self.module_bases = set(module_bases)
+        # names a module imports (a package's `__init__` re-exporting `from .loop import f`)
+        self.imported: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.imports.items()}
+        self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
@@ -52,6 +58,32 @@ class Reach:
         self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
         self._children: dict[str, list[str]] | None = None
         self.reached = self._compute()
+
+    def canonical(self, name: str) -> str:
+        """The tree's own name for a dotted name, following re-exports: `pkg.utils.f` is
+        `pkg.utils.loop.f` when `pkg/utils/__init__.py` does `from .loop import f`."""
+        if name in self._canonical:
+            return self._canonical[name]
+        seen = {name}
+        cur = name
+        for _ in range(8):
+            if cur in self.functions or cur in self.classes:
+                break
+            nxt = None
+            head, _, tail = cur.rpartition(".")
+            # the longest prefix that a module re-exports, then the rest of the name
+            parts = cur.split(".")
+            for cut in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:cut])
+                if prefix in self.imported:
+                    nxt = ".".join([self.imported[prefix], *parts[cut:]])
+                    break
+            if nxt is None or nxt in seen:
+                break
+            seen.add(nxt)
+            cur = nxt
+        self._canonical[name] = cur
+        return cur
 
     # ------------------------------------------------------------------ classes
     def is_module_class(self, qual: str, seen: frozenset[str] = frozenset()) -> bool:
@@ -65,7 +97,7 @@ class Reach:
         info = self.classes.get(qual)
         result = False
         if info is not None:
-            for base in info.bases:
+            for base in map(self.canonical, info.bases):
                 if base in self.module_bases or _is_torch_module(base):
                     result = True
                 elif base in self.classes:
@@ -92,7 +124,7 @@ class Reach:
                 continue
             seen.add(cur)
             order.append(cur)
-            queue.extend(self.classes[cur].bases)
+            queue.extend(self.canonical(b) for b in self.classes[cur].bases)
         return order
 
     def method(self, cls: str, name: str, skip_self: bool = False) -> str | None:
@@ -105,7 +137,7 @@ class Reach:
         for owner in self.mro(cls):
             target = self.classes[owner].submodules.get(attr)
             if target:
-                return target
+                return self.canonical(target)
         return None
 
     # kept for callers of the old name
@@ -115,7 +147,7 @@ class Reach:
         out: list[str] = []
         for owner in self.mro(cls):
             for name in self.classes[owner].callables.get(attr, []):
-                out.extend(self.tables.get(name, [name]))
+                out.extend(self.canonical(n) for n in self.tables.get(self.canonical(name), [name]))
         return out
 
     def call_method(self, cls: str) -> str | None:
@@ -129,7 +161,7 @@ class Reach:
             self._children = {}
             for qual, info in self.classes.items():
                 for base in info.bases:
-                    self._children.setdefault(base, []).append(qual)
+                    self._children.setdefault(self.canonical(base), []).append(qual)
         out, queue, seen = [], deque(self._children.get(cls, [])), set()
         while queue:
             cur = queue.popleft()
@@ -145,11 +177,11 @@ class Reach:
         roots: list[str] = []
         for qual in self.classes:
             if self.is_module_class(qual):
-                fwd = self.method(qual, "forward")
-                if fwd and fwd.startswith(qual + "."):
-                    roots.append(fwd)
+                for name in ("forward", "__call__"):  # a module may wrap its call in `__call__`
+                    if name in self.classes[qual].methods:
+                        roots.append(f"{qual}.{name}")
         roots += [q for q, f in self.functions.items() if f.compiled]
-        for entry in self.entries:
+        for entry in map(self.canonical, self.entries):
             if entry in self.functions:
                 roots.append(entry)
             elif entry in self.classes:
@@ -185,13 +217,11 @@ class Reach:
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
         if call.kind == "name":
-            if call.target in self.classes:
-                init = self.method(call.target, "__init__")
+            target = self.canonical(call.target)
+            if target in self.classes:
+                init = self.method(target, "__init__")
                 return [(init, 1)] if init else []
-            fn = self.functions.get(call.target)
-            if fn is not None and fn.cls is not None and not fn.is_static:
-                return [(call.target, 0)]  # an unbound method named through its class
-            return [(call.target, 0)]
+            return [(target, 0)]
         if cls is None:
             return out
         if call.kind == "self":
@@ -309,7 +339,7 @@ class Values:
     def _returns(self, value: Val) -> Val:
         call = CallRef(value.ref, value.name, 0, 0, 0, 0)
         cls = value.owner or None
-        if call.kind == "name" and call.target in self.reach.classes:
+        if call.kind == "name" and self.reach.canonical(call.target) in self.reach.classes:
             return OBJECT  # a constructor gives an instance
         outs = []
         for target, _ in self.reach.targets(cls, call):

@@ -70,10 +70,13 @@ class Rule(cst.BatchableCSTVisitor):
         suggestion: str | None = None,
         fix: Fix | None = None,
         requires: "Val | None" = None,
+        test: cst.BaseExpression | None = None,
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
-        tensor for this to break; a symbolic one is decided once the whole tree is known."""
-        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires)
+        tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
+        condition being reported, whose trace-time conjuncts (`self.training`, a dtype check) the
+        finding then names."""
+        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test)
 
 
 @cache

@@ -69,6 +69,7 @@ class ModuleSummary:
     entries: list[str] = field(default_factory=list)  # names passed to torch.compile(...)
     instances: dict[str, str] = field(default_factory=dict)  # module-level var -> class
     function_tables: dict[str, list[str]] = field(default_factory=dict)  # module-level dict/list -> functions
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> dotted name it was imported as
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ class DataDependentBranch(Rule):
         else:
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
         self.report(test, message, fix=branch_to_where(self.ctx, owner) if owner is not None else None,
-                    requires=requires)
+                    requires=requires, test=test)
 
     def visit_If(self, node: cst.If) -> None:
         self._check(node.test, "`if`", node)

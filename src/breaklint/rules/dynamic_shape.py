@@ -105,3 +105,45 @@ class BooleanMaskIndex(Rule):
                 self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
                                   "the result's length depends on the data", requires=value)
                 return
+
+
+SIZE_FACTORIES = frozenset({
+    "torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
+    "torch.randint", "torch.randperm", "torch.eye", "torch.linspace", "torch.logspace",
+})
+
+
+@register
+class TensorAsSize(Rule):
+    CODE = "BL303"
+    NAME = "tensor-as-size"
+    KIND = "break"
+    MESSAGE = "a tensor's value used as a size or range bound of a new tensor"
+    SUGGESTION = (
+        "size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; "
+        "or build a fixed-size tensor and mask it"
+    )
+    GB_TYPES = ("GB0033",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        qual = self.ctx.qualify(node.func)
+        if qual not in SIZE_FACTORIES:
+            return
+        args = positional(node)
+        sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
+            args[:1] if qual in ("torch.full", "torch.randint") and len(args) < 3 else args
+        if qual == "torch.randint":
+            sizes = []
+        for arg in sizes:
+            if isinstance(arg.value, (cst.Tuple, cst.List)):
+                elements = [el.value for el in arg.value.elements]
+            else:
+                elements = [arg.value]
+            for el in elements:
+                value = self.ctx.value(el)
+                if value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret")):
+                    self.report(node, f"`{self.ctx.source(node)}` takes its size from the value of tensor "
+                                      f"`{self.ctx.source(el)}`", requires=value)
+                    return

@@ -174,8 +174,9 @@ class FileIOCall(_CallRule):
     MESSAGE = "file or OS I/O cannot be traced"
     SUGGESTION = "do I/O outside the compiled region: load in `__init__`, save after the call"
     GB_TYPES = ("GB0059", "GB0007")
-    BUILTINS = frozenset({"open", "input"})
+    BUILTINS = frozenset({"open", "input", "__import__"})
     NAMES = frozenset({
+        "importlib.import_module", "importlib.reload",
         "torch.save", "torch.load", "numpy.save", "numpy.load", "numpy.savez", "numpy.loadtxt",
         "os.listdir", "os.makedirs", "os.mkdir", "os.remove", "os.unlink", "os.rename", "os.replace",
         "os.system", "os.stat", "os.walk", "os.scandir", "os.path.exists", "os.path.isfile",
@@ -234,3 +235,68 @@ class IntrospectionCall(_CallRule):
         if what == "id" and not (node.args and maybe_tensor(self.ctx, node.args[0].value)):
             return None
         return what
+
+
+RNN_MODULES = frozenset({
+    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
+    "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
+})
+
+
+@register
+class RecurrentModuleCall(Rule):
+    CODE = "BL413"
+    NAME = "recurrent-module-call"
+    KIND = "break"
+    MESSAGE = "an `nn.LSTM`, `nn.GRU` or `nn.RNN` module called in compiled code"
+    SUGGESTION = (
+        "set `torch._dynamo.config.allow_rnn = True` before compiling (dynamo then traces the module), "
+        "or compile the layers around the RNN and run the RNN itself eagerly"
+    )
+    GB_TYPES = ("GB0014",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        func = node.func
+        held = None
+        attr = self.ctx._self_attr(func)
+        cls = self.ctx.class_info()
+        if attr is not None and cls is not None:
+            held = cls.submodules.get(attr)
+        elif isinstance(func, cst.Call):  # nn.LSTM(4, 4)(x)
+            held = self.ctx.qualify(func.func)
+        if held in RNN_MODULES:
+            kind = held.rsplit(".", 1)[-1]
+            self.report(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
+                              "modules and runs the whole function eagerly")
+
+
+LOCK_FACTORIES = frozenset({
+    "threading.Lock", "threading.RLock", "threading.Semaphore", "threading.BoundedSemaphore",
+    "threading.Condition", "multiprocessing.Lock", "multiprocessing.RLock",
+})
+
+
+@register
+class UntraceableContextManager(Rule):
+    CODE = "BL414"
+    NAME = "untraceable-context-manager"
+    KIND = "break"
+    MESSAGE = "a `with` block over a lock or other context manager dynamo cannot enter"
+    SUGGESTION = (
+        "take the lock outside the compiled region (around the call to the compiled function), "
+        "or move the locked code into a function decorated with `torch.compiler.disable`"
+    )
+    GB_TYPES = ("GB0142",)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if not self.ctx.active():
+            return
+        item = node.item
+        made = self.ctx.qualify(item.func) if isinstance(item, cst.Call) else None
+        held = self.ctx.value(item)
+        if made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES):
+            kind = made or held.ref
+            self.report(item, f"`with {self.ctx.source(item)}` enters a `{kind}`: dynamo cannot trace it and "
+                              "runs the whole function eagerly")
