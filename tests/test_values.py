@@ -347,3 +347,22 @@ def test_half_precision_checks_make_a_hazard_and_training_a_named_break() -> Non
         (10, "BL201", "break", "mask is not None"),
     ]
     assert "(only when `self.training`)" in found[1].message
+
+
+def test_entry_points_name_what_is_compiled_from_outside() -> None:
+    source = dedent("""
+        import torch
+
+        class Scheduler:
+            def step(self, out, t, sample):
+                if t > 0:
+                    sample = sample.nonzero()
+                return sample
+
+        def fused(x):
+            print("fused")
+            return x
+    """)
+    assert lint_source(source, Path("sched.py"), Config()) == []
+    got = lint_source(source, Path("sched.py"), Config(entry_points=["sched.Scheduler.step", "sched.fu*"]))
+    assert sorted((f.line, f.code) for f in got) == [(6, "BL201"), (7, "BL301"), (11, "BL401")]

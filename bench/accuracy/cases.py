@@ -372,6 +372,9 @@ def xt_case(group: str, name: str) -> Case:
     return _xt()[name]()
 
 
+# Groups of whole models, which the harness also runs in training mode.
+TRAIN_GROUPS = {("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models")}
+
 LIBRARIES = {
     "kornia": (kornia_names, kornia_case),
     "pyg": (pyg_names, pyg_case),
@@ -385,6 +388,30 @@ PACKAGES = {
     "kornia": "kornia", "pyg": "torch_geometric", "tm": "torchmetrics", "monai": "monai",
     "diffusers": "diffusers", "xt": "x_transformers",
 }
+
+
+def entry_points(names: list[str]) -> list[str]:
+    """Dotted names of the library functions the function cases compile (what a user who compiles
+    them from their own code would write in `entry-points`); modules need none: their forward is
+    reached on its own."""
+    out = []
+    for name in names:
+        lib, group, item = name.split("@")[0].split("__")
+        try:
+            if lib == "tm":
+                fn = getattr(importlib.import_module(TM_MODULES[group]), item)
+            elif lib == "pyg" and group == "pool":
+                fn = getattr(importlib.import_module("torch_geometric.nn.pool"), item)
+            elif lib == "diffusers" and group == "sched":
+                cls = getattr(importlib.import_module("diffusers"), item)
+                out.append(f"{cls.__module__}.{cls.__qualname__}.step")
+                continue
+            else:
+                continue
+        except Exception:
+            continue
+        out.append(f"{fn.__module__}.{fn.__qualname__}")
+    return sorted(set(out))
 
 
 def names(libraries: list[str] | None = None) -> list[str]:

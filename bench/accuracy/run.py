@@ -6,7 +6,8 @@
 
 The libraries are pinned in `requirements.txt` (torchvision, timm and transformers are reserved
 for an independent evaluation and are never used here). Each case of `cases.py` (a model or
-function of a library with random weights and a small input) runs in a process of its own under
+function of a library with random weights and a small input; whole models also in training
+mode) runs in a process of its own under
 `torch._dynamo.explain` plus the `graph_breaks` log, and eagerly under a line tracer; the reports
 are kept under `.cache/accuracy/runs/` and reused until `--rerun`. The static pass then runs over
 each library's whole installed source.
@@ -20,6 +21,8 @@ Scoring, per distinct statement (a finding anywhere on the statement dynamo name
 - findings on statements no case ran are "unjudged" and only counted.
 Misses are classified: "not reached" when some rule flags the statement but the static pass
 judged its function never compiled; "no rule" otherwise, listed by dynamo's graph-break type.
+The library functions that function cases compile are given to the static pass as
+`entry-points`, as a user who compiles them from their own code would; modules need nothing.
 """
 
 from __future__ import annotations
@@ -116,8 +119,12 @@ def function_facts(path: str) -> list[tuple[int, int, list[tuple[int, int]]]]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # loops, and try bodies: dynamo cannot resume a frame after a break in either, and
+            # runs the rest of it eagerly
             loops = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(node)
                      if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
+            loops += [(n.body[0].lineno, n.body[-1].end_lineno or n.body[-1].lineno) for n in ast.walk(node)
+                      if isinstance(n, ast.Try) and n.body]
             out.append((node.lineno, node.end_lineno or node.lineno, loops))
     return out
 
@@ -135,9 +142,13 @@ def run_cases(names: list[str], roots: list[str], jobs: int, rerun: bool, timeou
     from breaklint.dynamic import run_target
 
     RUNS.mkdir(parents=True, exist_ok=True)
+    import cases
+
     reports: dict[str, dict] = {}
     todo = []
-    for name in names:
+    # models also run in training mode (dropout, stochastic depth, losses on): "<case>@train"
+    runs = [*names, *(f"{n}@train" for n in names if tuple(n.split("__")[:2]) in cases.TRAIN_GROUPS)]
+    for name in runs:
         out = RUNS / f"{name}.json"
         if out.exists() and not rerun:
             reports[name] = json.loads(out.read_text(encoding="utf-8"))
@@ -145,8 +156,9 @@ def run_cases(names: list[str], roots: list[str], jobs: int, rerun: bool, timeou
             todo.append(name)
 
     def one(name: str) -> tuple[str, dict]:
-        report = run_target(f"{HERE / 'cases.py'}:{name}", device="cpu", roots=[Path(r) for r in roots],
-                            timeout=timeout, cwd=HERE, max_memory=6144)
+        case, _, mode = name.partition("@")
+        report = run_target(f"{HERE / 'cases.py'}:{case}", device="cpu", roots=[Path(r) for r in roots],
+                            timeout=timeout, cwd=HERE, max_memory=6144, train=mode == "train")
         data = {"ok": report.ok, "error": report.error, "seconds": round(report.seconds, 1), "data": report.data}
         (RUNS / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
         return name, data
@@ -161,14 +173,17 @@ def run_cases(names: list[str], roots: list[str], jobs: int, rerun: bool, timeou
 
 
 # ---------------------------------------------------------------------- the static pass
-def static_findings(roots: list[str]):
+def static_findings(roots: list[str], entries: list[str]):
     from breaklint.config import Config
     from breaklint.engine import analyze_source, lint
 
     findings = []
     files = []
     for root in roots:
-        result = lint([Path(root)], Config(root=Path(root)), use_cache=False)
+        config = Config(root=Path(root))
+        if hasattr(config, "entry_points"):
+            config.entry_points = entries
+        result = lint([Path(root)], config, use_cache=False)
         findings.extend(result.findings)
         files.extend(result.files)
 
@@ -189,7 +204,7 @@ def static_findings(roots: list[str]):
 
 
 # ---------------------------------------------------------------------- scoring
-def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> str:
+def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entries: list[str]) -> str:
     real_roots = [os.path.realpath(r) + os.sep for r in roots]
 
     def inside(filename: str) -> bool:
@@ -225,7 +240,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str]) -> s
             key = stmt_key(*site)
             sites.setdefault(key, {"gb": brk.get("gb_type") or "?", "reason": brk["reason"].splitlines()[0][:100]
                                    if brk["reason"] else "", "case": name, "gb_name": brk.get("gb_name", "")})
-    findings, unreached = static_findings(roots)
+    findings, unreached = static_findings(roots, entries)
     breaks = [f for f in findings if f.kind == "break"]
     by_stmt: dict[tuple[str, int], list] = defaultdict(list)
     for f in breaks:
@@ -373,7 +388,8 @@ def main(argv: list[str]) -> int:
                    if p.stem.split("__")[0] in wanted}
     else:
         reports = run_cases(cases.names(wanted), roots, args.jobs, args.rerun, args.timeout)
-    table = score(reports, roots, libs)
+    entries = cases.entry_points([n for n, r in reports.items() if r["ok"]])
+    table = score(reports, roots, libs, entries)
     print(table)
     if args.output:
         args.output.write_text(table + "\n", encoding="utf-8")

@@ -23,7 +23,7 @@ DEFAULT_EXCLUDE = (
 )
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "module-bases", "respect-gitignore", "cache-dir", "dynamic",
+    "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points",
 }
 
 
@@ -54,6 +54,9 @@ class Config:
         "lightning.LightningModule", "pytorch_lightning.LightningModule",
         "lightning.pytorch.LightningModule",
     ])
+    # functions, methods or classes that code outside the linted files compiles
+    # (`torch.compile(pkg.ops.fused)`, `torch.compile(model.step)`): dotted names or fnmatch patterns
+    entry_points: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
     cache_dir: str | None = None
     root: Path = field(default_factory=Path.cwd)
@@ -170,6 +173,7 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
     cfg.extend_exclude = strings("extend-exclude")
     if "module-bases" in section:
         cfg.module_bases = [*cfg.module_bases, *strings("module-bases")]
+    cfg.entry_points = strings("entry-points")
     pfi = section.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{where}: per-file-ignores must be a table of pattern = [codes]")

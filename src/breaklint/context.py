@@ -134,6 +134,7 @@ class _Scope:
     loggers: set[str] = field(default_factory=set)
     returns: list[Val] = field(default_factory=list)
     generator: bool = False
+    held: dict[str, str] = field(default_factory=dict)  # local name -> the `self.<attr>` module it holds
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -232,6 +233,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._branch_names: list[set[str]] = []
         self._guards: list[list[str]] = []  # per enclosing `if` body: trace-time conditions it needs
         self._if_guards: dict[cst.If, list[str]] = {}
+        self._tests: list[cst.BaseExpression] = []  # the test of the `if` being walked, until its body
         self._stmts: list[cst.CSTNode] = []
         self.condition_parts: set[cst.CSTNode] = set()
         self.assign_targets: set[cst.CSTNode] = set()
@@ -406,7 +408,9 @@ class FileContext(cst.BatchableCSTVisitor):
         ):
             info.tensor_attrs.add(attr)
         elif callee not in NOT_MODULES and callee.split(".")[-1][:1].isupper():
-            info.submodules[attr] = callee
+            held = info.submodules.setdefault(attr, callee)
+            if held != callee:  # assigned different classes on different paths: calls reach each
+                info.callables.setdefault(attr, []).append(callee)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = [self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
@@ -429,7 +433,6 @@ class FileContext(cst.BatchableCSTVisitor):
         self.summary.functions[qual] = info
         scope = _Scope(info)
         scope.loggers = set(self.loggers)
-        entry_like = info.compiled or node.name.value == "forward"
         info.is_static = "staticmethod" in decorators
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
@@ -442,7 +445,9 @@ class FileContext(cst.BatchableCSTVisitor):
                 info.declared[name] = declared
                 scope.values[name] = declared
                 continue
-            info.fallback[name] = self._fallback_value(param, entry_like)
+            default = self._default_value(param)
+            if default is not None:
+                info.fallback[name] = default
             scope.values[name] = V.param(qual, name)
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
@@ -505,14 +510,13 @@ class FileContext(cst.BatchableCSTVisitor):
         return {"int": V.NUMBER, "float": V.NUMBER, "complex": V.NUMBER, "bool": V.BOOL, "str": V.STR,
                 "bytes": V.STR}.get(name or "")
 
-    def _fallback_value(self, param: cst.Param, entry_like: bool) -> Val:
-        """What an unannotated parameter holds when no reached call site says: the default's value;
-        for `forward` and compiled functions, a tensor when there is no default or it is `None`."""
+    def _default_value(self, param: cst.Param) -> Val | None:
+        """What a parameter's default holds, for a default other than `None`."""
         default = param.default
-        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
-            value = self.literal_value(default)
-            return value if value is not None else V.UNKNOWN
-        return V.TENSOR if entry_like else V.UNKNOWN
+        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+            return None
+        value = self.literal_value(default)
+        return value if value is not None else V.UNKNOWN
 
     def _is_tensor_annotation(self, ann: cst.BaseExpression) -> bool:
         if isinstance(ann, cst.SimpleString):
@@ -564,6 +568,7 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self._if_guards[node] = self.guard_conditions(node.test)
+        self._tests.append(node.test)
         value = self.compile_value(node.test)
         if value is True and node.orelse is not None:
             self._dead.add(node.orelse)
@@ -606,6 +611,8 @@ class FileContext(cst.BatchableCSTVisitor):
     def visit_If_body(self, node: cst.If) -> None:
         self._enter_branch()
         self._guards.append(self._if_guards.get(node, []))
+        if self._tests and self._tests[-1] is node.test:
+            self._tests.pop()
 
     def leave_If_body(self, node: cst.If) -> None:
         self._leave_branch()
@@ -634,22 +641,52 @@ class FileContext(cst.BatchableCSTVisitor):
     def test_conditions(self, test: cst.BaseExpression) -> list[str]:
         """In `a and b and t`, where `t` tests a tensor: the Python-valued conjuncts before it
         (`mask is not None`, `zero_division == "warn"`), which must hold for `t` to be evaluated."""
-        conjuncts: list[cst.BaseExpression] = []
-        stack = [test]
-        while stack:
-            cur = stack.pop()
-            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And):
-                stack.extend([cur.right, cur.left])
-            else:
-                conjuncts.append(cur)
+        parts, is_and = self._chain(test)
         out = []
-        for part in conjuncts:
+        for part in parts:
             value = self.value(part)
             if value.is_tensor or value.symbolic:
                 break
             text = "self.training" if self._self_attr(part) == "training" else self.source(part, limit=80)
-            out.append(text)
-        return out if len(out) < len(conjuncts) else []
+            out.append(text if is_and else f"not ({text})")
+        return out if len(out) < len(parts) else []
+
+    @staticmethod
+    def _chain(test: cst.BaseExpression) -> tuple[list[cst.BaseExpression], bool]:
+        """The operands of a top-level `and` (or `or`) chain, in order; and whether it is `and`."""
+        if not isinstance(test, cst.BooleanOperation):
+            return [test], True
+        is_and = isinstance(test.operator, cst.And)
+        parts: list[cst.BaseExpression] = []
+        stack = [test]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And) == is_and \
+                    and not cur.lpar:
+                stack.extend([cur.right, cur.left])
+            else:
+                parts.append(cur)
+        return parts, is_and
+
+    def _operand_conditions(self, node: cst.CSTNode) -> list[str]:
+        """For a node inside the test of the `if` being entered: the operands before the one that
+        holds it, which must have come out right for it to run (`self.training and random() < p`)."""
+        if not self._tests:
+            return []
+        parts, is_and = self._chain(self._tests[-1])
+        try:
+            where = self.position(node)
+        except KeyError:
+            return []
+        out = []
+        for part in parts:
+            pos = self.position(part)
+            if (pos.start.line, pos.start.column) <= (where.start.line, where.start.column) and \
+                    (where.end.line, where.end.column) <= (pos.end.line, pos.end.column):
+                return out
+            text = "self.training" if self._self_attr(part) == "training" else self.source(part, limit=80)
+            out.append(text if is_and else f"not ({text})")
+        return []
 
     def _is_half_dtype_check(self, node: cst.BaseExpression) -> bool:
         if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
@@ -665,10 +702,12 @@ class FileContext(cst.BatchableCSTVisitor):
             return bool(names) and names <= half
         return False
 
-    def conditions(self, test: cst.BaseExpression | None = None) -> list[str]:
+    def conditions(self, test: cst.BaseExpression | None = None, node: cst.CSTNode | None = None) -> list[str]:
         out = [c for level in self._guards for c in level]
         if test is not None:
             out += self.guard_conditions(test) + self.test_conditions(test)
+        elif node is not None:
+            out += self._operand_conditions(node)
         return list(dict.fromkeys(out))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
@@ -787,8 +826,16 @@ class FileContext(cst.BatchableCSTVisitor):
         if not self._scopes:
             return
         value = self.value(original_node.value)
+        attr = self._self_attr(original_node.value)
+        cls = self.class_info()
         for target in original_node.targets:
             self._assign_value(target.target, value)
+            if isinstance(target.target, cst.Name):
+                scope = self._scopes[-1]
+                if attr is not None and cls is not None and (attr in cls.submodules or attr in cls.callables):
+                    scope.held[target.target.value] = attr
+                else:
+                    scope.held.pop(target.target.value, None)
             if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
                     and self.qualify(original_node.value.func) == "logging.getLogger":
                 self._scopes[-1].loggers.add(target.target.value)
@@ -1050,6 +1097,8 @@ class FileContext(cst.BatchableCSTVisitor):
             return V.TENSOR
         cls = self.class_info()
         attr = self._self_attr(func)
+        if attr is None and isinstance(func, cst.Name) and self._scopes:
+            attr = self._scopes[-1].held.get(func.value)
         if attr is not None and cls is not None:
             return V.ret("selfattr", attr, cls.qualname)
         if name is not None and not self._is_local(name):
@@ -1116,6 +1165,8 @@ class FileContext(cst.BatchableCSTVisitor):
             inner = self._self_attr(func.value)
             if inner:
                 refs.append(("selfattr", inner))
+        elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
+            refs.append(("selfattr", self._scopes[-1].held[func.value]))
         elif name is not None:
             refs.append(("name", name))
         args: list[Val] = []
@@ -1172,7 +1223,7 @@ class FileContext(cst.BatchableCSTVisitor):
     ) -> None:
         pos = self.position(node)
         start, end = stmt_lines or self.statement_lines()
-        conditions = self.conditions(test)
+        conditions = self.conditions(test, node)
         kind = rule.KIND
         if conditions:
             message = f"{message} (only when `{' and '.join(conditions)}`)"

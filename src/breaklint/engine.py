@@ -238,7 +238,7 @@ def _write_gitignore(base: Path) -> None:
 
 def combine(results: list[FileResult], config: Config) -> LintResult:
     summaries = [r.summary for r in results if r.summary is not None]
-    reach = Reach(summaries, config.module_bases)
+    reach = Reach(summaries, config.module_bases, config.entry_points)
     values = Values(reach)
     enabled = config.enabled_codes()
     disabled_rule = load_rules().get("BL410")

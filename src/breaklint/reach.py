@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 
 from .summary import CallRef, ClassInfo, FunctionInfo, ModuleSummary
-from .values import OBJECT, UNKNOWN, Val, elem, join, op
+from .values import OBJECT, TENSOR, UNKNOWN, Val, elem, join, op
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -42,7 +42,9 @@ def _is_torch_module(base: str) -> bool:
 class Reach:
     """Which functions torch.compile traces, over every summary in the tree."""
 
-    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str]) -> None:
+    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str],
+                 entry_points: list[str] | None = None) -> None:
+        self.entry_points = list(entry_points or [])
         self.functions: dict[str, FunctionInfo] = {q: f for s in summaries for q, f in s.functions.items()}
         self.classes: dict[str, ClassInfo] = {q: c for s in summaries for q, c in s.classes.items()}
         self.tables: dict[str, list[str]] = {q: t for s in summaries
@@ -181,18 +183,27 @@ class Reach:
                     if name in self.classes[qual].methods:
                         roots.append(f"{qual}.{name}")
         roots += [q for q, f in self.functions.items() if f.compiled]
+        if self.entry_points:
+            import fnmatch
+
+            patterns = [p for p in self.entry_points if any(c in p for c in "*?[")]
+            exact = {self.canonical(p) for p in self.entry_points if p not in patterns}
+            for qual in [*self.functions, *self.classes]:
+                if qual in exact or any(fnmatch.fnmatchcase(qual, p) for p in patterns):
+                    self.entries.append(qual)
         for entry in map(self.canonical, self.entries):
             if entry in self.functions:
                 roots.append(entry)
             elif entry in self.classes:
-                fwd = self.method(entry, "forward")
-                if fwd:
-                    roots.append(fwd)
+                call = self.method(entry, "forward") or self.method(entry, "__call__")
+                if call:
+                    roots.append(call)
         return roots
 
     def _compute(self) -> set[str]:
         reached: set[str] = set()
-        queue = deque(r for r in self.roots() if r in self.functions and not self.functions[r].disabled)
+        self.root_set = {r for r in self.roots() if r in self.functions}
+        queue = deque(r for r in self.root_set if not self.functions[r].disabled)
         while queue:
             qual = queue.popleft()
             if qual in reached:
@@ -318,7 +329,11 @@ class Values:
                 known.append(resolved)
         if known:
             return join(*known)
-        return fn.fallback.get(name, UNKNOWN)
+        if name in fn.fallback:
+            return fn.fallback[name]
+        # What compile is called with: a parameter of `forward` or of a compiled function with no
+        # default (or `None`) and no annotation is taken to be a tensor.
+        return TENSOR if function in self.reach.root_set else UNKNOWN
 
     @staticmethod
     def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:

@@ -43,7 +43,7 @@ class FunctionInfo:
     calls: list[CallRef] = field(default_factory=list)
     params: list[str] = field(default_factory=list)  # in order, `self` included
     declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
-    fallback: dict[str, Val] = field(default_factory=dict)  # what a parameter holds when no reached call says
+    fallback: dict[str, Val] = field(default_factory=dict)  # a default other than None: what it holds
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
 

@@ -234,6 +234,9 @@ class IntrospectionCall(_CallRule):
         what = super().matches(node)
         if what == "id" and not (node.args and maybe_tensor(self.ctx, node.args[0].value)):
             return None
+        # dynamo traces `inspect.signature` and the `inspect.is*` predicates
+        if what is not None and (what == "inspect.signature" or what.startswith("inspect.is")):
+            return None
         return what
 
 
