@@ -20,7 +20,9 @@ Scoring, per distinct statement (a finding anywhere on the statement dynamo name
   after the break, so later lines in it are never traced);
 - findings on statements no case ran are "unjudged" and only counted.
 Misses are classified: "not reached" when some rule flags the statement but the static pass
-judged its function never compiled; "no rule" otherwise, listed by dynamo's graph-break type.
+judged its function never compiled; "not known to be a tensor" when a rule would flag it but
+the value analysis could not tell that the value it tests is a tensor; "no rule" otherwise,
+listed by dynamo's graph-break type.
 The library functions that function cases compile are given to the static pass as
 `entry-points`, as a user who compiles them from their own code would; modules need nothing.
 """
@@ -179,17 +181,21 @@ def static_findings(roots: list[str], entries: list[str]):
 
     findings = []
     files = []
+    reached: set[str] = set()
     for root in roots:
         config = Config(root=Path(root))
         if hasattr(config, "entry_points"):
             config.entry_points = entries
         result = lint([Path(root)], config, use_cache=False)
+        reached |= result.reached
         findings.extend(result.findings)
         files.extend(result.files)
 
     @cache
     def unreached(path: str) -> dict[int, set[str]]:
-        """Statement -> codes of candidates anywhere in the file, reached or not."""
+        """Statement -> why candidates there were dropped: "not reached (CODE)" when their function
+        was judged never compiled, "not known to be a tensor (CODE)" when the value analysis could
+        not tell the value it needed."""
         from breaklint.context import module_name_for
 
         p = Path(path)
@@ -197,7 +203,8 @@ def static_findings(roots: list[str], entries: list[str]):
         out: dict[int, set[str]] = defaultdict(set)
         for cand in res.candidates:
             if cand.finding.kind == "break":
-                out[stmt_key(path, cand.finding.line)[1]].add(cand.finding.code)
+                why = "not reached" if cand.scope not in reached else "not known to be a tensor"
+                out[stmt_key(path, cand.finding.line)[1]].add(f"{why} ({cand.finding.code})")
         return out
 
     return findings, unreached
@@ -290,7 +297,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
     miss_examples: dict[str, list] = defaultdict(list)
     for key in missed:
         fired = unreached(key[0]).get(key[1], set())
-        cause = f"not reached ({', '.join(sorted(fired))})" if fired else f"no rule: {sites[key]['gb']} {sites[key]['gb_name']}"
+        cause = ", ".join(sorted(fired)) if fired else f"no rule: {sites[key]['gb']} {sites[key]['gb_name']}"
         causes[cause] += 1
         miss_examples[cause].append(key)
     for key in missed:

@@ -820,7 +820,8 @@ class FileContext(cst.BatchableCSTVisitor):
             self.assign_targets.add(target.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.assign_targets.add(node.target)
+        if not isinstance(node.target, cst.Subscript):  # `x[i] += v` reads `x[i]` too
+            self.assign_targets.add(node.target)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._scopes:

@@ -162,7 +162,8 @@ def join(*parts: Val) -> Val:
     """One of several values (two branches, several returns, several call sites).
 
     `None` joined with a tensor is a tensor (the optional-tensor idiom: the `None` case is tested
-    away); a tensor joined with a known non-tensor is not known to be a tensor."""
+    away), and so is a tensor joined with unknown (no evidence of anything else); a tensor
+    joined with a known non-tensor is not known to be a tensor."""
     flat = [p for p in _flatten("join", parts)]
     if not flat:
         return UNKNOWN
@@ -173,6 +174,10 @@ def join(*parts: Val) -> Val:
         return real[0]
     if all(p.is_tensor for p in real):
         return BOOL_TENSOR if all(p.is_bool_tensor for p in real) else TENSOR
+    if any(p.is_tensor for p in real) and all(p.is_tensor or p.kind == "unknown" for p in real):
+        # a tensor on one path and nothing known on the other (`x, v = helper(x)` in one branch):
+        # no evidence of anything but a tensor
+        return BOOL_TENSOR if all(p.is_bool_tensor for p in real if p.is_tensor) else TENSOR
     if any(p.kind == "unknown" for p in real):
         return UNKNOWN
     if all(p.kind == "seq" for p in real) and len({len(p.parts) for p in real}) == 1:

@@ -95,6 +95,7 @@ class BooleanMaskIndex(Rule):
     GB_TYPES = ("GB0036",)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        # `x[mask] = v` traces (an index_put); `x[mask] += v` reads `x[mask]` first, and breaks
         if not self.ctx.active() or node in self.ctx.assign_targets:
             return
         for element in node.slice:
