@@ -19,7 +19,7 @@ from breaklint.finding import Edit, Fix
 from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
-SAFE_CODES = {"BL401", "BL402", "BL403"}
+SAFE_CODES = {"BL401", "BL402", "BL403", "BL415"}
 UNSAFE_CODES = {"BL101", "BL201"}
 
 
@@ -151,7 +151,7 @@ def test_diff_exits_0_when_there_is_nothing_to_fix(tmp_path: Path) -> None:
 def test_fix_then_relint_and_second_run_changes_nothing(project: Path) -> None:
     os.chmod(project / "BL401.py", 0o640)
     proc = run_cli("--fix", ".", cwd=project)
-    assert "Fixed 4 findings in 3 files" in proc.stdout, proc.stdout
+    assert "Fixed 5 findings in 4 files" in proc.stdout, proc.stdout
     assert "fixable with `--fix --unsafe-fixes`" in proc.stdout or "more with" in proc.stdout
     assert stat.S_IMODE((project / "BL401.py").stat().st_mode) == 0o640
     proc = run_cli("--fix", "--unsafe-fixes", ".", cwd=project)

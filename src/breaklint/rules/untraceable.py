@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .. import values as V
 from ..context import dotted
-from ..fixes import guard_statement
+from ..fixes import guard_statement, replace, text_of
 from ..registry import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
 
@@ -303,3 +304,27 @@ class UntraceableContextManager(Rule):
             kind = made or held.ref
             self.report(item, f"`with {self.ctx.source(item)}` enters a `{kind}`: dynamo cannot trace it and "
                               "runs the whole function eagerly")
+
+
+@register
+class BuiltinPowOnTensor(Rule):
+    CODE = "BL415"
+    NAME = "builtin-pow-on-tensor"
+    KIND = "break"
+    MESSAGE = "the builtin `pow()` applied to a tensor"
+    SUGGESTION = "write `a ** b` (or `torch.pow(a, b)`), which dynamo traces"
+    GB_TYPES = ("GB0059",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active() or builtin_name(self.ctx, node) != "pow":
+            return
+        args = [a for a in node.args if a.keyword is None]
+        if len(args) != 2 or any(a.star for a in args):
+            return
+        needs = [n for n in (self.ctx.tensor_requirement(a.value) for a in args) if n is not None]
+        if not needs:
+            return
+        base, exp = (text_of(self.ctx, a.value) for a in args)
+        fix = replace(self.ctx, node, f"({base}) ** ({exp})", "write `pow(a, b)` as `a ** b`", safe=True)
+        self.report(node, f"`{self.ctx.source(node)}` calls the builtin `pow` on a tensor, which dynamo "
+                          "cannot trace", fix=fix, requires=V.op(*needs))
