@@ -126,6 +126,9 @@ NOT_MODULES = {"torch.nn.Parameter", "torch.nn.ParameterList", "torch.nn.Paramet
                "torch.nn.Buffer", "torch.nn.functional", "torch.nn.init", "torch.nn.utils"}
 
 
+UNREADABLE = V.Val("unknown", name="unreadable annotation")
+
+
 @dataclass
 class _Scope:
     info: FunctionInfo
@@ -476,10 +479,12 @@ class FileContext(cst.BatchableCSTVisitor):
         return len(self._def_disabled) - 1
 
     def _declared_value(self, param: cst.Param) -> Val | None:
-        """What a parameter's annotation says it holds, or None without one."""
+        """What a parameter's annotation says it holds, or None without one (or with one that
+        says nothing this file can read, such as a type alias from elsewhere)."""
         if param.annotation is None:
             return None
-        return self.annotation_value(param.annotation.annotation)
+        value = self.annotation_value(param.annotation.annotation)
+        return None if value is UNREADABLE else value
 
     def annotation_value(self, ann: cst.BaseExpression) -> Val:
         if self._is_tensor_annotation(ann):
@@ -494,7 +499,16 @@ class FileContext(cst.BatchableCSTVisitor):
             return V.UNKNOWN  # float | Tensor: either
         if isinstance(ann, cst.SimpleString) and "Tensor" in ann.value:
             return V.UNKNOWN
-        return V.OBJECT
+        name = self.qualify(ann.value if isinstance(ann, cst.Subscript) else ann) or ""
+        if isinstance(ann, cst.Subscript) and name.endswith("Optional"):
+            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+            if len(inner) == 1:
+                return self.annotation_value(inner[0])
+        if name.split(".")[-1].lower() in ("dict", "list", "tuple", "set", "str", "callable", "mapping",
+                                           "sequence", "iterable", "any") or name.startswith("typing."):
+            return V.OBJECT
+        # a name this file cannot see into (`Adj`, `OptTensor`, a class): let the call sites tell
+        return UNREADABLE
 
     def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
         if isinstance(ann, cst.Subscript) and self.qualify(ann.value) in ("typing.Optional", "Optional"):
@@ -845,6 +859,8 @@ class FileContext(cst.BatchableCSTVisitor):
         if not self._scopes or not isinstance(original_node.target, cst.Name):
             return
         declared = self.annotation_value(original_node.annotation.annotation)
+        if declared is UNREADABLE:
+            declared = V.UNKNOWN
         if declared.is_tensor or original_node.value is None:
             self._assign_value(original_node.target, declared)
         else:
