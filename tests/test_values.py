@@ -366,3 +366,21 @@ def test_entry_points_name_what_is_compiled_from_outside() -> None:
     assert lint_source(source, Path("sched.py"), Config()) == []
     got = lint_source(source, Path("sched.py"), Config(entry_points=["sched.Scheduler.step", "sched.fu*"]))
     assert sorted((f.line, f.code) for f in got) == [(6, "BL201"), (7, "BL301"), (11, "BL401")]
+
+
+def test_annotations_name_python_values_and_aliases_defer_to_call_sites() -> None:
+    assert findings("""
+        import torch
+        from typing_extensions import Literal
+        from mylib.typing import Adj
+
+        def fmt(x, edge_index: Adj, average: Literal["micro", "macro"] | None = None):
+            if average == "micro":
+                x = x.flatten()
+            row, col = edge_index[0], edge_index[1]
+            return x[row == col]
+
+        @torch.compile
+        def f(x, edge_index, average: Literal["micro", "macro"] | None = None):
+            return fmt(x, edge_index, average)
+    """) == [(10, "BL302")]

@@ -237,6 +237,8 @@ class FileContext(cst.BatchableCSTVisitor):
         self._guards: list[list[str]] = []  # per enclosing `if` body: trace-time conditions it needs
         self._if_guards: dict[cst.If, list[str]] = {}
         self._tests: list[cst.BaseExpression] = []  # the test of the `if` being walked, until its body
+        self._if_frames: list[list[dict[str, Val]] | None] = []
+        self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
         self.condition_parts: set[cst.CSTNode] = set()
         self.assign_targets: set[cst.CSTNode] = set()
@@ -500,12 +502,16 @@ class FileContext(cst.BatchableCSTVisitor):
         if isinstance(ann, cst.SimpleString) and "Tensor" in ann.value:
             return V.UNKNOWN
         name = self.qualify(ann.value if isinstance(ann, cst.Subscript) else ann) or ""
+        if isinstance(ann, cst.Subscript) and name.split(".")[-1] == "Literal":
+            values = [self.literal_value(el.slice.value) for el in ann.slice if isinstance(el.slice, cst.Index)]
+            return V.join(*[v or V.UNKNOWN for v in values]) if values else V.OBJECT
         if isinstance(ann, cst.Subscript) and name.endswith("Optional"):
             inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
             if len(inner) == 1:
                 return self.annotation_value(inner[0])
         if name.split(".")[-1].lower() in ("dict", "list", "tuple", "set", "str", "callable", "mapping",
-                                           "sequence", "iterable", "any") or name.startswith("typing."):
+                                           "sequence", "iterable", "any") or name.startswith(
+                                               ("typing.", "typing_extensions.", "collections.abc.")):
             return V.OBJECT
         # a name this file cannot see into (`Adj`, `OptTensor`, a class): let the call sites tell
         return UNREADABLE
@@ -583,6 +589,10 @@ class FileContext(cst.BatchableCSTVisitor):
     def visit_If(self, node: cst.If) -> None:
         self._if_guards[node] = self.guard_conditions(node.test)
         self._tests.append(node.test)
+        # [values before the `if`, then the values its body left]
+        self._if_frames.append([dict(self._scopes[-1].values)] if self._scopes else None)
+        if isinstance(node.orelse, cst.Else):
+            self._if_elses.add(node.orelse)
         value = self.compile_value(node.test)
         if value is True and node.orelse is not None:
             self._dead.add(node.orelse)
@@ -623,14 +633,29 @@ class FileContext(cst.BatchableCSTVisitor):
         self._branch_names.pop()
 
     def visit_If_body(self, node: cst.If) -> None:
-        self._enter_branch()
         self._guards.append(self._if_guards.get(node, []))
         if self._tests and self._tests[-1] is node.test:
             self._tests.pop()
 
     def leave_If_body(self, node: cst.If) -> None:
-        self._leave_branch()
         self._guards.pop()
+        # The `else` (or `elif`) starts again from the values before the `if`.
+        frame = self._if_frames[-1]
+        if self._scopes and frame is not None:
+            frame.append(dict(self._scopes[-1].values))
+            self._scopes[-1].values = dict(frame[0])
+
+    def leave_If(self, original_node: cst.If) -> None:
+        frame = self._if_frames.pop()
+        if not self._scopes or frame is None or len(frame) < 2:
+            return
+        # After the `if`: what either branch left (joined where both bound a name).
+        body, rest = frame[1], self._scopes[-1].values
+        merged = dict(rest)
+        for name, value in body.items():
+            other = rest.get(name)
+            merged[name] = value if other is None or other == value else V.join(value, other)
+        self._scopes[-1].values = merged
 
     # ------------------------------------------------------------------ trace-time conditions
     def guard_conditions(self, test: cst.BaseExpression) -> list[str]:
@@ -764,11 +789,13 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_Else(self, node: cst.Else) -> None:
         self._enter_maybe_dead(node)
-        self._enter_branch()
+        if node not in self._if_elses:  # the `else` of a loop or `try` (an `if`'s is handled there)
+            self._enter_branch()
 
     def leave_Else(self, original_node: cst.Else) -> None:
         self._leave_maybe_dead(original_node)
-        self._leave_branch()
+        if original_node not in self._if_elses:
+            self._leave_branch()
 
     def visit_If_orelse(self, node: cst.If) -> None:
         if node.orelse is not None and isinstance(node.orelse, cst.If):
