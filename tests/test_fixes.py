@@ -20,7 +20,7 @@ from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
 SAFE_CODES = {"BL401", "BL402", "BL403", "BL415"}
-UNSAFE_CODES = {"BL101", "BL201"}
+UNSAFE_CODES = {"BL101", "BL201", "BL416"}
 
 
 def _fix(line, col, end_line, end_col, content, safe=True) -> Fix:

@@ -1117,7 +1117,7 @@ class FileContext(cst.BatchableCSTVisitor):
                 return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
             if base.symbolic and method in TENSOR_ONLY_METHODS | BOOL_METHODS | SHAPE_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
-                return V.op(base, comparison=method in BOOL_METHODS or keeps_dtype)
+                return V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
             if self.is_module_ref(func):
                 return V.TENSOR
             if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:

@@ -108,7 +108,7 @@ def _bound(v: Val) -> Val:
 def _flatten(kind: str, parts: tuple[Val, ...] | list[Val]) -> list[Val]:
     out: list[Val] = []
     for p in parts:
-        if p.kind == kind and kind in ("op", "join"):
+        if p.kind == kind and kind in ("op", "join") and not p.name:
             out.extend(p.parts)
         else:
             out.append(p)
@@ -132,6 +132,12 @@ def op(*parts: Val, comparison: bool = False) -> Val:
         return UNKNOWN
     v = Val("cmp" if comparison else "op", parts=tuple(symbolic))
     return _bound(v)
+
+
+def method_result(receiver: Val, comparison: bool = False) -> Val:
+    """What a tensor method returns on a receiver the tree decides: a tensor when the receiver is
+    one. Marked, so that rules can tell `x.sum()` (a tensor as soon as `x` is) from `n + 1`."""
+    return _bound(Val("cmp" if comparison else "op", name="method", parts=(receiver,)))
 
 
 def elem(container: Val, index: int | None = None) -> Val:

@@ -95,3 +95,4 @@ class DataDependentBoolOp(Rule):
         if requires is not None:
             self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`",
                         requires=requires)
+

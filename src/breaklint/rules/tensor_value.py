@@ -126,6 +126,32 @@ class TensorScalarCast(Rule):
                           "Python number", requires=requires)
 
 
+    def visit_Slice(self, node: cst.Slice) -> None:
+        """`x[a:b]` reads `a` and `b` as Python ints: a tensor bound breaks as `int()` does."""
+        if not self.ctx.active():
+            return
+        for bound in (node.lower, node.upper, node.step):
+            if bound is None:
+                continue
+            value = self.ctx.value(bound)
+            # A parameter is only a guess at a tensor, and a slice bound is usually an int: a
+            # bound that rests on a parameter is left alone.
+            if value.is_tensor or (value.symbolic and not _mentions_param(value)):
+                self.report(bound, f"`{self.ctx.source(bound)}` is a tensor used as a slice bound: slicing "
+                                   "reads it as a Python int", requires=value)
+                return
+
+
+def _mentions_param(value: V.Val) -> bool:
+    """Rests on a parameter with nothing but arithmetic (`n`, `n + 1`), not through a tensor
+    method (`x.sum()`), which is evidence of a tensor."""
+    if value.kind == "param":
+        return True
+    if value.name == "method":
+        return False
+    return any(_mentions_param(p) for p in value.parts)
+
+
 @register
 class TensorToString(Rule):
     CODE = "BL104"

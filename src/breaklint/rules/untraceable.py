@@ -328,3 +328,48 @@ class BuiltinPowOnTensor(Rule):
         fix = replace(self.ctx, node, f"({base}) ** ({exp})", "write `pow(a, b)` as `a ** b`", safe=True)
         self.report(node, f"`{self.ctx.source(node)}` calls the builtin `pow` on a tensor, which dynamo "
                           "cannot trace", fix=fix, requires=V.op(*needs))
+
+
+# Tensor methods that read like properties: `x.is_floating_point` without `()` is a bound method.
+PREDICATE_METHODS = frozenset({
+    "is_floating_point", "is_complex", "is_contiguous", "is_pinned", "is_shared", "is_signed",
+    "is_nonzero", "is_inference", "is_set_to", "has_names", "is_coalesced", "dim", "numel", "nelement",
+})
+
+
+@register
+class UncalledTensorMethod(Rule):
+    CODE = "BL416"
+    NAME = "uncalled-tensor-method"
+    KIND = "break"
+    MESSAGE = "a tensor method tested for truth without being called"
+    SUGGESTION = "call it: `x.is_floating_point()`; the bound method itself is always true"
+    GB_TYPES = ("GB4841",)
+
+    def _check(self, test: cst.BaseExpression) -> None:
+        if not self.ctx.active():
+            return
+        parts = [test]
+        while parts:
+            cur = parts.pop()
+            if isinstance(cur, cst.BooleanOperation):
+                parts.extend([cur.left, cur.right])
+            elif isinstance(cur, cst.UnaryOperation) and isinstance(cur.operator, cst.Not):
+                parts.append(cur.expression)
+            elif isinstance(cur, cst.Attribute) and cur.attr.value in PREDICATE_METHODS:
+                requires = self.ctx.tensor_requirement(cur.value)
+                if requires is not None:
+                    self.report(cur, f"`{self.ctx.source(cur)}` is a method of a tensor, not a bool: without `()` "
+                                     "it is always true, and dynamo cannot trace testing it",
+                                fix=replace(self.ctx, cur, f"{text_of(self.ctx, cur)}()",
+                                            "call the method", safe=False),
+                                requires=requires)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check(node.test)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check(node.test)
