@@ -16,8 +16,9 @@ Scoring, per distinct statement (a finding anywhere on the statement dynamo name
 - a break site is the innermost frame of a dynamo break that lies inside a scored library;
 - recall = break sites covered by a static `break` finding / all break sites;
 - a false alarm is a static `break` finding on a statement that ran eagerly in some case, where no
-  case broke, and whose function holds no break inside a loop (dynamo runs such a frame eagerly
-  after the break, so later lines in it are never traced);
+  case broke, and whose function dynamo did not abandon: a break inside a loop or a `try` of the
+  function, or one after which dynamo says it is "skipping the function and falling back to
+  eager", means the rest of the frame runs eagerly and is never traced;
 - findings on statements no case ran are "unjudged" and only counted.
 Misses are classified: "not reached" when some rule flags the statement but the static pass
 judged its function never compiled; "not known to be a tensor" when a rule would flag it but
@@ -227,6 +228,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
 
     sites: dict[tuple[str, int], dict] = {}  # statement -> {gb, reason, case}
     stack_lines: set[tuple[str, int]] = set()  # every frame of every break, inside the libraries
+    abandoned: set[tuple[str, int]] = set()  # break sites after which dynamo ran the rest of the frame eagerly
     ran: set[tuple[str, int]] = set()
     ok = failed = 0
     for name, rep in sorted(reports.items()):
@@ -245,6 +247,8 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
             if site is None:
                 continue
             key = stmt_key(*site)
+            if "Skipping the function and falling back to eager" in (brk.get("reason") or ""):
+                abandoned.add(site)
             sites.setdefault(key, {"gb": brk.get("gb_type") or "?", "reason": brk["reason"].splitlines()[0][:100]
                                    if brk["reason"] else "", "case": name, "gb_name": brk.get("gb_name", "")})
     findings, unreached = static_findings(roots, entries)
@@ -257,6 +261,12 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
         fn = innermost_function(*key)
         if fn is None:
             return False
+        # dynamo said it gave up on the frame at an earlier line of this function
+        for (path, line) in abandoned:
+            if path == key[0] and fn[0] <= line < key[1]:
+                inner = innermost_function(path, line)
+                if inner is not None and inner[0] == fn[0]:
+                    return True
         # a break in a loop of this function (here or in a callee called from the loop): dynamo
         # then runs the whole frame eagerly and never traces the rest of it
         for (path, line) in stack_lines:
