@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import os
 import pickle
@@ -16,6 +17,8 @@ from breaklint import __version__, cache
 from breaklint.config import load as load_config
 from breaklint.context import module_name_for
 from breaklint.engine import FileResult, _analyze_path, analyze_source
+from breaklint.finding import Finding
+from breaklint.summary import Candidate
 from conftest import ROOT, run_cli
 
 MODEL = dedent("""
@@ -82,6 +85,11 @@ def entry_for(project: Path, name: str = "model.py") -> Path:
     return entry if entry.is_absolute() else project / entry
 
 
+def slot(cls: type, name: str) -> int:
+    """Where a field of a record sits in a cache entry (records are lists of their fields)."""
+    return [f.name for f in dataclasses.fields(cls)].index(name)
+
+
 def findings(proc) -> list[tuple[int, str]]:
     return [(d["line"], d["code"]) for d in json.loads(proc.stdout)]
 
@@ -95,8 +103,8 @@ def test_entry_is_json_and_is_used(project: Path, home: dict[str, str]) -> None:
     payload = json.loads(entry.read_bytes())
     assert payload["format"] == cache.FORMAT and payload["version"] == __version__
     # Doctor a message in the stored data: the next run shows it, so the entry was read.
-    for cand in payload["result"]["candidates"]:
-        cand["finding"]["message"] = "from the cache"
+    for cand in payload["result"][slot(FileResult, "candidates")]:
+        cand[slot(Candidate, "finding")][slot(Finding, "message")] = "from the cache"
     entry.write_text(json.dumps(payload))
     second = run_cli("--format", "json", ".", cwd=project, env=home)
     assert {d["message"] for d in json.loads(second.stdout)} == {"from the cache"}
@@ -130,7 +138,7 @@ def test_planted_entry_cannot_hide_findings_without_the_key(project: Path, home:
     run_cli("--format", "json", ".", cwd=project, env=home)
     entry = entry_for(project)
     empty = json.loads(entry.read_bytes())
-    empty["result"]["candidates"] = []
+    empty["result"][slot(FileResult, "candidates")] = []
     entry.unlink()
     other = {"XDG_CACHE_HOME": str(tmp_path / "attacker")}
     run_cli("--format", "json", ".", cwd=project, env=other)  # writes entries under the other key
@@ -156,10 +164,10 @@ def test_damaged_entry_is_ignored_and_rebuilt(project: Path, home: dict[str, str
     elif damage == "foreign-format":
         bad = json.dumps({**payload, "format": cache.FORMAT + 1}).encode()
     elif damage == "wrong-shape":
-        payload["result"]["candidates"][0]["finding"]["line"] = "seven"
+        payload["result"][slot(FileResult, "candidates")][0][slot(Candidate, "finding")][slot(Finding, "line")] = "seven"
         bad = json.dumps(payload).encode()
     elif damage == "other-file":
-        payload["result"]["path"] = "elsewhere.py"
+        payload["result"][slot(FileResult, "path")] = "elsewhere.py"
         bad = json.dumps(payload).encode()
     elif damage == "not-utf8":
         bad = b"\xff\xfe" + good

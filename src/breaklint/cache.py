@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
 
 from . import __version__
+from .values import Val, from_plain, to_plain
 
-FORMAT = 1
+FORMAT = 3
 SUFFIX = ".json"
 
 
@@ -80,9 +81,13 @@ def entry_path(cache_dir: str, path: Path, module: str, data: bytes) -> Path:
 
 # ---------------------------------------------------------------------- encoding
 def to_data(obj: Any) -> Any:
-    """Plain JSON data for a result: dataclasses become objects, paths strings, sets sorted lists."""
+    """Plain JSON data for a result: dataclasses become lists of their fields, paths strings, sets
+    sorted lists, values (`Val`) their compact form."""
+    if isinstance(obj, Val):
+        return to_plain(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        # a record is the list of its field values, in declaration order (short, and quick to check)
+        return [to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)]
     if isinstance(obj, Path):
         return str(obj)
     if isinstance(obj, (set, frozenset)):
@@ -104,6 +109,13 @@ def from_data(hint: Any, data: Any) -> Any:
 @cache
 def decoder(hint: Any) -> Callable[[Any], Any]:
     """A function that checks JSON data against `hint` and rebuilds the value, made once per type."""
+    if hint is Val:
+        def value(data: Any) -> Any:
+            try:
+                return from_plain(data)
+            except ValueError as exc:
+                raise Invalid(str(exc)) from None
+        return value
     origin = get_origin(hint)
     if origin is Union or origin is types.UnionType:
         optional = type(None) in get_args(hint)
@@ -119,7 +131,7 @@ def decoder(hint: Any) -> Callable[[Any], Any]:
                     return option(data)
                 except Invalid:
                     pass
-            raise Invalid(f"no alternative of {hint!r} fits")
+            raise Invalid("no alternative fits")
         return union
     if origin is Literal:
         allowed = {(type(a), a) for a in get_args(hint)}
@@ -127,7 +139,7 @@ def decoder(hint: Any) -> Callable[[Any], Any]:
         def literal(data: Any) -> Any:
             if (type(data), data) in allowed:
                 return data
-            raise Invalid(f"{data!r} is not one of {get_args(hint)}")
+            raise Invalid("not one of the allowed values")
         return literal
     if origin in (list, set, frozenset):
         (item_hint,) = get_args(hint)
@@ -170,16 +182,15 @@ def decoder(hint: Any) -> Callable[[Any], Any]:
     if dataclasses.is_dataclass(hint):
         cls = hint
         names = [f.name for f in dataclasses.fields(cls)]
-        expected = set(names)
-        fields: list[tuple[str, Callable[[Any], Any]]] = []  # filled on first use: types may be recursive
+        fields: list[Callable[[Any], Any]] = []  # filled on first use: types may be recursive
 
         def record(data: Any) -> Any:
             if len(fields) != len(names):
                 hints = get_type_hints(cls)
-                fields[:] = [(name, decoder(hints[name])) for name in names]
-            if type(data) is not dict or data.keys() != expected:
-                raise Invalid(f"expected the fields of {cls.__name__}")
-            return cls(**{name: dec(data[name]) for name, dec in fields})
+                fields[:] = [decoder(hints[name]) for name in names]
+            if type(data) is not list or len(data) != len(fields):
+                raise Invalid("expected other fields")
+            return cls(*[dec(v) for dec, v in zip(fields, data)])
         return record
     if hint is Path:
         def path(data: Any) -> Any:
@@ -190,7 +201,7 @@ def decoder(hint: Any) -> Callable[[Any], Any]:
     if hint in (bool, int, str):
         def atom(data: Any) -> Any:
             if type(data) is not hint:
-                raise Invalid(f"expected {hint.__name__}")
+                raise Invalid("expected another type")
             return data
         return atom
     if hint is float:
