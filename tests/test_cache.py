@@ -9,7 +9,6 @@ import os
 import pickle
 import threading
 from pathlib import Path
-from textwrap import dedent
 
 import pytest
 
@@ -20,17 +19,8 @@ from breaklint.engine import FileResult, _analyze_path, analyze_source
 from breaklint.finding import Finding
 from breaklint.summary import Candidate
 from conftest import ROOT, run_cli
+from test_cli import MODEL  # print, .item() and .cpu() in a forward
 
-MODEL = dedent("""
-    import torch
-    from torch import nn
-
-    class Net(nn.Module):
-        def forward(self, x):
-            print("hi")
-            n = x.sum().item()
-            return x.cpu() + n
-""")
 EXPECTED = [(7, "BL401"), (8, "BL101"), (9, "BL501")]
 
 

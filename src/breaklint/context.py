@@ -1168,8 +1168,6 @@ class FileContext(cst.BatchableCSTVisitor):
         if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
                     "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
                     "enumerate", "map", "filter"):
-            if name in ("list", "tuple") and args:
-                return V.Val("seq")
             return V.STR if name in ("str", "repr", "format") else V.OBJECT
         if name in ("list", "tuple"):
             return V.Val("seq", parts=(V.elem(args[0]),)) if args and args[0].is_tensor else V.Val("seq")

@@ -142,9 +142,6 @@ class Reach:
                 return self.canonical(target)
         return None
 
-    # kept for callers of the old name
-    submodule_class = attribute_class
-
     def attribute_callables(self, cls: str, attr: str) -> list[str]:
         out: list[str] = []
         for owner in self.mro(cls):
