@@ -223,3 +223,19 @@ def test_many_files_in_parallel_match_serial(tmp_path: Path) -> None:
 def test_version_and_help() -> None:
     assert run_cli("--version").stdout.startswith("breaklint, version ")
     assert "check" in run_cli("--help").stdout
+
+
+def test_files_are_decoded_as_python_reads_them(tmp_path: Path) -> None:
+    """A PEP 263 declaration or a BOM decides the encoding; undeclared non-UTF-8 bytes are BL001."""
+    body = MODEL.replace('print("hi")', 'print("caf\u00e9")')
+    (tmp_path / "latin.py").write_bytes(("# -*- coding: latin-1 -*-\n" + body).encode("latin-1"))
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8"))
+    (tmp_path / "bad.py").write_bytes(body.encode("latin-1"))
+    proc = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    got = {(d["path"], d["code"]) for d in json.loads(proc.stdout)}
+    assert {("latin.py", "BL401"), ("latin.py", "BL101"), ("bom.py", "BL401"), ("bom.py", "BL101")} <= got
+    [bad] = [d for d in json.loads(proc.stdout) if d["path"] == "bad.py"]
+    assert bad["code"] == "BL001" and "cannot decode" in bad["message"]
+    latin = [d for d in json.loads(proc.stdout) if d["path"] == "latin.py" and d["code"] == "BL401"]
+    assert latin[0]["line"] == 8  # the declaration line counts

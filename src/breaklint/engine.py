@@ -10,7 +10,9 @@ their candidates become findings.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
+import tokenize
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -69,9 +71,10 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     result = FileResult(path=path, module=module)
     if isinstance(source, bytes):
         try:
-            text = source.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            result.errors.append(_engine_finding("BL001", path, f"cannot decode file as UTF-8: {exc.reason}"))
+            text = decode_source(source)
+        except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+            reason = exc.reason if isinstance(exc, UnicodeDecodeError) else (getattr(exc, "msg", None) or str(exc))
+            result.errors.append(_engine_finding("BL001", path, f"cannot decode file: {reason}"))
             return result
     else:
         text = source
@@ -102,6 +105,14 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     result.candidates = ctx.candidates
     result.suppressions = ctx.suppressions
     return result
+
+
+def decode_source(data: bytes) -> str:
+    """A file's text as Python reads it: a UTF-8 BOM or a PEP 263 coding declaration
+    (`# -*- coding: latin-1 -*-`) decides the encoding, UTF-8 otherwise."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _guess_failing_rule(exc: BaseException) -> str:
