@@ -15,7 +15,7 @@ import pytest
 from breaklint import __version__, cache
 from breaklint.config import load as load_config
 from breaklint.context import module_name_for
-from breaklint.engine import FileResult, _analyze_path, analyze_source
+from breaklint.engine import FileResult, _analyze_path, _cached, analyze_source
 from breaklint.finding import Finding
 from breaklint.summary import Candidate
 from conftest import ROOT, run_cli
@@ -206,8 +206,9 @@ def test_every_result_survives_the_round_trip() -> None:
 def test_cached_and_fresh_results_agree(tmp_path: Path, home: dict[str, str]) -> None:
     file = ROOT / "examples" / "models" / "detector.py"
     cache_dir = str(tmp_path / "c")
+    assert _cached(file, "detector", cache_dir) is None
     fresh = _analyze_path((file, "detector", cache_dir))
-    again = _analyze_path((file, "detector", cache_dir))
+    again = _cached(file, "detector", cache_dir)
     assert again == fresh and again is not fresh
     assert list(Path(cache_dir).rglob("*.json"))
 

@@ -384,3 +384,22 @@ def test_annotations_name_python_values_and_aliases_defer_to_call_sites() -> Non
         def f(x, edge_index, average: Literal["micro", "macro"] | None = None):
             return fmt(x, edge_index, average)
     """) == [(10, "BL302")]
+
+
+def test_only_half_precision_checks_make_a_hazard() -> None:
+    found = lint_source(dedent("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            if x.dtype == torch.float32 and x.any():
+                x = x + 1
+            if (x.dtype == torch.bfloat16 and x.ndim > 1) and torch.isinf(x).any():
+                x = x.clamp(-1, 1)
+            return x
+    """), Path("m.py"), Config())
+    got = [(f.line, f.code, f.kind, f.condition) for f in found]
+    assert got == [
+        (6, "BL201", "break", "x.dtype == torch.float32"),
+        (8, "BL201", "hazard", "x.dtype == torch.bfloat16 and x.ndim > 1"),
+    ]

@@ -66,11 +66,18 @@ def ensure_environment(argv: list[str]) -> None:
 
 # ---------------------------------------------------------------------- statements
 @cache
+def syntax_tree(path: str) -> ast.Module | None:
+    try:
+        return ast.parse(Path(path).read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return None
+
+
+@cache
 def statement_index(path: str) -> dict[int, int]:
     """line -> first line of the innermost statement holding it (headers only for compound ones)."""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (SyntaxError, ValueError, OSError):
+    tree = syntax_tree(path)
+    if tree is None:
         return {}
     index: dict[int, int] = {}
 
@@ -97,9 +104,8 @@ def statement_index(path: str) -> dict[int, int]:
 @cache
 def headers(path: str) -> set[int]:
     """First lines of `if`/`elif`/`while` statements."""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (SyntaxError, ValueError, OSError):
+    tree = syntax_tree(path)
+    if tree is None:
         return set()
     return {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While))}
 
@@ -115,9 +121,8 @@ def stmt_key(path: str, line: int) -> tuple[str, int]:
 @cache
 def function_facts(path: str) -> list[tuple[int, int, list[tuple[int, int]]]]:
     """Per function: (first line, last line, [line spans of its loops])."""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (SyntaxError, ValueError, OSError):
+    tree = syntax_tree(path)
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):

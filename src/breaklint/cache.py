@@ -41,17 +41,22 @@ def key_file() -> Path:
     return Path(base) / "breaklint" / "cache-key"
 
 
+def _stored_key(path: Path) -> bytes | None:
+    try:
+        data = path.read_bytes().strip()
+    except OSError:
+        return None
+    return data if len(data) >= 32 else None
+
+
 @cache
 def secret() -> bytes:
     """This user's cache key, made on first use. Without a writable home it is per process:
     the cache then never hits across runs, which costs time and nothing else."""
     path = key_file()
-    try:
-        data = path.read_bytes().strip()
-        if len(data) >= 32:
-            return data
-    except OSError:
-        pass
+    stored = _stored_key(path)
+    if stored is not None:
+        return stored
     fresh = secrets.token_hex(32).encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,11 +65,7 @@ def secret() -> bytes:
             fh.write(fresh)
         return fresh
     except FileExistsError:  # another process made it first: use theirs
-        try:
-            data = path.read_bytes().strip()
-            return data if len(data) >= 32 else fresh
-        except OSError:
-            return fresh
+        return _stored_key(path) or fresh
     except OSError:
         return fresh
 
@@ -99,11 +100,6 @@ def to_data(obj: Any) -> Any:
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return obj
     raise TypeError(f"cannot cache a {type(obj).__name__}")
-
-
-def from_data(hint: Any, data: Any) -> Any:
-    """Rebuild a value of type `hint` from JSON data, or raise Invalid."""
-    return decoder(hint)(data)
 
 
 @cache

@@ -232,10 +232,9 @@ class FileContext(cst.BatchableCSTVisitor):
         self._disabled_depth = 0
         self._def_disabled: list[bool] = []  # per enclosing def: did it raise _disabled_depth
         self._loop_depth = 0
-        self._branch_depth = 0
-        self._branch_names: list[set[str]] = []
-        self._guards: list[list[str]] = []  # per enclosing `if` body: trace-time conditions it needs
-        self._if_guards: dict[cst.If, list[str]] = {}
+        self._branch_names: list[set[str]] = []  # per enclosing loop body, `else` or handler: names it bound
+        self._guards: list[list[tuple[str, bool]]] = []  # per enclosing `if` body: the conditions it needs
+        self._if_guards: dict[cst.If, list[tuple[str, bool]]] = {}
         self._tests: list[cst.BaseExpression] = []  # the test of the `if` being walked, until its body
         self._if_frames: list[list[dict[str, Val]] | None] = []
         self._if_elses: set[cst.Else] = set()
@@ -368,8 +367,8 @@ class FileContext(cst.BatchableCSTVisitor):
                         continue
                     if isinstance(value, cst.Call):
                         self._classify_attr(attr, value, info)
-                    elif self._held_functions(value):
-                        info.callables.setdefault(attr, []).extend(self._held_functions(value))
+                    elif held := self._held_functions(value):
+                        info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
                         literal = self.literal_value(value) or V.UNKNOWN
                         old = info.attr_values.get(attr)
@@ -489,6 +488,10 @@ class FileContext(cst.BatchableCSTVisitor):
         return None if value is UNREADABLE else value
 
     def annotation_value(self, ann: cst.BaseExpression) -> Val:
+        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Optional"):
+            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+            if len(inner) == 1:
+                return self.annotation_value(inner[0])  # Optional[X] is what X is
         if self._is_tensor_annotation(ann):
             return V.TENSOR
         if self._is_sequence_annotation(ann):
@@ -505,10 +508,6 @@ class FileContext(cst.BatchableCSTVisitor):
         if isinstance(ann, cst.Subscript) and name.split(".")[-1] == "Literal":
             values = [self.literal_value(el.slice.value) for el in ann.slice if isinstance(el.slice, cst.Index)]
             return V.join(*[v or V.UNKNOWN for v in values]) if values else V.OBJECT
-        if isinstance(ann, cst.Subscript) and name.endswith("Optional"):
-            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
-            if len(inner) == 1:
-                return self.annotation_value(inner[0])
         if name.split(".")[-1].lower() in ("dict", "list", "tuple", "set", "str", "callable", "mapping",
                                            "sequence", "iterable", "any") or name.startswith(
                                                ("typing.", "typing_extensions.", "collections.abc.")):
@@ -517,9 +516,6 @@ class FileContext(cst.BatchableCSTVisitor):
         return UNREADABLE
 
     def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
-        if isinstance(ann, cst.Subscript) and self.qualify(ann.value) in ("typing.Optional", "Optional"):
-            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
-            return self._scalar_annotation(inner[0]) if len(inner) == 1 else None
         if isinstance(ann, cst.BinaryOperation):
             parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
             if len(parts) == 1:
@@ -622,14 +618,12 @@ class FileContext(cst.BatchableCSTVisitor):
         self._loop_depth -= 1
         self._leave_branch()
 
-    # A name bound inside a branch (an `if` body, an `else`, a loop body, a handler) may keep
-    # the value it had before: see `_assign_value`.
+    # A name bound inside a loop body, the `else` of a loop or `try`, or a handler may keep the
+    # value it had before: see `_assign_value`. (An `if` keeps a snapshot instead: `leave_If`.)
     def _enter_branch(self) -> None:
-        self._branch_depth += 1
         self._branch_names.append(set())
 
     def _leave_branch(self) -> None:
-        self._branch_depth -= 1
         self._branch_names.pop()
 
     def visit_If_body(self, node: cst.If) -> None:
@@ -658,26 +652,22 @@ class FileContext(cst.BatchableCSTVisitor):
         self._scopes[-1].values = merged
 
     # ------------------------------------------------------------------ trace-time conditions
-    def guard_conditions(self, test: cst.BaseExpression) -> list[str]:
+    # A condition is (its text, whether it is a half-precision dtype check).
+    def guard_conditions(self, test: cst.BaseExpression) -> list[tuple[str, bool]]:
         """The conjuncts of a test that dynamo decides while tracing and that must hold for the code
         under it to run: `self.training`, a half-precision dtype check."""
-        conjuncts: list[cst.BaseExpression] = []
-        stack = [test]
-        while stack:
-            cur = stack.pop()
-            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And):
-                stack.extend([cur.right, cur.left])
-            else:
-                conjuncts.append(cur)
+        parts, is_and = self._chain(test)
+        if not is_and:
+            return []
         out = []
-        for part in conjuncts:
+        for part in parts:
             if self._self_attr(part) == "training":
-                out.append("self.training")
+                out.append(("self.training", False))
             elif self._is_half_dtype_check(part):
-                out.append(self.source(part, limit=80))
+                out.append((self.source(part, limit=80), True))
         return out
 
-    def test_conditions(self, test: cst.BaseExpression) -> list[str]:
+    def test_conditions(self, test: cst.BaseExpression) -> list[tuple[str, bool]]:
         """In `a and b and t`, where `t` tests a tensor: the Python-valued conjuncts before it
         (`mask is not None`, `zero_division == "warn"`), which must hold for `t` to be evaluated."""
         parts, is_and = self._chain(test)
@@ -686,9 +676,13 @@ class FileContext(cst.BatchableCSTVisitor):
             value = self.value(part)
             if value.is_tensor or value.symbolic:
                 break
-            text = "self.training" if self._self_attr(part) == "training" else self.source(part, limit=80)
-            out.append(text if is_and else f"not ({text})")
+            out.append(self._operand_condition(part, is_and))
         return out if len(out) < len(parts) else []
+
+    def _operand_condition(self, part: cst.BaseExpression, is_and: bool) -> tuple[str, bool]:
+        """What must have come out of an operand before the next one of its chain runs."""
+        text = "self.training" if self._self_attr(part) == "training" else self.source(part, limit=80)
+        return (text, self._is_half_dtype_check(part)) if is_and else (f"not ({text})", False)
 
     @staticmethod
     def _chain(test: cst.BaseExpression) -> tuple[list[cst.BaseExpression], bool]:
@@ -700,14 +694,13 @@ class FileContext(cst.BatchableCSTVisitor):
         stack = [test]
         while stack:
             cur = stack.pop()
-            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And) == is_and \
-                    and not cur.lpar:
-                stack.extend([cur.right, cur.left])
+            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And) == is_and:
+                stack.extend([cur.right, cur.left])  # `and` and `or` are associative: parentheses change nothing
             else:
                 parts.append(cur)
         return parts, is_and
 
-    def _operand_conditions(self, node: cst.CSTNode) -> list[str]:
+    def _operand_conditions(self, node: cst.CSTNode) -> list[tuple[str, bool]]:
         """For a node inside the test of the `if` being entered: the operands before the one that
         holds it, which must have come out right for it to run (`self.training and random() < p`)."""
         if not self._tests:
@@ -723,8 +716,7 @@ class FileContext(cst.BatchableCSTVisitor):
             if (pos.start.line, pos.start.column) <= (where.start.line, where.start.column) and \
                     (where.end.line, where.end.column) <= (pos.end.line, pos.end.column):
                 return out
-            text = "self.training" if self._self_attr(part) == "training" else self.source(part, limit=80)
-            out.append(text if is_and else f"not ({text})")
+            out.append(self._operand_condition(part, is_and))
         return []
 
     def _is_half_dtype_check(self, node: cst.BaseExpression) -> bool:
@@ -741,13 +733,20 @@ class FileContext(cst.BatchableCSTVisitor):
             return bool(names) and names <= half
         return False
 
-    def conditions(self, test: cst.BaseExpression | None = None, node: cst.CSTNode | None = None) -> list[str]:
-        out = [c for level in self._guards for c in level]
+    def conditions(self, test: cst.BaseExpression | None = None,
+                   node: cst.CSTNode | None = None) -> dict[str, bool]:
+        """The trace-time conditions a finding needs, text -> whether it is a half-precision check:
+        those of the enclosing `if` bodies, and those of the test reported (`test`) or of the
+        operands before `node` in the test being walked."""
+        found = [c for level in self._guards for c in level]
         if test is not None:
-            out += self.guard_conditions(test) + self.test_conditions(test)
+            found += self.guard_conditions(test) + self.test_conditions(test)
         elif node is not None:
-            out += self._operand_conditions(node)
-        return list(dict.fromkeys(out))
+            found += self._operand_conditions(node)
+        out: dict[str, bool] = {}
+        for text, half in found:
+            out[text] = out.get(text, False) or half
+        return out
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._enter_branch()
@@ -901,18 +900,19 @@ class FileContext(cst.BatchableCSTVisitor):
             scope.values[name] = V.op(before, self.value(original_node.value))
 
     def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
-        """Bind a target (a name, or a tuple or list of targets) to a value. A name bound in one
-        branch keeps what it held in the other: the two are joined, so a flag set to `False`
+        """Bind a target (a name, or a tuple or list of targets) to a value. Inside a loop body or
+        handler, a name first rebound there is joined with what it held before (the body may not
+        run); branches of an `if` are joined when it ends (`leave_If`), so a flag set to `False`
         and reassigned only in training stays a Python bool."""
         scope = self._scopes[-1]
         if isinstance(target, cst.Name):
             name = target.value
             old = scope.values.get(name)
-            if old is not None and self._branch_depth and name not in self._fresh_in_branch():
+            if old is not None and self._branch_names and name not in self._branch_names[-1]:
                 value = V.join(old, value)
             scope.values[name] = value
-            if self._branch_depth:
-                self._fresh_in_branch().add(name)
+            if self._branch_names:
+                self._branch_names[-1].add(name)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = list(target.elements)
             starred = any(isinstance(el, cst.StarredElement) for el in elements)
@@ -921,9 +921,6 @@ class FileContext(cst.BatchableCSTVisitor):
                     self._assign_value(el.value, V.OBJECT)
                 else:
                     self._assign_value(el.value, V.elem(value, None if starred else index))
-
-    def _fresh_in_branch(self) -> set[str]:
-        return self._branch_names[-1]
 
     # ------------------------------------------------------------------ values
     def _self_attr(self, node: cst.BaseExpression) -> str | None:
@@ -1269,7 +1266,7 @@ class FileContext(cst.BatchableCSTVisitor):
         kind = rule.KIND
         if conditions:
             message = f"{message} (only when `{' and '.join(conditions)}`)"
-            if kind == "break" and any("dtype" in c for c in conditions):
+            if kind == "break" and any(conditions.values()):
                 kind = "hazard"  # it breaks only for half-precision inputs
         finding = Finding(
             code=rule.CODE,

@@ -145,16 +145,10 @@ def _analyze_path(args: tuple[Path, str, str | None]) -> FileResult:
         result = FileResult(path=path, module=module)
         result.errors.append(_engine_finding("BL001", path, f"cannot read file: {exc.strerror}"))
         return result
-    entry = None
-    if cache_dir is not None:
-        entry = cache.entry_path(cache_dir, path, module, data)
-        cached = cache.read(entry, FileResult, path, module)
-        if cached is not None:
-            return cached
     result = analyze_source(data, path, module)
     result.digest = hashlib.sha256(data).hexdigest()
-    if entry is not None:
-        cache.write_atomic(entry, cache.dumps(result))
+    if cache_dir is not None:  # `lint` looked the file up (`_cached`) before sending it here
+        cache.write_atomic(cache.entry_path(cache_dir, path, module, data), cache.dumps(result))
     return result
 
 

@@ -72,7 +72,6 @@ class Reach:
             if cur in self.functions or cur in self.classes:
                 break
             nxt = None
-            head, _, tail = cur.rpartition(".")
             # the longest prefix that a module re-exports, then the rest of the name
             parts = cur.split(".")
             for cut in range(len(parts), 0, -1):
@@ -245,17 +244,11 @@ class Reach:
             return [(first, 1)] if first else []
         if call.kind == "selfattr":
             held = self.attribute_class(cls, call.target)
-            if held is not None and held in self.classes:
-                run = self.call_method(held)
-                if run:
-                    out.append((run, 1))
-            for fn in self.attribute_callables(cls, call.target):
-                if fn in self.classes:
-                    run = self.call_method(fn)
-                    if run:
-                        out.append((run, 1))
-                else:
-                    out.append((fn, 0))
+            for target in [*([held] if held in self.classes else []), *self.attribute_callables(cls, call.target)]:
+                if target not in self.classes:
+                    out.append((target, 0))  # a function held in the attribute
+                elif run := self.call_method(target):
+                    out.append((run, 1))  # an instance: its forward or __call__
             return out
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
