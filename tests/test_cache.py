@@ -206,9 +206,9 @@ def test_every_result_survives_the_round_trip() -> None:
 def test_cached_and_fresh_results_agree(tmp_path: Path, home: dict[str, str]) -> None:
     file = ROOT / "examples" / "models" / "detector.py"
     cache_dir = str(tmp_path / "c")
-    assert _cached(file, "detector", cache_dir) is None
-    fresh = _analyze_path((file, "detector", cache_dir))
-    again = _cached(file, "detector", cache_dir)
+    assert _cached(file, "detector", cache_dir, 1 << 20) is None
+    fresh = _analyze_path((file, "detector", cache_dir, 1 << 20))
+    again = _cached(file, "detector", cache_dir, 1 << 20)
     assert again == fresh and again is not fresh
     assert list(Path(cache_dir).rglob("*.json"))
 

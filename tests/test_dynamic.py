@@ -236,6 +236,60 @@ def test_failures_are_one_line_each_and_the_rest_is_kept(tmp_path: Path) -> None
     assert [t["ok"] for t in report["targets"]] == [False] * 9 + [True, True]
 
 
+UNRULY = textwrap.dedent('''
+    import os, subprocess, sys
+    import torch
+
+    def case():
+        return (lambda x: x + 1, (torch.ones(2),))
+
+    def aborts():
+        os.abort()
+
+    def floods():
+        chunk = "x" * (1 << 20)
+        for _ in range(50):
+            print(chunk)
+            print(chunk, file=sys.stderr)
+        return case()
+
+    def orphans():
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(os.environ["ORPHAN_PID"], "w") as fh:
+            fh.write(str(child.pid))
+        return case()
+
+    def wanders():
+        os.chdir("/")
+        sys.path.insert(0, "/nonexistent")
+        return case()
+''')
+
+
+def test_unruly_targets_are_isolated(tmp_path: Path) -> None:
+    """os.abort, 50 MB of output, a child process left running, a changed working directory and
+    sys.path: each is that target's own affair, nothing is left behind, and the others still run."""
+    import tempfile
+
+    (tmp_path / "unruly.py").write_text(UNRULY)
+    (tmp_path / "model.py").write_text(MODEL)
+    pid_file = tmp_path / "orphan.pid"
+    before = {p.name for p in Path(tempfile.gettempdir()).glob("breaklint-*")}
+    targets = ["unruly.py:aborts", "unruly.py:floods", "unruly.py:orphans", "unruly.py:wanders", "model.py:cases"]
+    proc = run_cli("explain", *targets, "--timeout", "120", "--format", "json", cwd=tmp_path,
+                   env={"ORPHAN_PID": str(pid_file)})
+    assert proc.returncode == 2  # one target failed
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("breaklint: target ")]
+    assert errors == ["breaklint: target unruly.py:aborts: killed by signal 6 (SIGABRT)"], proc.stderr
+    report = json.loads(proc.stdout)
+    assert [t["ok"] for t in report["targets"]] == [False, True, True, True, True]
+    assert report["summary"]["confirmed"] == 2
+    orphan = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(orphan, 0)  # the child the target left running was killed with it
+    assert {p.name for p in Path(tempfile.gettempdir()).glob("breaklint-*")} <= before
+
+
 def test_targets_from_pyproject(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text(MODEL)
     (tmp_path / "pyproject.toml").write_text(

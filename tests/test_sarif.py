@@ -131,7 +131,7 @@ def test_driver_lists_every_rule_with_its_doc(examples_log: dict) -> None:
     rules = {r["id"]: r for r in driver["rules"]}
     notifications = {r["id"] for r in driver["notifications"]}
     assert set(rules) | notifications == set(all_codes())
-    assert notifications == {"BL001", "BL003"}
+    assert notifications == {"BL001", "BL003", "BL004"}
     for code, rule in rules.items():
         assert rule["help"]["markdown"] == rule_doc(code)
         assert "```" not in rule["help"]["text"]

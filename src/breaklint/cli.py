@@ -68,9 +68,13 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
     from .report import relative, text
 
     paths = list(paths) or [Path(".")]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        raise click.UsageError(f"no such file or directory: {missing[0]}")
+    # A path that does not exist is a usage error (exit 2), but the others are still checked.
+    missing = [p for p in paths if not os.path.lexists(p)]
+    for path in missing:
+        click.echo(f"breaklint: error: {path}: no such file or directory", err=True)
+    paths = [p for p in paths if p not in missing]
+    if not paths:
+        sys.exit(2)
     try:
         config = load(paths, config_path)
         if select:
@@ -98,11 +102,13 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
     except Exception as exc:  # pragma: no cover - the engine reports per-file errors itself
         click.echo(f"breaklint: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
+    for note in result.notes:
+        click.echo(f"breaklint: warning: {note}", err=True)
     if fixrun is not None:
         for problem in fixrun.problems:
             click.echo(f"breaklint: {problem}", err=True)
     if diff:
-        _print_diff(fixrun, result)
+        _print_diff(fixrun, result, usage_error=bool(missing))
     # SARIF makes its URIs relative to the repository root itself
     findings = result.all if fmt == "sarif" else relative(result.all)
     colour = color if color is not None else (output is None and sys.stdout.isatty()
@@ -134,10 +140,10 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
         hint = text.fixable(findings, unsafe_fixes)
         if hint:
             click.echo(hint, err=to_stderr)
-    sys.exit(exit_status(findings, exit_zero))
+    sys.exit(2 if missing else exit_status(findings, exit_zero))
 
 
-def _print_diff(fixrun, result) -> None:
+def _print_diff(fixrun, result, usage_error: bool) -> None:
     from .fixes import unified_diff
     from .report import display_path
 
@@ -145,7 +151,7 @@ def _print_diff(fixrun, result) -> None:
         click.echo(unified_diff(change, display_path(change.path)), nl=False)
     count, files = sum(len(c.applied) for c in fixrun.files), len(fixrun.files)
     click.echo(f"Would fix {count} finding{'s' * (count != 1)} in {files} file{'s' * (files != 1)}.", err=True)
-    status = 2 if any(f.code == "BL003" for f in result.all) else (1 if files else 0)
+    status = 2 if usage_error or any(f.code == "BL003" for f in result.all) else (1 if files else 0)
     sys.exit(status)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import os
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,8 +24,11 @@ DEFAULT_EXCLUDE = (
 )
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points",
+    "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points", "max-file-size",
 }
+# Files larger than this (bytes) are reported as BL004 and not parsed: a model file is rarely above
+# 0.5 MB, while a 10 MB generated file would take minutes and gigabytes to analyze.
+DEFAULT_MAX_FILE_SIZE = 1 << 20
 
 
 class ConfigError(Exception):
@@ -58,6 +62,7 @@ class Config:
     # (`torch.compile(pkg.ops.fused)`, `torch.compile(model.step)`): dotted names or fnmatch patterns
     entry_points: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     cache_dir: str | None = None
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml the settings came from
@@ -115,7 +120,7 @@ def validate_codes(selectors: list[str], where: str) -> None:
 
 
 def find_pyproject(start: Path) -> Path | None:
-    start = start.resolve()
+    start = Path(os.path.realpath(start))  # never raises, even on a symlink loop
     folder = start if start.is_dir() else start.parent
     for candidate in [folder, *folder.parents]:
         path = candidate / "pyproject.toml"
@@ -186,6 +191,10 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
     if not isinstance(gi, bool):
         raise ConfigError(f"{where}: respect-gitignore must be true or false")
     cfg.respect_gitignore = gi
+    size = section.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ConfigError(f"{where}: max-file-size must be a positive number of bytes")
+    cfg.max_file_size = size
     cache_dir = section.get("cache-dir")
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(f"{where}: cache-dir must be a string")
@@ -226,7 +235,8 @@ def _dynamic(table: object, where: str) -> DynamicConfig:
 
 def git_root(start: Path) -> Path | None:
     """The work tree of the git repository holding `start`, if any."""
-    for candidate in [start.resolve(), *start.resolve().parents]:
+    real = Path(os.path.realpath(start))
+    for candidate in [real, *real.parents]:
         if (candidate / ".git").exists():
             return candidate
     return None

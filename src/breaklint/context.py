@@ -13,8 +13,8 @@ tracked in source order, per function.
 
 from __future__ import annotations
 
+import os
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -200,7 +200,7 @@ def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
 
 def module_name_for(path: Path) -> str:
     """Dotted module name of a file, climbing packages marked by __init__.py."""
-    path = path.resolve()
+    path = Path(os.path.realpath(path))  # never raises, even on a symlink loop
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
     while (folder / "__init__.py").is_file():

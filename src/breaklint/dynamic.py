@@ -185,12 +185,23 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
         for root in roots or []:
             command += ["--root", str(Path(root).resolve())]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        try:
-            proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env,
-                                  start_new_session=True)
-        except subprocess.TimeoutExpired:
-            return TargetReport(target, False, f"timed out after {timeout:g} s", seconds=time.monotonic() - start)
+        # Output goes to a file, never a pipe: a target that prints gigabytes costs disk, not memory,
+        # and a child process it leaves behind cannot hold a pipe open. The target runs in a session
+        # of its own, and the whole group is killed when it ends, so no process outlives it.
+        errfile = Path(tmp) / "stderr.txt"
+        with open(errfile, "wb") as err:
+            proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=err, env=env, start_new_session=True)
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                return TargetReport(target, False, f"timed out after {timeout:g} s",
+                                    seconds=time.monotonic() - start)
+            finally:
+                _kill_group(proc)
         elapsed = time.monotonic() - start
+        stderr = _tail(errfile)
         data: dict = {}
         if out.exists():
             try:
@@ -208,10 +219,29 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
         err = data["error"]
         return TargetReport(target, False, f"{err['kind']}: {err['message']}", data=data, seconds=elapsed)
     if proc.returncode != 0 or not data:
-        tail = [line for line in (proc.stderr or "").strip().splitlines() if line.strip()][-1:]
+        tail = [line for line in stderr.strip().splitlines() if line.strip()][-1:]
         detail = f": {tail[0].strip()}" if tail else ""
         return TargetReport(target, False, f"exited with status {proc.returncode}{detail}", seconds=elapsed)
     return TargetReport(target, True, data=data, seconds=elapsed)
+
+
+def _kill_group(proc) -> None:
+    """Kill the target's process group (it and anything it started), then reap the target."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _tail(path: Path, size: int = 64 * 1024) -> str:
+    """The last `size` bytes of a file, as text."""
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, fh.tell() - size))
+        return fh.read().decode("utf-8", errors="replace")
 
 
 # ---------------------------------------------------------------------- merging with the static pass

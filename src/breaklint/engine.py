@@ -12,9 +12,14 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import tokenize
+import re
 import subprocess
+import sys
+import threading
+import tokenize
+import warnings
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +59,7 @@ class LintResult:
     errors: list[Finding]  # BL001/BL003: files that could not be fully checked
     reached: set[str] = field(default_factory=set)
     digests: dict[Path, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # paths that gave nothing to lint, and why
 
     @property
     def all(self) -> list[Finding]:
@@ -66,9 +72,16 @@ def _engine_finding(code: str, path: Path, message: str, line: int = 1, col: int
                    line=line, col=col, end_line=line, end_col=col)
 
 
-def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
-    """Parse and walk one file. Never raises for bad input."""
+def analyze_source(source: bytes | str, path: Path, module: str, max_size: int | None = None) -> FileResult:
+    """Parse and walk one file. Never raises for bad input: each problem is one diagnostic for the file.
+
+    Python's own compiler (which never runs the code) judges the syntax first, so a syntax error is
+    reported in Python's words, and a file that Python accepts but libcst's parser cannot read, or
+    that nests too deeply to analyze in bounded time, is BL004 rather than a "syntax error"."""
     result = FileResult(path=path, module=module)
+    if max_size is not None and len(source) > max_size:
+        result.errors.append(_too_large(path, len(source), max_size))
+        return result
     if isinstance(source, bytes):
         try:
             text = decode_source(source)
@@ -81,30 +94,181 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     if suppress.skips_file(text) or not any(word in text for word in GATE_WORDS):
         result.skipped = True
         return result
+    problem = python_verdict(text, path)
+    if problem is not None:
+        result.errors.append(problem)
+        return result
     try:
-        module_node = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        message = " ".join(exc.message.split())
-        result.errors.append(_engine_finding("BL001", path, f"syntax error: {message}",
-                                             exc.raw_line, max(exc.raw_column, 0)))
+        ctx = _walk(text, path, module)
+    except _Unparsable as exc:
+        result.errors.append(exc.finding)
         return result
-    except Exception as exc:  # libcst can raise other errors on odd input
-        result.errors.append(_engine_finding("BL001", path, f"cannot parse: {exc}"))
+    except MemoryError:
+        result.errors.append(_engine_finding("BL004", path, "could not analyze: out of memory"))
         return result
-    wrapper = MetadataWrapper(module_node, unsafe_skip_copy=True)
-    ctx = FileContext(path, module, source_lines(text))
-    rules = [cls(ctx) for cls in load_rules().values()]
-    try:
-        wrapper.visit_batched([ctx, *rules])
-    except Exception as exc:  # a bug in a rule must not lose the rest of the run
-        failing = _guess_failing_rule(exc)
-        result.errors.append(_engine_finding(
-            "BL003", path, f"internal error in {failing}: {type(exc).__name__}: {exc}"))
-        return result
+    except Exception as exc:
+        if not _from_recursion(exc):  # a bug in a rule must not lose the rest of the run
+            result.errors.append(_internal_error(path, exc))
+            return result
+        # A tree deeper than the default stack allows (a long implicit string concatenation is a
+        # right-nested chain in libcst): once more on a thread with a large stack.
+        try:
+            ctx = _on_deep_stack(_walk, text, path, module)
+        except Exception as again:
+            result.errors.append(
+                _engine_finding("BL004", path, "could not analyze: the file's syntax tree is too deep to walk")
+                if isinstance(again, MemoryError) or _from_recursion(again) else _internal_error(path, again))
+            return result
     result.summary = ctx.summary
     result.candidates = ctx.candidates
     result.suppressions = ctx.suppressions
     return result
+
+
+_LIBCST_AT = re.compile(r"error at (\d+):(\d+)")
+
+
+class _Unparsable(Exception):
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+def _walk(text: str, path: Path, module: str) -> FileContext:
+    """Parse (libcst) and run the file context and every rule over the tree in one batched walk."""
+    try:
+        module_node = cst.parse_module(text)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as exc:  # Python compiled the file: this is a limit of libcst's parser
+        detail = " ".join(getattr(exc, "message", str(exc)).split())
+        where = _LIBCST_AT.search(detail)  # its own "error at L:C" is more exact than raw_line
+        line = int(where[1]) if where else (getattr(exc, "raw_line", 1) or 1)
+        col = int(where[2]) if where else max(getattr(exc, "raw_column", 0), 0)
+        raise _Unparsable(_engine_finding(
+            "BL004", path, f"could not analyze: Python accepts this file, but libcst's parser cannot read "
+                           f"line {line}, column {col + 1}", line, col)) from None
+    wrapper = MetadataWrapper(module_node, unsafe_skip_copy=True)
+    ctx = FileContext(path, module, source_lines(text))
+    rules = [cls(ctx) for cls in load_rules().values()]
+    wrapper.visit_batched([ctx, *rules])
+    return ctx
+
+
+def _from_recursion(exc: BaseException) -> bool:
+    """Whether `exc` is, or was raised while unwinding from, a RecursionError (libcst's position
+    bookkeeping turns one into a KeyError on the way out)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, RecursionError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def _internal_error(path: Path, exc: BaseException) -> Finding:
+    try:  # an exception's text may hold a syntax tree: bounded, and never a second failure
+        detail = str(exc)
+    except Exception:  # noqa: BLE001
+        detail = "(no description)"
+    if len(detail) > 300:
+        detail = detail[:300] + "..."
+    return _engine_finding("BL003", path, f"internal error in {_guess_failing_rule(exc)}: "
+                                          f"{type(exc).__name__}: {detail}")
+
+
+def _too_large(path: Path, size: int, limit: int) -> Finding:
+    return _engine_finding("BL004", path, f"not analyzed: the file is {size / 2**20:.1f} MiB, above "
+                                          f"max-file-size ({limit / 2**20:.1f} MiB); raise `max-file-size` "
+                                          f"in [tool.breaklint] to check it")
+
+
+# While compiling, the recursion budget above the caller is this many frames: CPython's compiler then
+# gives up on expressions nested beyond about 3x as many levels. libcst's parser takes time
+# superlinear in that depth (about 1 s at 1,200 levels, minutes at 10,000) and crashes at 100,000,
+# so deeper files are not handed to it.
+COMPILE_DEPTH = 400
+PYTHON_DEPTH = 1000  # CPython's default recursion limit
+DEEP_STACK = 512 * 2**20  # bytes of stack for a walk of a very deep tree
+DEEP_RECURSION = 60_000
+
+
+def python_verdict(text: str, path: Path) -> Finding | None:
+    """What CPython's compiler says of `text` (compiled, never run): None when it compiles and is
+    shallow enough for the analysis, else the file's one diagnostic."""
+    try:
+        _compile(text, path, COMPILE_DEPTH)
+        return None
+    except (RecursionError, MemoryError):
+        pass
+    except SyntaxError as exc:
+        return _syntax_error(path, exc)
+    except ValueError as exc:  # NUL bytes on some Python versions
+        return _engine_finding("BL001", path, f"syntax error: {exc}")
+    try:  # too deep for the analysis; does Python itself compile it (from a fresh interpreter's stack)?
+        _compile(text, path, PYTHON_DEPTH)
+    except (RecursionError, MemoryError):
+        return _engine_finding("BL001", path, "syntax error: nested too deeply for Python's compiler "
+                                              "(maximum recursion depth exceeded during compilation)")
+    except SyntaxError as exc:
+        return _syntax_error(path, exc)
+    except ValueError as exc:
+        return _engine_finding("BL001", path, f"syntax error: {exc}")
+    return _engine_finding("BL004", path, f"could not analyze: an expression is nested more than about "
+                                          f"{COMPILE_DEPTH * 3:,} levels deep, beyond what the parser handles "
+                                          f"in bounded time")
+
+
+def _syntax_error(path: Path, exc: SyntaxError) -> Finding:
+    line = exc.lineno or 1
+    col = max((exc.offset or 1) - 1, 0)
+    return _engine_finding("BL001", path, f"syntax error: {exc.msg}", line, col)
+
+
+def _compile(text: str, path: Path, depth: int) -> None:
+    """Compile to bytecode (which runs nothing), warnings silenced, under a recursion limit `depth`
+    frames above the current one (the compiler's own depth budget is about 3x that)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(_stack_depth() + depth)
+        try:
+            compile(text, str(path), "exec", dont_inherit=True)
+        finally:
+            sys.setrecursionlimit(old)
+
+
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _on_deep_stack(fn, *args):
+    """`fn(*args)` on a thread with a large stack and a high recursion limit; its exception re-raised."""
+    out: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            out["error"] = exc
+
+    thread = threading.Thread(target=target, name="breaklint-deep-walk", daemon=True)
+    old_stack, old_limit = threading.stack_size(DEEP_STACK), sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION))
+    try:
+        thread.start()
+    finally:
+        threading.stack_size(old_stack)
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in out:
+        raise out["error"]  # type: ignore[misc]
+    return out["value"]
 
 
 def decode_source(data: bytes) -> str:
@@ -126,46 +290,70 @@ def _guess_failing_rule(exc: BaseException) -> str:
     return name
 
 
-def _cached(path: Path, module: str, cache_dir: str | None) -> FileResult | None:
+def _cached(path: Path, module: str, cache_dir: str | None, max_size: int) -> FileResult | None:
     """The file's result from the cache, or None when it must be analyzed (also when it cannot be read)."""
     if cache_dir is None:
         return None
     try:
+        if path.stat().st_size > max_size:
+            return None
         data = path.read_bytes()
     except OSError:
         return None
     return cache.read(cache.entry_path(cache_dir, path, module, data), FileResult, path, module)
 
 
-def _analyze_path(args: tuple[Path, str, str | None]) -> FileResult:
-    path, module, cache_dir = args
+def _analyze_path(args: tuple[Path, str, str | None, int]) -> FileResult:
+    """Read, analyze and cache one file. Never raises: a worker that raised would lose its batch."""
+    path, module, cache_dir, max_size = args
     try:
+        return _analyze_file(path, module, cache_dir, max_size)
+    except Exception as exc:  # pragma: no cover - analyze_source reports its own errors
+        result = FileResult(path=path, module=module)
+        result.errors.append(_internal_error(path, exc))
+        return result
+
+
+def _analyze_file(path: Path, module: str, cache_dir: str | None, max_size: int) -> FileResult:
+    result = FileResult(path=path, module=module)
+    try:
+        size = path.stat().st_size
+        if size > max_size:  # not even read: a huge file costs nothing
+            result.errors.append(_too_large(path, size, max_size))
+            return result
         data = path.read_bytes()
     except OSError as exc:
-        result = FileResult(path=path, module=module)
-        result.errors.append(_engine_finding("BL001", path, f"cannot read file: {exc.strerror}"))
+        result.errors.append(_engine_finding("BL001", path, f"cannot read file: {exc.strerror or exc}"))
         return result
-    result = analyze_source(data, path, module)
+    result = analyze_source(data, path, module, max_size)
     result.digest = hashlib.sha256(data).hexdigest()
     if cache_dir is not None:  # `lint` looked the file up (`_cached`) before sending it here
-        cache.write_atomic(cache.entry_path(cache_dir, path, module, data), cache.dumps(result))
+        try:
+            entry = cache.dumps(result)
+        except (RecursionError, ValueError):  # pragma: no cover - results hold bounded values
+            return result
+        cache.write_atomic(cache.entry_path(cache_dir, path, module, data), entry)
     return result
 
 
 # ---------------------------------------------------------------------- discovery
-def discover(paths: list[Path], config: Config) -> list[Path]:
+def discover(paths: list[Path], config: Config, notes: list[str] | None = None) -> list[Path]:
     """Python files under the paths, minus excluded and git-ignored ones.
 
-    A file named explicitly is linted even when excluded by a directory pattern,
-    as ruff and flake8 do, unless `--force-exclude` semantics are wanted later."""
-    found: list[Path] = []
+    A file named explicitly is linted even when an exclude pattern or .gitignore covers it, as ruff
+    and flake8 do. A path that is neither a file nor a directory (a broken link, a symlink loop) is
+    kept, so that reading it reports why. `notes` receives a line for each named directory that gives
+    no file to lint, saying why."""
+    named: list[Path] = []
+    under: dict[Path, list[Path]] = {}
     for path in paths:
-        if path.is_file():
-            found.append(path)
+        if not path.is_dir():
+            named.append(path)
             continue
         # Patterns apply below the project root, or below the directory named
         # when it lies outside the root, never to the folders above it.
         anchor = config.root if _is_within(path, config.root) else path
+        found = under.setdefault(path, [])
         for dirpath, dirnames, filenames in os.walk(path):
             base = Path(dirpath)
             dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(_rel(base / d, anchor)))
@@ -174,47 +362,64 @@ def discover(paths: list[Path], config: Config) -> list[Path]:
                     file = base / name
                     if not config.is_excluded(_rel(file, anchor)):
                         found.append(file)
-    unique = list(dict.fromkeys(found))
-    if config.respect_gitignore:
-        ignored = git_ignored(unique)
-        unique = [p for p in unique if p not in ignored]
-    return unique
+    ignored = git_ignored([f for files in under.values() for f in files]) if config.respect_gitignore else set()
+    out = list(named)
+    for path, files in under.items():
+        kept = [f for f in files if f not in ignored]
+        out.extend(kept)
+        if notes is None or kept:
+            continue
+        if files:
+            notes.append(f"{path}: all {len(files)} Python file{'s' * (len(files) != 1)} here are ignored by git; "
+                         f"name them, or set `respect-gitignore = false` in [tool.breaklint]")
+        else:
+            notes.append(f"{path}: no Python files to check here (none, or all excluded by `exclude`)")
+    return list(dict.fromkeys(out))
 
 
 def _is_within(path: Path, root: Path) -> bool:
     try:
-        path.resolve().relative_to(root.resolve())
+        _real(path).relative_to(_real(root))
     except ValueError:
         return False
     return True
 
 
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))  # unlike Path.resolve, never raises on a symlink loop
+
+
 def _rel(path: Path, root: Path) -> str:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return _real(path).relative_to(_real(root)).as_posix()
     except ValueError:
         return path.as_posix()
 
 
 def git_ignored(paths: list[Path]) -> set[Path]:
+    """The paths that git ignores, asked of the repository holding the first one (absolute paths, so
+    that git's working directory does not change what a relative path means)."""
     if not paths:
         return set()
+    absolute = {str(p.absolute()): p for p in paths}
+    first = paths[0].absolute().parent
     try:
         proc = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],
-            input="\0".join(str(p) for p in paths).encode(),
-            capture_output=True, timeout=30, cwd=paths[0].parent if paths[0].parent.exists() else None,
+            input="\0".join(absolute).encode(),
+            capture_output=True, timeout=30, cwd=first if first.exists() else None,
         )
     except (OSError, subprocess.SubprocessError):
         return set()
     if proc.returncode not in (0, 1):
         return set()  # not a git repository, or git could not answer
-    return {Path(p) for p in proc.stdout.decode().split("\0") if p}
+    return {absolute[p] for p in proc.stdout.decode(errors="surrogateescape").split("\0") if p in absolute}
 
 
 # ---------------------------------------------------------------------- the run
 def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: bool = True) -> LintResult:
-    files = discover(paths, config)
+    notes: list[str] = []
+    files = discover(paths, config, notes)
     cache_dir = None
     if use_cache:
         base = Path(config.cache_dir) if config.cache_dir else config.root / ".breaklint_cache"
@@ -222,17 +427,45 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
         _write_gitignore(base)
     # Cache hits are read here: a warm run starts no workers and sends nothing between processes.
     found = [(p, module_name_for(p)) for p in files]
-    results: list[FileResult | None] = [_cached(p, mod, cache_dir) for p, mod in found]
-    work = [(p, mod, cache_dir) for (p, mod), res in zip(found, results) if res is None]
+    limit = config.max_file_size
+    results: list[FileResult | None] = [_cached(p, mod, cache_dir, limit) for p, mod in found]
+    work = [(p, mod, cache_dir, limit) for (p, mod), res in zip(found, results) if res is None]
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            fresh = iter(pool.map(_analyze_path, work, chunksize=max(1, len(work) // (jobs * 4))))
-            results = [res if res is not None else next(fresh) for res in results]
+        fresh = iter(_analyze_in_pool(work, jobs))
+        results = [res if res is not None else next(fresh) for res in results]
     else:
-        results = [res if res is not None else _analyze_path((p, mod, cache_dir))
+        results = [res if res is not None else _analyze_path((p, mod, cache_dir, limit))
                    for res, (p, mod) in zip(results, found)]
-    return combine(results, config)
+    result = combine(results, config)
+    result.notes = notes
+    return result
+
+
+def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int) -> list[FileResult]:
+    """Each file's result, from `jobs` worker processes. A worker that dies (a crash in native code)
+    loses only its own file: the files not yet done are analyzed again, each in a process of its own,
+    and one whose process dies again is reported as BL004."""
+    done: list[FileResult] = []
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for res in pool.map(_analyze_path, work, chunksize=max(1, len(work) // (jobs * 4))):
+                done.append(res)
+        return done
+    except BrokenProcessPool:
+        pass
+    for item in work[len(done):]:
+        try:
+            with ProcessPoolExecutor(max_workers=1) as alone:
+                done.append(alone.submit(_analyze_path, item).result())
+        except BrokenProcessPool:
+            path, module = item[0], item[1]
+            crashed = FileResult(path=path, module=module)
+            crashed.errors.append(_engine_finding(
+                "BL004", path, "could not analyze: the process analyzing this file crashed (in native code, "
+                               "most likely libcst's parser)"))
+            done.append(crashed)
+    return done
 
 
 def _write_gitignore(base: Path) -> None:

@@ -8,11 +8,14 @@ that does not parse is rolled back fix by fix.
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import hashlib
+import io
 import os
 import stat
 import tempfile
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -196,9 +199,18 @@ def selected(findings: list[Finding], unsafe: bool) -> dict[Path, list[Fix]]:
 
 
 def read_source(path: Path) -> str:
-    """The file's text with its own line endings."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        return fh.read()
+    """The file's text with its own line endings, decoded as Python decodes it (as the lint did)."""
+    from .engine import decode_source
+
+    return decode_source(path.read_bytes())
+
+
+def encode_source(data: bytes, text: str) -> bytes:
+    """`text` in the encoding of the file whose bytes were `data`, its UTF-8 BOM kept."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    if encoding == "utf-8-sig":
+        return codecs.BOM_UTF8 + text.encode("utf-8")
+    return text.encode(encoding)
 
 
 class ChangedOnDisk(Exception):
@@ -210,10 +222,11 @@ def write_source(path: Path, expected: str, new: str) -> None:
     if read_source(path) != expected:
         raise ChangedOnDisk(str(path))
     mode = stat.S_IMODE(path.stat().st_mode)
+    payload = encode_source(path.read_bytes(), new)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(new)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
         os.chmod(tmp, mode)
         if read_source(path) != expected:
             raise ChangedOnDisk(str(path))
@@ -237,7 +250,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
 
     With `write=False` nothing is written and only the first round is computed.
     """
-    from .engine import lint
+    from .engine import decode_source, lint
 
     result = lint(paths, config, jobs=jobs, use_cache=use_cache)
     changes: dict[Path, FileFix] = {}
@@ -253,7 +266,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
                 data = path.read_bytes()
                 if hashlib.sha256(data).hexdigest() != result.digests.get(path):
                     raise ChangedOnDisk(str(path))
-                before = data.decode("utf-8")
+                before = decode_source(data)
                 after, applied = apply(before, fixes)
                 if not applied or after == before:
                     continue
@@ -263,7 +276,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
                 problems.append(f"{path}: changed on disk while breaklint was running; not fixed")
                 refused.add(path)
                 continue
-            except (OSError, UnicodeDecodeError) as exc:
+            except (OSError, UnicodeError, SyntaxError, LookupError) as exc:
                 problems.append(f"{path}: cannot fix: {exc}")
                 refused.add(path)
                 continue

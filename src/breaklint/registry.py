@@ -26,6 +26,7 @@ ENGINE_CODES = {
     "BL001": ("parse-error", "error", "The file could not be decoded or parsed"),
     "BL002": ("unused-suppression", "notice", "A suppression comment matches no finding"),
     "BL003": ("internal-error", "error", "A rule raised while checking the file"),
+    "BL004": ("not-analyzed", "error", "Python accepts the file, but breaklint could not analyze it"),
     "BL900": ("dynamo-graph-break", "break", "Dynamo broke the graph where the static pass predicted nothing"),
 }
 

@@ -11,7 +11,7 @@ from ..finding import Finding
 def display_path(path: Path) -> str:
     """A path relative to the working directory where it lies under it, with forward slashes."""
     try:
-        rel = Path(os.path.relpath(path.resolve(), Path.cwd().resolve()))
+        rel = Path(os.path.relpath(os.path.realpath(path), os.path.realpath(Path.cwd())))
     except ValueError:
         return path.as_posix()
     return rel.as_posix() if not rel.as_posix().startswith("../") else path.as_posix()

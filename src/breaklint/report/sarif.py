@@ -14,8 +14,9 @@ Levels, by kind of finding:
     break   -> "warning"   (problem.severity "warning")
     hazard  -> "note"      (problem.severity "recommendation")
     notice  -> "note"      (BL002, an unused suppression)
-    error   -> not a result: BL001 (file did not parse) and BL003 (rule crashed)
-               become toolExecutionNotifications of level "error"
+    error   -> not a result: BL001 (file did not parse) and BL003 (rule crashed) become
+               toolExecutionNotifications of level "error"; BL004 (Python accepts the file but it
+               was not analyzed) one of level "warning"
 
 The output is deterministic: results are sorted, URIs are relative to the
 repository root (`%SRCROOT%`), and there are no timestamps or absolute paths.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -43,7 +45,7 @@ INFORMATION_URI = "https://github.com/breaklint/breaklint"
 SRCROOT = "%SRCROOT%"
 LEVELS = {"break": "warning", "hazard": "note", "notice": "note"}
 SEVERITY = {"break": "warning", "hazard": "recommendation", "notice": "recommendation"}
-NOTIFICATION_CODES = ("BL001", "BL003")
+NOTIFICATION_CODES = ("BL001", "BL003", "BL004")
 FINGERPRINT_KEY = "breaklint/v1"
 ALWAYS_WRITTEN = {"level", "kind"}
 
@@ -150,7 +152,7 @@ class _Sources:
 
 
 def _uri(path: Path, root: Path) -> tuple[str, str | None]:
-    resolved = path.resolve()
+    resolved = Path(os.path.realpath(path))  # never raises, even on a symlink loop
     try:
         return resolved.relative_to(root).as_posix(), SRCROOT
     except ValueError:
@@ -213,7 +215,7 @@ def _run(findings: list[Finding], root: Path, category: str, files_checked: int)
         uri, base = _uri(f.path, root)
         if f.code in NOTIFICATION_CODES:
             notifications.append(om.Notification(
-                level="error",
+                level="warning" if f.code == "BL004" else "error",
                 message=om.Message(text=f.message.rstrip(".") + "."),
                 locations=[_location(uri, base, _region(f))],
                 descriptor=om.ReportingDescriptorReference(id=f.code,
