@@ -239,3 +239,15 @@ def test_files_are_decoded_as_python_reads_them(tmp_path: Path) -> None:
     assert bad["code"] == "BL001" and "cannot decode" in bad["message"]
     latin = [d for d in json.loads(proc.stdout) if d["path"] == "latin.py" and d["code"] == "BL401"]
     assert latin[0]["line"] == 8  # the declaration line counts
+
+
+def test_ruff_spellings_output_format_and_quiet(project: Path) -> None:
+    """`--output-format` is `--format`; `--quiet` prints the findings and nothing else."""
+    as_ruff = run_cli("--no-cache", "--output-format", "json", ".", cwd=project)
+    ours = run_cli("--no-cache", "--format", "json", ".", cwd=project)
+    assert as_ruff.returncode == ours.returncode == 1 and as_ruff.stdout == ours.stdout
+    quiet = run_cli("--no-cache", "-q", ".", cwd=project)
+    assert quiet.returncode == 1
+    assert quiet.stdout.count("BL") == 3 and "Found" not in quiet.stdout + quiet.stderr
+    loud = run_cli("--no-cache", ".", cwd=project)
+    assert "Found 3 findings" in loud.stdout

@@ -47,8 +47,10 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Codes or prefixes to check (replaces the default set).")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to leave out.")
 @click.option("--extend-select", multiple=True, help="Codes or prefixes to add to the selection.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--format", "--output-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Report format (`--output-format` as in ruff).")
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary line or hints.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Count findings per code instead of listing them.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPUs).")
@@ -61,7 +63,7 @@ def main() -> None:
               help="With --fix or --diff, apply unsafe fixes too (they may change behaviour: review them).")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; "
               "exit 1 if there would be changes.")
-def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statistics, jobs, no_cache,
+def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, statistics, jobs, no_cache,
           config_path, color, fix, unsafe_fixes, diff) -> None:
     """Check PATHS (files or directories, default `.`) for graph breaks."""
     from .engine import lint
@@ -130,7 +132,7 @@ def check(paths, select, ignore, extend_select, fmt, output, exit_zero, statisti
         output.write_text(body, encoding="utf-8")
     else:
         click.echo(body, nl=False)
-    if fmt == "text" or output is not None:
+    if (fmt == "text" or output is not None) and not quiet:
         to_stderr = output is not None or statistics
         click.echo(text.summary(findings, len(result.files)), err=to_stderr)
         if fixrun is not None:
