@@ -284,11 +284,11 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path: Path, monkeypatch) 
     (tmp_path / "crash.py").write_text(MODEL)
     real = engine.analyze_source
 
-    def analyze_source(source, path, module, max_size=None):
+    def analyze_source(source, path, module):
         if path.name == "crash.py":
             faulthandler.disable()  # pytest's handler would print the dying worker's stack
             os.abort()  # as a segfault in a parser would
-        return real(source, path, module, max_size)
+        return real(source, path, module)
 
     monkeypatch.setattr(engine, "analyze_source", analyze_source)  # the forked workers inherit it
     result = lint([tmp_path], Config(root=tmp_path, respect_gitignore=False), jobs=2, use_cache=False)

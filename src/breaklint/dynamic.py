@@ -194,12 +194,13 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
                                     stderr=err, env=env, start_new_session=True)
             try:
                 proc.wait(timeout=timeout)
+                timed_out = False
             except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                return TargetReport(target, False, f"timed out after {timeout:g} s",
-                                    seconds=time.monotonic() - start)
+                timed_out = True
             finally:
                 _kill_group(proc)
+        if timed_out:
+            return TargetReport(target, False, f"timed out after {timeout:g} s", seconds=time.monotonic() - start)
         elapsed = time.monotonic() - start
         stderr = _tail(errfile)
         data: dict = {}

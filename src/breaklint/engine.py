@@ -72,16 +72,13 @@ def _engine_finding(code: str, path: Path, message: str, line: int = 1, col: int
                    line=line, col=col, end_line=line, end_col=col)
 
 
-def analyze_source(source: bytes | str, path: Path, module: str, max_size: int | None = None) -> FileResult:
+def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     """Parse and walk one file. Never raises for bad input: each problem is one diagnostic for the file.
 
     Python's own compiler (which never runs the code) judges the syntax first, so a syntax error is
     reported in Python's words, and a file that Python accepts but libcst's parser cannot read, or
     that nests too deeply to analyze in bounded time, is BL004 rather than a "syntax error"."""
     result = FileResult(path=path, module=module)
-    if max_size is not None and len(source) > max_size:
-        result.errors.append(_too_large(path, len(source), max_size))
-        return result
     if isinstance(source, bytes):
         try:
             text = decode_source(source)
@@ -201,28 +198,26 @@ def python_verdict(text: str, path: Path) -> Finding | None:
         return None
     except (RecursionError, MemoryError):
         pass
-    except SyntaxError as exc:
-        return _syntax_error(path, exc)
-    except ValueError as exc:  # NUL bytes on some Python versions
-        return _engine_finding("BL001", path, f"syntax error: {exc}")
+    except (SyntaxError, ValueError) as exc:
+        return _rejected(path, exc)
     try:  # too deep for the analysis; does Python itself compile it (from a fresh interpreter's stack)?
         _compile(text, path, PYTHON_DEPTH)
     except (RecursionError, MemoryError):
         return _engine_finding("BL001", path, "syntax error: nested too deeply for Python's compiler "
                                               "(maximum recursion depth exceeded during compilation)")
-    except SyntaxError as exc:
-        return _syntax_error(path, exc)
-    except ValueError as exc:
-        return _engine_finding("BL001", path, f"syntax error: {exc}")
+    except (SyntaxError, ValueError) as exc:
+        return _rejected(path, exc)
     return _engine_finding("BL004", path, f"could not analyze: an expression is nested more than about "
                                           f"{COMPILE_DEPTH * 3:,} levels deep, beyond what the parser handles "
                                           f"in bounded time")
 
 
-def _syntax_error(path: Path, exc: SyntaxError) -> Finding:
-    line = exc.lineno or 1
-    col = max((exc.offset or 1) - 1, 0)
-    return _engine_finding("BL001", path, f"syntax error: {exc.msg}", line, col)
+def _rejected(path: Path, exc: SyntaxError | ValueError) -> Finding:
+    """BL001 in Python's words (a ValueError: NUL bytes, on some Python versions)."""
+    if isinstance(exc, SyntaxError):
+        return _engine_finding("BL001", path, f"syntax error: {exc.msg}", exc.lineno or 1,
+                               max((exc.offset or 1) - 1, 0))
+    return _engine_finding("BL001", path, f"syntax error: {exc}")
 
 
 def _compile(text: str, path: Path, depth: int) -> None:
@@ -325,7 +320,7 @@ def _analyze_file(path: Path, module: str, cache_dir: str | None, max_size: int)
     except OSError as exc:
         result.errors.append(_engine_finding("BL001", path, f"cannot read file: {exc.strerror or exc}"))
         return result
-    result = analyze_source(data, path, module, max_size)
+    result = analyze_source(data, path, module)
     result.digest = hashlib.sha256(data).hexdigest()
     if cache_dir is not None:  # `lint` looked the file up (`_cached`) before sending it here
         try:

@@ -24,6 +24,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .context import line_starts, span_text
+from .engine import decode_source
 from .finding import Edit, Finding, Fix
 
 if TYPE_CHECKING:
@@ -200,8 +201,6 @@ def selected(findings: list[Finding], unsafe: bool) -> dict[Path, list[Fix]]:
 
 def read_source(path: Path) -> str:
     """The file's text with its own line endings, decoded as Python decodes it (as the lint did)."""
-    from .engine import decode_source
-
     return decode_source(path.read_bytes())
 
 
@@ -219,10 +218,11 @@ class ChangedOnDisk(Exception):
 
 def write_source(path: Path, expected: str, new: str) -> None:
     """Replace the file atomically, keeping its permissions, unless it changed since it was read."""
-    if read_source(path) != expected:
+    data = path.read_bytes()
+    if decode_source(data) != expected:
         raise ChangedOnDisk(str(path))
     mode = stat.S_IMODE(path.stat().st_mode)
-    payload = encode_source(path.read_bytes(), new)
+    payload = encode_source(data, new)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -250,7 +250,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
 
     With `write=False` nothing is written and only the first round is computed.
     """
-    from .engine import decode_source, lint
+    from .engine import lint
 
     result = lint(paths, config, jobs=jobs, use_cache=use_cache)
     changes: dict[Path, FileFix] = {}
