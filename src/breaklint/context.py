@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata import CodeRange
 
 from . import values as V
 from .finding import Finding, Fix
+from .positions import Positions
 from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
 from .values import Val
 
@@ -210,11 +211,10 @@ def module_name_for(path: Path) -> str:
 
 
 class FileContext(cst.BatchableCSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, path: Path, module: str, source_lines: list[str]) -> None:
+    def __init__(self, path: Path, module: str, source_lines: list[str], positions: Positions) -> None:
         super().__init__()
         self.path = path
+        self.positions = positions
         self.indent_unit = "    "
         self.summary = ModuleSummary(module=module)
         self.module = module
@@ -851,7 +851,7 @@ class FileContext(cst.BatchableCSTVisitor):
 
         parsed = parse_comment(node.value)
         if parsed is not None:
-            line = self.get_metadata(PositionProvider, node).start.line
+            line = self.positions.span(node)[0]
             self.suppressions.append((line, parsed[0], parsed[1]))
 
     # ------------------------------------------------------------------ assignments
@@ -1188,7 +1188,7 @@ class FileContext(cst.BatchableCSTVisitor):
         if not self.active():
             return
         fn = self.function
-        pos = self.get_metadata(PositionProvider, node)
+        pos = self.positions[node]
         refs: list[tuple[str, str]] = []
         func = node.func
         cls = self.class_info()
@@ -1242,11 +1242,11 @@ class FileContext(cst.BatchableCSTVisitor):
     def statement_lines(self) -> tuple[int, int]:
         if not self._stmts:
             return (0, 0)
-        pos = self.get_metadata(PositionProvider, self._stmts[-1])
-        return pos.start.line, pos.end.line
+        start, _, end, _ = self.positions.span(self._stmts[-1])
+        return start, end
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.get_metadata(PositionProvider, node)
+        return self.positions[node]
 
     def add_finding(
         self,

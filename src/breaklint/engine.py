@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
 from . import __version__, cache, suppress
 from .config import Config
@@ -32,7 +31,9 @@ from .context import FileContext, module_name_for, source_lines
 from .reach import Reach, Values
 from .summary import Candidate, ModuleSummary
 from .finding import Finding
+from .positions import Positions
 from .registry import ENGINE_CODES, load_rules
+from .walk import BatchedWalk
 
 # A file that mentions none of these cannot hold code that torch.compile traces
 # (or a helper it calls into) in a way any rule can see; it is not parsed.
@@ -145,10 +146,9 @@ def _walk(text: str, path: Path, module: str) -> FileContext:
         raise _Unparsable(_engine_finding(
             "BL004", path, f"could not analyze: Python accepts this file, but libcst's parser cannot read "
                            f"line {line}, column {col + 1}", line, col)) from None
-    wrapper = MetadataWrapper(module_node, unsafe_skip_copy=True)
-    ctx = FileContext(path, module, source_lines(text))
+    ctx = FileContext(path, module, source_lines(text), Positions(module_node))
     rules = [cls(ctx) for cls in load_rules().values()]
-    wrapper.visit_batched([ctx, *rules])
+    BatchedWalk([ctx, *rules]).walk(module_node)
     return ctx
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from .finding import Fix
 
@@ -57,8 +56,6 @@ class Rule(cst.BatchableCSTVisitor):
     # How often a finding is right, in CodeQL's terms (very-high/high/medium/low):
     # "medium" where the rule relies on guessing which names hold tensors.
     PRECISION: ClassVar[str] = "high"
-
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, ctx: "FileContext") -> None:
         super().__init__()

@@ -1,0 +1,121 @@
+"""The engine's own walk and positions must be exactly libcst's: same hooks in the same order, same ranges."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from breaklint.positions import Positions
+from breaklint.walk import BatchedWalk, hook_names
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Shapes that libcst visits conditionally or rarely: an f-string with and without a format spec,
+# nested specs, `import *`, decorators, star args, walrus, match, lambda defaults, async, global.
+EDGE_CASES = '''
+from os import *
+from . import (a as b,
+               c)
+import torch.nn as nn
+x = f"{a}" f"{b!r:>{width}.{prec}}" f"{c=}" "plain"
+@dec(1)
+@other
+async def g(a, /, b=1, *args, c: int = 2, **kw) -> "T":  # comment
+    global q
+    async with lock as (l1, l2), other:
+        async for i in aiter():
+            yield (y := i ** 2)
+    match cmd:
+        case [1, *rest] if rest:
+            pass
+        case {"k": v, **others}:
+            pass
+        case Point(x=0) | None:
+            pass
+    lam = lambda p, *, q=3: p[1:2, ::3, ...]
+    try:
+        pass
+    except* ValueError as e:
+        raise
+    finally:
+        del x[0], y.z
+class C(nn.Module, metaclass=M):
+    """doc"""
+    def forward(self, x):
+        assert x, "m"
+        return [i for i in x if i] + {k: v for k, v in x} + {*x}
+'''
+
+
+def _corpus() -> list[tuple[str, str]]:
+    files = sorted([*(ROOT / "src" / "breaklint").rglob("*.py"), *(ROOT / "fixtures").glob("*.py"),
+                    *(ROOT / "examples").rglob("*.py")])
+    out = [("edge cases", EDGE_CASES)]
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        try:
+            cst.parse_module(text)
+        except cst.ParserSyntaxError:
+            continue  # the bad-input fixtures
+        out.append((path.name, text))
+    return out
+
+
+def _recording_visitor(events: list) -> cst.BatchableCSTVisitor:
+    """A visitor with a hook for every node type and every field of it, recording each call."""
+    types, todo = set(), [cst.CSTNode]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in types:
+                types.add(sub)
+                todo.append(sub)
+    namespace = {}
+    for node_type in types:
+        if not dataclasses.is_dataclass(node_type):
+            continue
+        names = [node_type.__name__, *(f"{node_type.__name__}_{f.name}" for f in dataclasses.fields(node_type))]
+        for prefix in ("visit_", "leave_"):
+            for name in names:
+                def hook(self, node, _name=prefix + name):
+                    events.append((_name, id(node)))
+                hook.__name__ = prefix + name  # libcst finds hooks by their __name__
+                namespace[prefix + name] = hook
+    return type("Recorder", (cst.BatchableCSTVisitor,), namespace)()
+
+
+@pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
+def test_walk_calls_the_hooks_libcst_calls_in_its_order(name, text):
+    module = cst.parse_module(text)
+    theirs: list = []
+    MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_recording_visitor(theirs)])
+    ours: list = []
+    BatchedWalk([_recording_visitor(ours)]).walk(module)
+    assert len(theirs) > 10
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
+def test_positions_are_position_providers(name, text):
+    module = cst.parse_module(text)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ours = Positions(module)
+    assert theirs
+    for node, expected in theirs.items():
+        assert ours[node] == expected
+        assert ours.span(node) == (expected.start.line, expected.start.column, expected.end.line, expected.end.column)
+
+
+def test_hook_names_skip_libcst_stubs_and_are_found_once_per_class():
+    class Rule(cst.BatchableCSTVisitor):
+        def visit_Call(self, node):
+            pass
+
+        def leave_If_body(self, node):
+            pass
+
+    assert hook_names(Rule) == ("leave_If_body", "visit_Call")
+    assert hook_names(Rule) is hook_names(Rule)
