@@ -15,7 +15,7 @@ import pytest
 from breaklint import __version__, cache
 from breaklint.config import load as load_config
 from breaklint.context import module_name_for
-from breaklint.engine import FileResult, _analyze_path, _cached, analyze_source
+from breaklint.engine import FileResult, _analyze_path, _entry, analyze_source
 from breaklint.finding import Finding
 from breaklint.summary import Candidate
 from conftest import ROOT, run_cli
@@ -75,6 +75,16 @@ def entry_for(project: Path, name: str = "model.py") -> Path:
     return entry if entry.is_absolute() else project / entry
 
 
+def forget_runs(project: Path) -> None:
+    """Drop the whole-run entries, so that the next run looks up each file's entry."""
+    for entry in (project / ".breaklint_cache").rglob("runs/*.json"):
+        entry.unlink()
+
+
+def run_entries(project: Path) -> list[Path]:
+    return sorted((project / ".breaklint_cache").rglob("runs/*.json"))
+
+
 def slot(cls: type, name: str) -> int:
     """Where a field of a record sits in a cache entry (records are lists of their fields)."""
     return [f.name for f in dataclasses.fields(cls)].index(name)
@@ -96,6 +106,7 @@ def test_entry_is_json_and_is_used(project: Path, home: dict[str, str]) -> None:
     for cand in payload["result"][slot(FileResult, "candidates")]:
         cand[slot(Candidate, "finding")][slot(Finding, "message")] = "from the cache"
     entry.write_text(json.dumps(payload))
+    forget_runs(project)
     second = run_cli("--format", "json", ".", cwd=project, env=home)
     assert {d["message"] for d in json.loads(second.stdout)} == {"from the cache"}
     # A changed file is a new entry.
@@ -132,6 +143,7 @@ def test_planted_entry_cannot_hide_findings_without_the_key(project: Path, home:
     entry.unlink()
     other = {"XDG_CACHE_HOME": str(tmp_path / "attacker")}
     run_cli("--format", "json", ".", cwd=project, env=other)  # writes entries under the other key
+    forget_runs(project)
     for planted in (project / ".breaklint_cache").rglob("*.json"):
         planted.write_text(json.dumps(empty))
     proc = run_cli("--format", "json", ".", cwd=project, env=home)
@@ -164,6 +176,7 @@ def test_damaged_entry_is_ignored_and_rebuilt(project: Path, home: dict[str, str
     else:
         bad = b"[" * 100_000 + b"]" * 100_000
     entry.write_bytes(bad)
+    forget_runs(project)
     proc = run_cli("--format", "json", ".", cwd=project, env=home)
     assert proc.returncode == 1, proc.stderr
     assert findings(proc) == EXPECTED
@@ -206,11 +219,57 @@ def test_every_result_survives_the_round_trip() -> None:
 def test_cached_and_fresh_results_agree(tmp_path: Path, home: dict[str, str]) -> None:
     file = ROOT / "examples" / "models" / "detector.py"
     cache_dir = str(tmp_path / "c")
-    assert _cached(file, "detector", cache_dir, 1 << 20) is None
+    entry = _entry(file, "detector", cache_dir, 1 << 20)
+    assert cache.read(entry, FileResult, file, "detector") is None
     fresh = _analyze_path((file, "detector", cache_dir, 1 << 20))
-    again = _cached(file, "detector", cache_dir, 1 << 20)
+    again = cache.read(entry, FileResult, file, "detector")
     assert again == fresh and again is not fresh
     assert list(Path(cache_dir).rglob("*.json"))
+
+
+def test_a_rerun_with_nothing_changed_reads_one_entry(project: Path, home: dict[str, str]) -> None:
+    (project / "other.py").write_text(MODEL.replace("Net", "Other"), encoding="utf-8")
+    first = run_cli("--format", "json", ".", cwd=project, env=home)
+    [run] = run_entries(project)
+    payload = json.loads(run.read_bytes())
+    for finding in payload["result"][slot(cache.RunRecord, "findings")]:
+        finding[slot(Finding, "message")] = "from the run entry"
+    run.write_text(json.dumps(payload))
+    second = run_cli("--format", "json", ".", cwd=project, env=home)
+    assert [d["message"] for d in json.loads(second.stdout)] == ["from the run entry"] * len(findings(first))
+    # Any change to a file (or another set of paths) is another state: every file's own entry is read.
+    (project / "other.py").write_text(MODEL.replace("Net", "Other") + "\n", encoding="utf-8")
+    third = run_cli("--format", "json", ".", cwd=project, env=home)
+    assert findings(third) == findings(first)
+    assert "from the run entry" not in third.stdout
+    only = run_cli("--format", "json", "model.py", cwd=project, env=home)
+    assert findings(only) == EXPECTED
+    assert len(run_entries(project)) == 2  # one per invocation, overwritten as files change
+
+
+@pytest.mark.parametrize("damage", ["garbage", "other-state", "wrong-shape", "other-key"])
+def test_a_damaged_or_foreign_run_entry_is_ignored(project: Path, home: dict[str, str], tmp_path: Path,
+                                                   damage: str) -> None:
+    run_cli("--format", "json", ".", cwd=project, env=home)
+    [run] = run_entries(project)
+    payload = json.loads(run.read_bytes())
+    payload["result"][slot(cache.RunRecord, "findings")] = []  # what a planted entry would want
+    if damage == "garbage":
+        run.write_bytes(os.urandom(300))
+    elif damage == "other-state":
+        payload["result"][slot(cache.RunRecord, "state")] = "0" * 64
+        run.write_text(json.dumps(payload))
+    elif damage == "wrong-shape":
+        payload["result"][slot(cache.RunRecord, "files")] = [1, 2]
+        run.write_text(json.dumps(payload))
+    else:  # made under another user's key: it sits where no lookup of ours goes
+        run.unlink()
+        other = {"XDG_CACHE_HOME": str(tmp_path / "attacker")}
+        run_cli("--format", "json", ".", cwd=project, env=other)
+        for planted in run_entries(project):
+            planted.write_text(json.dumps(payload))
+    proc = run_cli("--format", "json", ".", cwd=project, env=home)
+    assert findings(proc) == EXPECTED
 
 
 def test_nothing_deserializes_code() -> None:

@@ -291,6 +291,7 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path: Path, monkeypatch) 
         return real(source, path, module)
 
     monkeypatch.setattr(engine, "analyze_source", analyze_source)  # the forked workers inherit it
+    monkeypatch.setattr(engine, "PARALLEL_BYTES", 0)  # these small files would be analyzed in-process
     result = lint([tmp_path], Config(root=tmp_path, respect_gitignore=False), jobs=2, use_cache=False)
     assert [(f.path.name, f.code) for f in result.errors] == [("crash.py", "BL004")]
     assert "crashed" in result.errors[0].message

@@ -119,3 +119,21 @@ def test_hook_names_skip_libcst_stubs_and_are_found_once_per_class():
 
     assert hook_names(Rule) == ("leave_If_body", "visit_Call")
     assert hook_names(Rule) is hook_names(Rule)
+
+
+def test_the_pool_gives_what_one_process_gives(tmp_path, monkeypatch):
+    """Files are fed to the workers largest first; each result still lands with its own file."""
+    from breaklint import engine
+    from breaklint.config import Config
+
+    model = (ROOT / "examples" / "models" / "detector.py").read_text(encoding="utf-8")
+    for i in range(12):
+        padding = "# padding\n" * (i * 37)  # a different size, and so a different place in the queue
+        (tmp_path / f"m{i:02d}.py").write_text(padding + model.replace("class ", f"class V{i}", 1))
+    config = Config(root=tmp_path, respect_gitignore=False)
+    serial = engine.lint([tmp_path], config, jobs=1, use_cache=False)
+    monkeypatch.setattr(engine, "PARALLEL_BYTES", 0)
+    pooled = engine.lint([tmp_path], config, jobs=2, use_cache=False)
+    assert serial.findings and len({f.path for f in serial.findings}) == 12
+    assert pooled.files == serial.files
+    assert pooled.findings == serial.findings

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
 
 from . import __version__
+from .finding import Finding
 from .values import Val, from_plain, to_plain
 
 FORMAT = 3
@@ -71,13 +72,55 @@ def secret() -> bytes:
 
 
 def entry_path(cache_dir: str, path: Path, module: str, data: bytes) -> Path:
+    key = _mac(__version__.encode(), str(FORMAT).encode(), cache_dir.encode(), str(path).encode(), module.encode(),
+               data)
+    return Path(cache_dir) / key[:2] / f"{key}{SUFFIX}"
+
+
+def _mac(*parts: bytes) -> str:
     mac = hmac.new(secret(), digestmod=hashlib.sha256)
-    for part in (__version__.encode(), str(FORMAT).encode(), cache_dir.encode(), str(path).encode(),
-                 module.encode(), data):
+    for part in parts:
         mac.update(len(part).to_bytes(8, "big"))
         mac.update(part)
-    key = mac.hexdigest()
-    return Path(cache_dir) / key[:2] / f"{key}{SUFFIX}"
+    return mac.hexdigest()
+
+
+def run_entry_path(cache_dir: str, invocation: list[str]) -> Path:
+    """Where the last result of one invocation (its root and paths) is kept: one entry, overwritten."""
+    return Path(cache_dir) / "runs" / f"{_mac(b'run', __version__.encode(), *(p.encode() for p in invocation))}{SUFFIX}"
+
+
+def run_state(file_entries: list[Path], root: str) -> str:
+    """What a whole run's result depends on: every file's entry name (its path, module and bytes, the
+    version and the configuration) and the project root."""
+    return _mac(b"state", root.encode(), *(str(e.name).encode() for e in file_entries))
+
+
+@dataclasses.dataclass
+class RunRecord:
+    """A whole run's result, for a re-run in which nothing changed."""
+
+    state: str
+    findings: list[Finding]
+    errors: list[Finding]
+    files: list[Path]
+    digests: dict[str, str]
+    reached: list[str]
+
+
+def read_run(entry: Path, state: str) -> RunRecord | None:
+    try:
+        raw = entry.read_bytes()
+        payload = json.loads(raw)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT or payload.get("version") != __version__:
+        return None
+    try:
+        record = decoder(RunRecord)(payload.get("result"))
+    except (Invalid, RecursionError):
+        return None
+    return record if record.state == state else None
 
 
 # ---------------------------------------------------------------------- encoding

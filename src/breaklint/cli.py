@@ -12,7 +12,7 @@ import click
 
 from . import __version__
 from .config import ConfigError, load, validate_codes
-from .registry import all_codes, code_info, load_rules, rule_doc
+from .registry import CATALOG, all_codes, code_info, rule_doc, rule_info
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -309,12 +309,11 @@ def rule(code: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules_cmd(fmt: str) -> None:
     """List every rule."""
-    rules = load_rules()
     rows = []
     for code in all_codes():
         name, kind, message = code_info(code)
-        default = rules[code].DEFAULT_ENABLED if code in rules else True
-        gb = list(rules[code].GB_TYPES) if code in rules else []
+        default = rule_info(code).default_enabled if code in CATALOG else True
+        gb = list(rule_info(code).gb_types) if code in CATALOG else []
         rows.append({"code": code, "name": name, "kind": kind, "default": default, "gb_types": gb,
                      "message": message})
     if fmt == "json":

@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from .registry import all_codes, load_rules
+from .registry import CATALOG, all_codes, rule_info
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
@@ -70,12 +70,11 @@ class Config:
 
     # ------------------------------------------------------------------ selection
     def enabled_codes(self) -> set[str]:
-        rules = load_rules()
         codes = all_codes()
         if self.select:
             chosen = {c for c in codes if _selected(c, self.select)}
         else:
-            chosen = {c for c in codes if c not in rules or rules[c].DEFAULT_ENABLED}
+            chosen = {c for c in codes if c not in CATALOG or rule_info(c).default_enabled}
         chosen |= {c for c in codes if _selected(c, self.extend_select)}
         chosen -= {c for c in codes if _selected(c, self.ignore)}
         return chosen

@@ -26,11 +26,12 @@ from libcst.metadata import CodeRange
 from . import values as V
 from .finding import Finding, Fix
 from .positions import Positions
+from .source import line_starts, module_name_for, source_lines, span_text  # noqa: F401 - re-exported
 from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
 from .values import Val
 
 if TYPE_CHECKING:
-    from .registry import Rule
+    from .rule import Rule
 
 COMPILE = {"torch.compile"}
 DISABLE = {
@@ -151,32 +152,6 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-def source_lines(text: str) -> list[str]:
-    """A file's lines as Python's tokenizer (and libcst's positions) count them.
-
-    Not `str.splitlines`, which also ends lines at form feeds and other separators.
-    """
-    lines = _LINE_END.split(text)
-    return lines[:-1] if lines and lines[-1] == "" else lines
-
-
-def line_starts(text: str) -> list[int]:
-    """The offset in `text` at which each line (as `source_lines` counts them) starts."""
-    return [0] + [m.end() for m in _LINE_END.finditer(text)]
-
-
-def span_text(lines: list[str], line: int, col: int, end_line: int, end_col: int) -> str:
-    """The text from (line, col) to (end_line, end_col): 1-based lines, 0-based columns, end exclusive."""
-    if not 0 < line <= end_line <= len(lines):
-        return ""
-    if line == end_line:
-        return lines[line - 1][col:end_col]
-    return "\n".join([lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]])
-
-
 def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
     """Small statements and compound statements of a block, into nested blocks but not defs."""
     stmts = body.body if isinstance(body, (cst.BaseSuite, cst.Module)) else body
@@ -197,17 +172,6 @@ def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
                     yield from iter_statements(child)
             for handler in getattr(stmt, "handlers", ()):
                 yield from iter_statements(handler.body)
-
-
-def module_name_for(path: Path) -> str:
-    """Dotted module name of a file, climbing packages marked by __init__.py."""
-    path = Path(os.path.realpath(path))  # never raises, even on a symlink loop
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts) or path.stem
 
 
 class FileContext(cst.BatchableCSTVisitor):

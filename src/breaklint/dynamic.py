@@ -258,7 +258,7 @@ class Merged:
 def _line_span(path: Path, line: int) -> tuple[int, int]:
     """The columns of a line's code, without its indentation (dynamo reports lines, not columns)."""
     try:
-        from .context import source_lines
+        from .source import source_lines
 
         text = source_lines(path.read_text(encoding="utf-8"))[line - 1]
     except (OSError, UnicodeDecodeError, IndexError):

@@ -10,35 +10,34 @@ their candidates become findings.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import re
 import subprocess
 import sys
 import threading
-import tokenize
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import libcst as cst
-
 from . import __version__, cache, suppress
 from .config import Config
-from .context import FileContext, module_name_for, source_lines
-from .reach import Reach, Values
-from .summary import Candidate, ModuleSummary
 from .finding import Finding
-from .positions import Positions
-from .registry import ENGINE_CODES, load_rules
-from .walk import BatchedWalk
+from .reach import Reach, Values
+from .registry import CATALOG, ENGINE_CODES, load_rules, rule_info
+from .source import decode_source, module_name_for, source_lines
+from .summary import Candidate, ModuleSummary
+
+# libcst, the context and the rules are imported by the first file that is walked: a warm run (every
+# file from the cache), `--version` and the reports never pay for them.
 
 # A file that mentions none of these cannot hold code that torch.compile traces
 # (or a helper it calls into) in a way any rule can see; it is not parsed.
 GATE_WORDS = ("torch", "forward", "Module", "compile", "Tensor", ".item(", ".tolist(", ".nonzero(")
-PARALLEL_THRESHOLD = 16
+# Worker processes pay for themselves once there are this many bytes to analyze (about half a second
+# of parsing and walking on one core; a forked worker starts in a few milliseconds).
+PARALLEL_BYTES = 128 * 1024
 
 
 @dataclass
@@ -134,6 +133,12 @@ class _Unparsable(Exception):
 
 def _walk(text: str, path: Path, module: str) -> FileContext:
     """Parse (libcst) and run the file context and every rule over the tree in one batched walk."""
+    import libcst as cst
+
+    from .context import FileContext
+    from .positions import Positions
+    from .walk import BatchedWalk
+
     try:
         module_node = cst.parse_module(text)
     except (RecursionError, MemoryError):
@@ -266,14 +271,6 @@ def _on_deep_stack(fn, *args):
     return out["value"]
 
 
-def decode_source(data: bytes) -> str:
-    """A file's text as Python reads it: a UTF-8 BOM or a PEP 263 coding declaration
-    (`# -*- coding: latin-1 -*-`) decides the encoding, UTF-8 otherwise."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
-
-
 def _guess_failing_rule(exc: BaseException) -> str:
     tb = exc.__traceback__
     name = "the analysis"
@@ -285,8 +282,8 @@ def _guess_failing_rule(exc: BaseException) -> str:
     return name
 
 
-def _cached(path: Path, module: str, cache_dir: str | None, max_size: int) -> FileResult | None:
-    """The file's result from the cache, or None when it must be analyzed (also when it cannot be read)."""
+def _entry(path: Path, module: str, cache_dir: str | None, max_size: int) -> Path | None:
+    """The file's cache entry (named by its bytes), or None without a cache or when it cannot be read."""
     if cache_dir is None:
         return None
     try:
@@ -295,7 +292,7 @@ def _cached(path: Path, module: str, cache_dir: str | None, max_size: int) -> Fi
         data = path.read_bytes()
     except OSError:
         return None
-    return cache.read(cache.entry_path(cache_dir, path, module, data), FileResult, path, module)
+    return cache.entry_path(cache_dir, path, module, data)
 
 
 def _analyze_path(args: tuple[Path, str, str | None, int]) -> FileResult:
@@ -322,7 +319,7 @@ def _analyze_file(path: Path, module: str, cache_dir: str | None, max_size: int)
         return result
     result = analyze_source(data, path, module)
     result.digest = hashlib.sha256(data).hexdigest()
-    if cache_dir is not None:  # `lint` looked the file up (`_cached`) before sending it here
+    if cache_dir is not None:  # `lint` looked the file up (`_entry`) before sending it here
         try:
             entry = cache.dumps(result)
         except (RecursionError, ValueError):  # pragma: no cover - results hold bounded values
@@ -420,13 +417,26 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
         base = Path(config.cache_dir) if config.cache_dir else config.root / ".breaklint_cache"
         cache_dir = str(base / f"v{__version__}-{config.fingerprint()}")
         _write_gitignore(base)
-    # Cache hits are read here: a warm run starts no workers and sends nothing between processes.
+    # Cache hits are read here: a warm run starts no workers and sends nothing between processes. When
+    # no file changed since the same invocation last ran, its whole result is one small entry.
     found = [(p, module_name_for(p)) for p in files]
     limit = config.max_file_size
-    results: list[FileResult | None] = [_cached(p, mod, cache_dir, limit) for p, mod in found]
+    entries = [_entry(p, mod, cache_dir, limit) for p, mod in found]
+    run_entry = state = None
+    if cache_dir is not None and all(entries):
+        run_entry = cache.run_entry_path(cache_dir, [str(config.root), *map(str, files)])
+        state = cache.run_state(entries, str(config.root))
+        record = cache.read_run(run_entry, state)
+        if record is not None and record.files == files:
+            return LintResult(findings=record.findings, files=record.files, errors=record.errors,
+                              reached=set(record.reached), digests={Path(k): v for k, v in record.digests.items()},
+                              notes=notes)
+    results: list[FileResult | None] = [
+        cache.read(entry, FileResult, p, mod) if entry is not None else None
+        for entry, (p, mod) in zip(entries, found)]
     work = [(p, mod, cache_dir, limit) for (p, mod), res in zip(found, results) if res is None]
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+    if jobs > 1 and len(work) > 1 and sum(_size(item[0]) for item in work) >= PARALLEL_BYTES:
         fresh = iter(_analyze_in_pool(work, jobs))
         results = [res if res is not None else next(fresh) for res in results]
     else:
@@ -434,33 +444,52 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
                    for res, (p, mod) in zip(results, found)]
     result = combine(results, config)
     result.notes = notes
+    if run_entry is not None and state is not None:
+        record = cache.RunRecord(state=state, findings=result.findings, errors=result.errors, files=result.files,
+                                 digests={str(k): v for k, v in result.digests.items()},
+                                 reached=sorted(result.reached))
+        cache.write_atomic(run_entry, cache.dumps(record))
     return result
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int) -> list[FileResult]:
-    """Each file's result, from `jobs` worker processes. A worker that dies (a crash in native code)
-    loses only its own file: the files not yet done are analyzed again, each in a process of its own,
-    and one whose process dies again is reported as BL004."""
-    done: list[FileResult] = []
+    """Each file's result (in the order of `work`), from `jobs` worker processes, fed the largest files
+    first so that no worker is left with a big file at the end. The walk's modules are imported before
+    the workers fork, so that each does not import them again. A worker that dies (a crash in native
+    code) loses only its own file: the files not yet done are analyzed again, each in a process of its
+    own, and one whose process dies again is reported as BL004."""
+    from . import context, positions, walk  # noqa: F401 - imported once, inherited by the workers
+
+    load_rules()
+    order = sorted(range(len(work)), key=lambda i: _size(work[i][0]), reverse=True)
+    done: dict[int, FileResult] = {}
     try:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for res in pool.map(_analyze_path, work, chunksize=max(1, len(work) // (jobs * 4))):
-                done.append(res)
-        return done
+            chunk = max(1, min(8, len(work) // (jobs * 16)))
+            for i, res in zip(order, pool.map(_analyze_path, [work[i] for i in order], chunksize=chunk)):
+                done[i] = res
     except BrokenProcessPool:
-        pass
-    for item in work[len(done):]:
-        try:
-            with ProcessPoolExecutor(max_workers=1) as alone:
-                done.append(alone.submit(_analyze_path, item).result())
-        except BrokenProcessPool:
-            path, module = item[0], item[1]
-            crashed = FileResult(path=path, module=module)
-            crashed.errors.append(_engine_finding(
-                "BL004", path, "could not analyze: the process analyzing this file crashed (in native code, "
-                               "most likely libcst's parser)"))
-            done.append(crashed)
-    return done
+        for i in order:
+            if i in done:
+                continue
+            try:
+                with ProcessPoolExecutor(max_workers=1) as alone:
+                    done[i] = alone.submit(_analyze_path, work[i]).result()
+            except BrokenProcessPool:
+                path, module = work[i][0], work[i][1]
+                crashed = FileResult(path=path, module=module)
+                crashed.errors.append(_engine_finding(
+                    "BL004", path, "could not analyze: the process analyzing this file crashed (in native "
+                                   "code, most likely libcst's parser)"))
+                done[i] = crashed
+    return [done[i] for i in range(len(work))]
 
 
 def _write_gitignore(base: Path) -> None:
@@ -474,7 +503,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     reach = Reach(summaries, config.module_bases, config.entry_points)
     values = Values(reach)
     enabled = config.enabled_codes()
-    disabled_rule = load_rules().get("BL410")
+    disabled_rule = rule_info("BL410") if "BL410" in CATALOG else None
     extra: dict[Path, list[Candidate]] = {}
     if disabled_rule is not None:
         by_module = {r.module: r for r in results if r.summary is not None}
@@ -485,11 +514,11 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
             res = by_module[module]
             short = target.rsplit(".", 1)[-1]
             finding = Finding(
-                code=disabled_rule.CODE, kind=disabled_rule.KIND,
+                code=disabled_rule.code, kind=disabled_rule.kind,
                 message=f"call to `{short}`, which is excluded from compilation "
                         f"(`torch.compiler.disable`): dynamo breaks the graph around it",
-                suggestion=disabled_rule.SUGGESTION, path=res.path, line=call.line, col=call.col,
-                end_line=call.end_line, end_col=call.end_col, gb_types=disabled_rule.GB_TYPES,
+                suggestion=disabled_rule.suggestion, path=res.path, line=call.line, col=call.col,
+                end_line=call.end_line, end_col=call.end_col, gb_types=disabled_rule.gb_types,
             )
             extra.setdefault(res.path, []).append(Candidate(caller, finding, call.line, call.end_line))
     findings: list[Finding] = []

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
-from .context import line_starts, span_text
-from .engine import decode_source
+from .source import decode_source, line_starts, span_text
 from .finding import Edit, Finding, Fix
 
 if TYPE_CHECKING:

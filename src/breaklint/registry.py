@@ -1,23 +1,22 @@
-"""The rule registry: a plain dict from code to rule class, filled as rules are imported."""
+"""What every code is, without importing the rules (or libcst): the catalog, the engine's codes, the docs.
+
+The rule classes (`breaklint.rule`, `breaklint.rules.*`) are the source of truth; `_catalog.py` is
+generated from them (`python -m breaklint.registry`) so that a warm run, `--version` and the reports
+never pay for importing libcst. A test fails when the two disagree.
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import re
-from functools import cache
+import pprint
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, NamedTuple
 
-import libcst as cst
+from ._catalog import CATALOG
 
-from .finding import Fix
+__all__ = ["CATALOG", "ENGINE_CODES", "RuleInfo", "all_codes", "code_info", "rule_info", "load_rules"]
 
 if TYPE_CHECKING:
-    from .context import FileContext
-    from .values import Val
-
-RULES: dict[str, type["Rule"]] = {}
+    from .rule import Rule
 
 # Codes the engine itself emits: they are not visitors, but select/ignore,
 # suppressions, reports and `breaklint rule` treat them like any other code.
@@ -29,73 +28,54 @@ ENGINE_CODES = {
     "BL900": ("dynamo-graph-break", "break", "Dynamo broke the graph where the static pass predicted nothing"),
 }
 
-_CODE = re.compile(r"^BL\d{3}$")
 
 
-def register(cls: type["Rule"]) -> type["Rule"]:
-    code = cls.CODE
-    if not _CODE.match(code):
-        raise ValueError(f"rule code {code!r} is not of the form BLnnn")
-    if code in RULES or code in ENGINE_CODES:
-        other = RULES.get(code)
-        raise ValueError(f"duplicate rule code {code}: {cls.__name__} and {other.__name__ if other else 'engine'}")
-    RULES[code] = cls
-    return cls
+class RuleInfo(NamedTuple):
+    code: str
+    name: str
+    kind: str
+    message: str
+    suggestion: str
+    gb_types: tuple[str, ...]
+    default_enabled: bool
+    precision: str
 
 
-class Rule(cst.BatchableCSTVisitor):
-    """A rule: one code, one pattern. Instances live for one file only."""
-
-    CODE: ClassVar[str]
-    NAME: ClassVar[str]
-    KIND: ClassVar[Literal["break", "hazard"]]
-    MESSAGE: ClassVar[str]  # short description; also the SARIF shortDescription
-    SUGGESTION: ClassVar[str]
-    GB_TYPES: ClassVar[tuple[str, ...]] = ()
-    DEFAULT_ENABLED: ClassVar[bool] = True
-    # How often a finding is right, in CodeQL's terms (very-high/high/medium/low):
-    # "medium" where the rule relies on guessing which names hold tensors.
-    PRECISION: ClassVar[str] = "high"
-
-    def __init__(self, ctx: "FileContext") -> None:
-        super().__init__()
-        self.ctx = ctx
-
-    def report(
-        self,
-        node: cst.CSTNode,
-        message: str,
-        suggestion: str | None = None,
-        fix: Fix | None = None,
-        requires: "Val | None" = None,
-        test: cst.BaseExpression | None = None,
-    ) -> None:
-        """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
-        tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
-        condition being reported, whose trace-time conjuncts (`self.training`, a dtype check) the
-        finding then names."""
-        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test)
+def rule_info(code: str) -> RuleInfo:
+    """A rule's metadata (KeyError for an engine code or an unknown one)."""
+    return RuleInfo(code, *CATALOG[code])
 
 
-@cache
-def load_rules() -> dict[str, type[Rule]]:
-    from . import rules as pkg
+def rule_codes() -> list[str]:
+    return sorted(CATALOG)
 
-    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-        importlib.import_module(info.name)
-    return dict(sorted(RULES.items()))
+
+def load_rules() -> dict[str, type["Rule"]]:
+    """The rule classes (this imports libcst and every rule module)."""
+    from .rule import load_rules as load
+
+    return load()
+
+
+def catalog_source() -> str:
+    """`_catalog.py` as it must read for the rule classes of this checkout."""
+    rows = {code: (cls.NAME, cls.KIND, cls.MESSAGE, cls.SUGGESTION, tuple(cls.GB_TYPES), cls.DEFAULT_ENABLED,
+                   cls.PRECISION) for code, cls in load_rules().items()}
+    header = ('"""Every rule\'s metadata, generated from the rule classes by `python -m breaklint.registry`:\n'
+              'do not edit. Per code: name, kind, message, suggestion, GB types, enabled by default, precision."""\n')
+    return f"{header}\nCATALOG = {pprint.pformat(rows, width=110, sort_dicts=True)}\n"
 
 
 def all_codes() -> list[str]:
-    return sorted([*load_rules(), *ENGINE_CODES])
+    return sorted([*CATALOG, *ENGINE_CODES])
 
 
 def code_info(code: str) -> tuple[str, str, str]:
     """(name, kind, short description) for any code, rule or engine."""
     if code in ENGINE_CODES:
         return ENGINE_CODES[code]
-    rule = load_rules()[code]
-    return rule.NAME, rule.KIND, rule.MESSAGE
+    info = rule_info(code)
+    return info.name, info.kind, info.message
 
 
 def docs_dir() -> Path:
@@ -119,3 +99,7 @@ def doc_section(code: str, heading: str) -> str:
         return ""
     body = doc.split(marker, 1)[1]
     return body.split("\n## ", 1)[0].strip()
+
+
+if __name__ == "__main__":  # regenerate the catalog after changing a rule's metadata
+    Path(__file__).with_name("_catalog.py").write_text(catalog_source(), encoding="utf-8")

@@ -36,9 +36,9 @@ import sarif_om as om
 
 from .. import __version__
 from ..config import git_root
-from ..context import source_lines, span_text
+from ..source import source_lines, span_text
 from ..finding import Finding, Fix
-from ..registry import all_codes, code_info, doc_section, load_rules, rule_doc
+from ..registry import CATALOG, all_codes, code_info, doc_section, rule_doc, rule_info
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/breaklint/breaklint"
@@ -92,13 +92,12 @@ def _bag(**props: object) -> om.PropertyBag:
 @cache
 def _descriptor(code: str) -> om.ReportingDescriptor:
     name, kind, short = code_info(code)
-    rules = load_rules()
     doc = rule_doc(code)
     full = doc_section(code, "What it does") or short
     tags = ["torch.compile", "performance"]
     tags.append({"break": "graph-break", "hazard": "hazard"}.get(kind, "breaklint"))
-    precision = rules[code].PRECISION if code in rules else "very-high"
-    enabled = rules[code].DEFAULT_ENABLED if code in rules else True
+    precision = rule_info(code).precision if code in CATALOG else "very-high"
+    enabled = rule_info(code).default_enabled if code in CATALOG else True
     config = om.ReportingConfiguration(level=LEVELS.get(kind, "error"), enabled=enabled)
     return om.ReportingDescriptor(
         id=code,
@@ -110,7 +109,7 @@ def _descriptor(code: str) -> om.ReportingDescriptor:
         default_configuration=config,
         properties=_bag(tags=tags, precision=precision,
                         **{"problem.severity": SEVERITY.get(kind, "error")},
-                        **({"gb_types": list(rules[code].GB_TYPES)} if code in rules and rules[code].GB_TYPES
+                        **({"gb_types": list(rule_info(code).gb_types)} if code in CATALOG and rule_info(code).gb_types
                            else {})),
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..fixes import branch_to_where
-from ..registry import Rule, register
+from ..rule import Rule, register
 
 BRANCH_SUGGESTION = (
     "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import values as V
-from ..registry import Rule, register
+from ..rule import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
 DYNAMIC_FUNCS = {

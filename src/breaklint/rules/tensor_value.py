@@ -6,7 +6,7 @@ import libcst as cst
 
 from .. import values as V
 from ..fixes import replace, text_of
-from ..registry import Rule, register
+from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (

@@ -7,7 +7,7 @@ import libcst as cst
 from .. import values as V
 from ..context import dotted
 from ..fixes import guard_statement, replace, text_of
-from ..registry import Rule, register
+from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
 
 GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"

@@ -1,0 +1,78 @@
+"""The rule base class and the dict of rule classes, filled as `breaklint.rules` is imported."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import libcst as cst
+
+from .finding import Fix
+from .registry import ENGINE_CODES
+
+if TYPE_CHECKING:
+    from .context import FileContext
+    from .values import Val
+
+_CODE = re.compile(r"^BL\d{3}$")
+
+RULES: dict[str, type["Rule"]] = {}
+
+
+def register(cls: type["Rule"]) -> type["Rule"]:
+    code = cls.CODE
+    if not _CODE.match(code):
+        raise ValueError(f"rule code {code!r} is not of the form BLnnn")
+    if code in RULES or code in ENGINE_CODES:
+        other = RULES.get(code)
+        raise ValueError(f"duplicate rule code {code}: {cls.__name__} and {other.__name__ if other else 'engine'}")
+    RULES[code] = cls
+    return cls
+
+
+class Rule(cst.BatchableCSTVisitor):
+    """A rule: one code, one pattern. Instances live for one file only."""
+
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    KIND: ClassVar[Literal["break", "hazard"]]
+    MESSAGE: ClassVar[str]  # short description; also the SARIF shortDescription
+    SUGGESTION: ClassVar[str]
+    GB_TYPES: ClassVar[tuple[str, ...]] = ()
+    DEFAULT_ENABLED: ClassVar[bool] = True
+    # How often a finding is right, in CodeQL's terms (very-high/high/medium/low):
+    # "medium" where the rule relies on guessing which names hold tensors.
+    PRECISION: ClassVar[str] = "high"
+
+    def __init__(self, ctx: "FileContext") -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        suggestion: str | None = None,
+        fix: Fix | None = None,
+        requires: "Val | None" = None,
+        test: cst.BaseExpression | None = None,
+    ) -> None:
+        """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
+        tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
+        condition being reported, whose trace-time conjuncts (`self.training`, a dtype check) the
+        finding then names."""
+        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test)
+
+
+@cache
+def load_rules() -> dict[str, type[Rule]]:
+    from . import rules as pkg
+
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        importlib.import_module(info.name)
+    return dict(sorted(RULES.items()))
+
+

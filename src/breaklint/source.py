@@ -1,0 +1,55 @@
+"""A source file's text, lines and module name: what the engine, the fixes and the reports share
+(no libcst here, so that a warm run and the reports never import it)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tokenize
+from pathlib import Path
+
+
+def decode_source(data: bytes) -> str:
+    """A file's text as Python reads it: a UTF-8 BOM or a PEP 263 coding declaration
+    (`# -*- coding: latin-1 -*-`) decides the encoding, UTF-8 otherwise."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """A file's lines as Python's tokenizer (and libcst's positions) count them.
+
+    Not `str.splitlines`, which also ends lines at form feeds and other separators.
+    """
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset in `text` at which each line (as `source_lines` counts them) starts."""
+    return [0] + [m.end() for m in _LINE_END.finditer(text)]
+
+
+def span_text(lines: list[str], line: int, col: int, end_line: int, end_col: int) -> str:
+    """The text from (line, col) to (end_line, end_col): 1-based lines, 0-based columns, end exclusive."""
+    if not 0 < line <= end_line <= len(lines):
+        return ""
+    if line == end_line:
+        return lines[line - 1][col:end_col]
+    return "\n".join([lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]])
+
+
+def module_name_for(path: Path) -> str:
+    """Dotted module name of a file, climbing packages marked by __init__.py."""
+    path = Path(os.path.realpath(path))  # never raises, even on a symlink loop
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or path.stem
