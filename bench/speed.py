@@ -113,11 +113,12 @@ def floor_cmd(files_list: Path, jobs: int) -> list[str]:
 
 
 # ---------------------------------------------------------------------- the run
-def python_files(trees: list[Path]) -> list[Path]:
+def python_files(trees: list[Path], root: Path) -> list[Path]:
+    """The files breaklint lints when started in `root` (default excludes applied below each tree)."""
     from breaklint.config import Config
     from breaklint.engine import discover
 
-    return discover(trees, Config(root=Path.cwd(), respect_gitignore=False))
+    return discover(trees, Config(root=root, respect_gitignore=False))
 
 
 def precommit_files(files: list[Path], count: int) -> list[Path]:
@@ -162,9 +163,9 @@ def main() -> int:
                            if importlib.util.find_spec(name) is not None]
     if not trees:
         sys.exit("no trees given, and none of kornia, torch_geometric, diffusers is installed")
-    files = python_files(trees)
-    lines = sum(f.read_bytes().count(b"\n") for f in files)
     work = Path(tempfile.mkdtemp(prefix="breaklint-speed-"))
+    files = python_files(trees, work)
+    lines = sum(f.read_bytes().count(b"\n") for f in files)
     try:
         listing = work / "files.txt"
         listing.write_text("\n".join(str(f) for f in files))
@@ -194,7 +195,7 @@ def main() -> int:
         rows[-1]["floor_name"] = "bare parse, 1 process"
         if args.torch and importlib.util.find_spec("torch") is not None:
             torch_dir = Path(importlib.util.find_spec("torch").origin).parent
-            torch_files = python_files([torch_dir])
+            torch_files = python_files([torch_dir], work)
             torch_listing = work / "torch.txt"
             torch_listing.write_text("\n".join(str(f) for f in torch_files))
             rows.append(side_by_side(f"the torch package ({len(torch_files):,} files), no cache, "

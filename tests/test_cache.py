@@ -14,7 +14,7 @@ import pytest
 
 from breaklint import __version__, cache
 from breaklint.config import load as load_config
-from breaklint.context import module_name_for
+from breaklint.source import module_name_for
 from breaklint.engine import FileResult, _analyze_path, _entry, analyze_source
 from breaklint.finding import Finding
 from breaklint.summary import Candidate

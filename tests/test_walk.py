@@ -10,7 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from breaklint.positions import Positions
-from breaklint.walk import BatchedWalk, hook_names
+from breaklint.walk import BatchedWalk, hook_names, trivia_types
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,8 +65,9 @@ def _corpus() -> list[tuple[str, str]]:
     return out
 
 
-def _recording_visitor(events: list) -> cst.BatchableCSTVisitor:
-    """A visitor with a hook for every node type and every field of it, recording each call."""
+def _recording_visitor(events: list, trivia: bool = True) -> cst.BatchableCSTVisitor:
+    """A visitor with a hook for every node type (but whitespace and punctuation unless `trivia`) and
+    every field of it, recording each call."""
     types, todo = set(), [cst.CSTNode]
     while todo:
         for sub in todo.pop().__subclasses__():
@@ -75,7 +76,7 @@ def _recording_visitor(events: list) -> cst.BatchableCSTVisitor:
                 todo.append(sub)
     namespace = {}
     for node_type in types:
-        if not dataclasses.is_dataclass(node_type):
+        if not dataclasses.is_dataclass(node_type) or (not trivia and node_type in trivia_types()):
             continue
         names = [node_type.__name__, *(f"{node_type.__name__}_{f.name}" for f in dataclasses.fields(node_type))]
         for prefix in ("visit_", "leave_"):
@@ -99,12 +100,33 @@ def test_walk_calls_the_hooks_libcst_calls_in_its_order(name, text):
 
 
 @pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
+def test_a_walk_that_hooks_no_trivia_skips_it_and_calls_the_same_hooks(name, text):
+    module = cst.parse_module(text)
+    theirs: list = []
+    MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_recording_visitor(theirs, trivia=False)])
+    ours: list = []
+    walk = BatchedWalk([_recording_visitor(ours, trivia=False)])
+    assert walk._skip == trivia_types()
+    walk.walk(module)
+    assert ours == theirs
+    # A hook on a comment (a file with suppressions) walks the trivia again.
+    assert not BatchedWalk([_recording_visitor([], trivia=True)])._skip
+
+
+@pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
 def test_positions_are_position_providers(name, text):
     module = cst.parse_module(text)
     theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     ours = Positions(module)
     assert theirs
     for node, expected in theirs.items():
+        if node.__class__ in trivia_types() and not isinstance(node, (cst.Comment, cst.ImportStar)):
+            try:  # whitespace and punctuation need no position of their own; if they have one, it is right
+                span = ours.span(node)
+            except KeyError:
+                continue
+            assert span == (expected.start.line, expected.start.column, expected.end.line, expected.end.column)
+            continue
         assert ours[node] == expected
         assert ours.span(node) == (expected.start.line, expected.start.column, expected.end.line, expected.end.column)
 

@@ -202,7 +202,7 @@ def static_findings(roots: list[str], entries: list[str]):
         """Statement -> why candidates there were dropped: "not reached (CODE)" when their function
         was judged never compiled, "not known to be a tensor (CODE)" when the value analysis could
         not tell the value it needed."""
-        from breaklint.context import module_name_for
+        from breaklint.source import module_name_for
 
         p = Path(path)
         res = analyze_source(p.read_bytes(), p, module_name_for(p))

@@ -13,8 +13,6 @@ tracked in source order, per function.
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -26,7 +24,6 @@ from libcst.metadata import CodeRange
 from . import values as V
 from .finding import Finding, Fix
 from .positions import Positions
-from .source import line_starts, module_name_for, source_lines, span_text  # noqa: F401 - re-exported
 from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
 from .values import Val
 

@@ -18,34 +18,44 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState  # the state every node's code generation writes to
 from libcst.metadata import CodePosition, CodeRange
 
+from .walk import trivia_types
+
 _NEWLINE = re.compile(r"\r\n?|\n")
+
+# Whitespace and punctuation get no position of their own (nothing is reported at a comma); comments
+# (suppressions) and `import *` (which ends its statement) do.
+_UNPLACED = trivia_types() - {cst.Comment, cst.ImportStar}  # `import *` ends its statement
 
 Span = tuple[int, int, int, int]  # start line (1-based), start column (0-based), end line, end column
 
 
 class _Syntactic:
-    """`with state.record_syntactic_position(node, start_node=..., end_node=...)`: the node's span
-    without the whitespace and parentheses it owns, or hoisted from the first and last child given."""
+    """The context of `with state.record_syntactic_position(node, start_node=..., end_node=...)`: the
+    node's span without the whitespace and parentheses it owns, or hoisted from the first and last
+    child given. One object per walk; the contexts, which nest, are kept on a stack."""
 
-    __slots__ = ("state", "node", "start_node", "end_node", "line", "column")
+    __slots__ = ("state", "pending", "open")
 
-    def __init__(self, state: "_PositionState", node: cst.CSTNode, start_node: cst.CSTNode | None,
-                 end_node: cst.CSTNode | None) -> None:
-        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+    def __init__(self, state: "_PositionState") -> None:
+        self.state = state
+        self.pending: tuple = ()
+        self.open: list[tuple] = []
 
     def __enter__(self) -> None:
-        self.line, self.column = self.state.line, self.state.column
+        state = self.state
+        self.open.append((*self.pending, state.line, state.column))
 
     def __exit__(self, *exc: object) -> None:
+        node, start_node, end_node, line, column = self.open.pop()
         state = self.state
         spans = state.spans
-        sl, sc = (spans[self.start_node][:2] if self.start_node is not None else (self.line, self.column))
-        el, ec = (spans[self.end_node][2:] if self.end_node is not None else (state.line, state.column))
-        spans[self.node] = (sl, sc, el, ec)
+        sl, sc = spans[start_node][:2] if start_node is not None else (line, column)
+        el, ec = spans[end_node][2:] if end_node is not None else (state.line, state.column)
+        spans[node] = (sl, sc, el, ec)
 
 
 class _PositionState(CodegenState):
-    __slots__ = ("line", "column", "spans", "_starts")
+    __slots__ = ("line", "column", "spans", "_starts", "_syntactic")
 
     def __init__(self, module: cst.Module) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
@@ -53,6 +63,7 @@ class _PositionState(CodegenState):
         self.column = 0
         self.spans: dict[cst.CSTNode, Span] = {}
         self._starts: list[tuple[int, int]] = []
+        self._syntactic = _Syntactic(self)
 
     def _advance(self, value: str) -> None:
         if "\n" in value or "\r" in value:
@@ -76,12 +87,16 @@ class _PositionState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         line, column = self._starts.pop()
+        if node.__class__ in _UNPLACED:
+            return
         if node not in self.spans:  # a syntactic position recorded inside the node wins
             self.spans[node] = (line, column, self.line, self.column)
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
                                   end_node: cst.CSTNode | None = None) -> _Syntactic:
-        return _Syntactic(self, node, start_node, end_node)
+        syntactic = self._syntactic
+        syntactic.pending = (node, start_node, end_node)
+        return syntactic
 
 
 class Positions:

@@ -37,6 +37,14 @@ def _split(codes: str) -> frozenset[str]:
     return frozenset(c.strip().upper() for c in re.split(r"[\s,]+", codes) if c.strip())
 
 
+_MARKER = re.compile(r"breaklint|noqa", re.I)
+
+
+def may_suppress(source: str) -> bool:
+    """Whether the file could hold a suppression comment at all (when not, its comments are not read)."""
+    return _MARKER.search(source) is not None
+
+
 def skips_file(source: str) -> bool:
     return _SKIP_FILE.search(source) is not None
 
