@@ -63,8 +63,14 @@ def main() -> None:
               help="With --fix or --diff, apply unsafe fixes too (they may change behaviour: review them).")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; "
               "exit 1 if there would be changes.")
+@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Report only findings not recorded in this baseline file (also `baseline` in [tool.breaklint]).")
+@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
+              help="Record every current finding in this baseline file (prunes fixed ones) and exit 0.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: BLxxx` to every line with a finding, keeping "
+              "existing comments.")
 def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, statistics, jobs, no_cache,
-          config_path, color, fix, unsafe_fixes, diff) -> None:
+          config_path, color, fix, unsafe_fixes, diff, baseline_path, write_baseline, add_noqa) -> None:
     """Check PATHS (files or directories, default `.`) for graph breaks."""
     from .engine import lint
     from .report import relative, text
@@ -111,6 +117,24 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
             click.echo(f"breaklint: {problem}", err=True)
     if diff:
         _print_diff(fixrun, result, usage_error=bool(missing))
+    if write_baseline is not None or add_noqa:
+        _adopt(result, config, write_baseline, add_noqa, usage_error=bool(missing))
+    if baseline_path is None and config.baseline:
+        baseline_path = config.root / config.baseline
+    if baseline_path is not None:
+        from . import baseline
+
+        try:
+            applied = baseline.apply(result.findings, baseline.read(baseline_path), config.root)
+        except baseline.BaselineError as exc:
+            click.echo(f"breaklint: error: {exc}", err=True)
+            sys.exit(2)
+        result.findings = applied.kept
+        if not quiet and (applied.baselined or applied.stale):
+            stale = (f"; {applied.stale} baseline entr{'ies' if applied.stale != 1 else 'y'} no longer match "
+                     f"(fixed or changed): prune them with `--write-baseline {baseline_path}`" if applied.stale else "")
+            click.echo(f"breaklint: {applied.baselined} finding{'s' * (applied.baselined != 1)} in the baseline "
+                       f"{baseline_path} not shown{stale}", err=True)
     # SARIF makes its URIs relative to the repository root itself
     findings = result.all if fmt == "sarif" else relative(result.all)
     colour = color if color is not None else (output is None and sys.stdout.isatty()
@@ -143,6 +167,31 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
         if hint:
             click.echo(hint, err=to_stderr)
     sys.exit(2 if missing else exit_status(findings, exit_zero))
+
+
+def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_error: bool) -> None:
+    """`--write-baseline` and `--add-noqa`: record today's findings, then exit 0 (2 on a usage error or
+    a file that could not be checked or changed)."""
+    from . import baseline
+
+    status = 2 if usage_error or any(f.code == "BL003" for f in result.errors) else 0
+    if write_baseline is not None:
+        try:
+            count = baseline.write(write_baseline, result.findings, config.root)
+        except baseline.BaselineError as exc:
+            click.echo(f"breaklint: error: {exc}", err=True)
+            sys.exit(2)
+        click.echo(f"Wrote {count} finding{'s' * (count != 1)} to the baseline {write_baseline}.", err=True)
+    if add_noqa:
+        lines, files, problems = baseline.add_noqa(result.findings)
+        for problem in problems:
+            click.echo(f"breaklint: {problem}", err=True)
+        click.echo(f"Added noqa comments to {lines} line{'s' * (lines != 1)} in {files} "
+                   f"file{'s' * (files != 1)}.", err=True)
+        status = 2 if problems else status
+    for err in result.errors:
+        click.echo(f"breaklint: {err.path}:{err.line}: {err.code} {err.message}", err=True)
+    sys.exit(status)
 
 
 def _print_diff(fixrun, result, usage_error: bool) -> None:

@@ -25,6 +25,7 @@ DEFAULT_EXCLUDE = (
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points", "max-file-size",
+    "baseline",
 }
 # Files larger than this (bytes) are reported as BL004 and not parsed: a model file is rarely above
 # 0.5 MB, while a 10 MB generated file would take minutes and gigabytes to analyze.
@@ -64,6 +65,7 @@ class Config:
     respect_gitignore: bool = True
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     cache_dir: str | None = None
+    baseline: str | None = None  # a baseline file (relative to the root): only findings not in it count
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml the settings came from
     dynamic: "DynamicConfig" = field(default_factory=lambda: DynamicConfig())
@@ -91,7 +93,7 @@ class Config:
 
     def fingerprint(self) -> str:
         data = asdict(self)
-        data["root"] = data["source"] = data["dynamic"] = None  # the static pass ignores these
+        data["root"] = data["source"] = data["dynamic"] = data["baseline"] = None  # the static pass ignores these
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -194,6 +196,10 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
     if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
         raise ConfigError(f"{where}: max-file-size must be a positive number of bytes")
     cfg.max_file_size = size
+    baseline = section.get("baseline")
+    if baseline is not None and not isinstance(baseline, str):
+        raise ConfigError(f"{where}: baseline must be a path (a string)")
+    cfg.baseline = baseline
     cache_dir = section.get("cache-dir")
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(f"{where}: cache-dir must be a string")

@@ -24,10 +24,7 @@ repository root (`%SRCROOT%`), and there are no timestamps or absolute paths.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-from collections import Counter
 from functools import cache
 from pathlib import Path
 
@@ -36,8 +33,8 @@ import sarif_om as om
 
 from .. import __version__
 from ..config import git_root
-from ..source import source_lines, span_text
 from ..finding import Finding, Fix
+from ..fingerprint import Fingerprinter, Sources, relative_uri
 from ..registry import CATALOG, all_codes, code_info, doc_section, rule_doc, rule_info
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -128,34 +125,9 @@ def _plain_text(markdown: str) -> str:
     return "\n".join(lines).strip()
 
 
-class _Sources:
-    """Lines of the files findings point into, read once each."""
-
-    def __init__(self) -> None:
-        self._lines: dict[Path, list[str]] = {}
-
-    def lines(self, path: Path) -> list[str]:
-        if path not in self._lines:
-            try:
-                self._lines[path] = source_lines(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
-                self._lines[path] = []
-        return self._lines[path]
-
-    def span(self, f: Finding) -> str:
-        return span_text(self.lines(f.path), f.line, f.col, f.end_line, f.end_col)
-
-    def line(self, f: Finding) -> str:
-        lines = self.lines(f.path)
-        return lines[f.line - 1] if 0 < f.line <= len(lines) else ""
-
-
 def _uri(path: Path, root: Path) -> tuple[str, str | None]:
-    resolved = Path(os.path.realpath(path))  # never raises, even on a symlink loop
-    try:
-        return resolved.relative_to(root).as_posix(), SRCROOT
-    except ValueError:
-        return resolved.as_uri(), None
+    uri, inside = relative_uri(path, root)
+    return uri, SRCROOT if inside else None
 
 
 def _location(uri: str, base: str | None, region: om.Region) -> om.Location:
@@ -193,23 +165,13 @@ def _message(f: Finding) -> str:
     return text if text.endswith(".") else text + "."
 
 
-def _fingerprint(f: Finding, uri: str, sources: _Sources, seen: Counter) -> str:
-    """Stable when unrelated lines move the finding: built from what is flagged, not where."""
-    line = " ".join(sources.line(f).split())
-    span = " ".join(sources.span(f).split())
-    key = f"{f.code}\0{uri}\0{line}\0{span}"
-    seen[key] += 1
-    digest = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()[:32]
-    return f"{digest}:{seen[key]}"
-
-
 def _run(findings: list[Finding], root: Path, category: str, files_checked: int) -> om.Run:
-    sources = _Sources()
+    sources = Sources()
+    fingerprint = Fingerprinter(root, sources)
     results, notifications = [], []
     findings = sorted(findings, key=Finding.sort_key)
     rule_codes = [c for c in all_codes() if c not in NOTIFICATION_CODES]
     index = {code: i for i, code in enumerate(rule_codes)}
-    seen: Counter = Counter()
     for f in findings:
         uri, base = _uri(f.path, root)
         if f.code in NOTIFICATION_CODES:
@@ -233,7 +195,7 @@ def _run(findings: list[Finding], root: Path, category: str, files_checked: int)
             kind="fail",
             message=om.Message(text=_message(f)),
             locations=[_location(uri, base, _region(f, sources.span(f) or None))],
-            partial_fingerprints={FINGERPRINT_KEY: _fingerprint(f, uri, sources, seen)},
+            partial_fingerprints={FINGERPRINT_KEY: fingerprint(f, uri)},
             fixes=[_fix(f.fix, uri, base)] if f.fix else None,
             properties=_bag(**props),
         ))
