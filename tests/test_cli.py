@@ -251,3 +251,13 @@ def test_ruff_spellings_output_format_and_quiet(project: Path) -> None:
     assert quiet.stdout.count("BL") == 3 and "Found" not in quiet.stdout + quiet.stderr
     loud = run_cli("--no-cache", ".", cwd=project)
     assert "Found 3 findings" in loud.stdout
+
+
+def test_check_help_groups_its_options_as_ruff_does() -> None:
+    proc = run_cli("check", "--help")
+    assert proc.returncode == 0
+    sections = [line.rstrip(":") for line in proc.stdout.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert sections == ["Rule selection", "Fixes", "Adopting on an existing code base", "Output", "Run"]
+    for option in ("--select", "--fix", "--baseline", "--write-baseline", "--add-noqa", "--output-format",
+                   "--quiet", "--statistics", "--jobs", "--help"):
+        assert option in proc.stdout

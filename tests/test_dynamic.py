@@ -409,3 +409,114 @@ def test_training_mode_from_config_and_flag(tmp_path: Path) -> None:
     assert run_cli("explain", "grad.py:cases", cwd=tmp_path).returncode == 0
     proc = run_cli("explain", "grad.py:cases", "--no-train", cwd=tmp_path)
     assert proc.returncode == 2 and "ran without autograd" in proc.stderr
+
+
+def test_assert_no_graph_breaks_with_a_budget() -> None:
+    def f(x):
+        x = x * 2
+        print("hello")
+        return x + 1
+
+    here = f"tests/test_dynamic.py:{f.__code__.co_firstlineno + 2}"
+    assert_no_graph_breaks(f, torch.randn(2), max_breaks=1)
+    assert_no_graph_breaks(f, torch.randn(2), allowed_sites=[here])
+    assert_no_graph_breaks(f, torch.randn(2), allowed_sites=["test_dynamic.py"])
+    with pytest.raises(GraphBreakError) as info:
+        assert_no_graph_breaks(f, torch.randn(2), allowed_sites=[f"tests/test_dynamic.py:{f.__code__.co_firstlineno}"])
+    assert "1 graph break" in str(info.value)
+
+
+BUDGET_MODEL = textwrap.dedent('''
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            x = x * 2
+            print("step")
+            return x + 1
+
+
+    def cases():
+        return [(Net().eval(), (torch.randn(2, 4),))]
+''')
+
+
+def test_a_graph_break_budget_fails_only_when_a_target_gets_worse(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    model = project / "model.py"
+    model.write_text(BUDGET_MODEL)
+    wrote = run_cli("explain", "model.py:cases", "--no-cache", "--write-baseline", "breaks.json", cwd=project)
+    assert wrote.returncode == 0, wrote.stderr
+    budget = json.loads((project / "breaks.json").read_text())
+    [(target, entry)] = budget["targets"].items()
+    assert target == "model.py:cases" and entry["breaks"] == 1 and entry["graphs"] == 2
+    assert entry["sites"] == [{"file": "model.py", "line": BUDGET_MODEL.splitlines().index('        print("step")') + 1,
+                               "gb_type": "GB0059"}]
+
+    same = run_cli("explain", "model.py:cases", "--no-cache", "--baseline", "breaks.json", cwd=project)
+    assert same.returncode == 0, same.stderr
+    assert "0 of 1 target worse than the budget" in same.stderr
+
+    model.write_text(BUDGET_MODEL.replace("return x + 1", "return x + x.sum().item()"))
+    worse = run_cli("explain", "model.py:cases", "--no-cache", "--baseline", "breaks.json", cwd=project)
+    assert worse.returncode == 1, worse.stderr
+    assert "WORSE: model.py:cases" in worse.stderr
+    assert re.search(r"new break at model\.py:\d+: GB\d{4}", worse.stderr)
+    assert "reason:" in worse.stderr and "hint:" in worse.stderr
+
+    model.write_text(BUDGET_MODEL.replace('        print("step")\n', ""))
+    better = run_cli("explain", "model.py:cases", "--no-cache", "--baseline", "breaks.json", cwd=project)
+    assert better.returncode == 0, better.stderr
+    assert "better than the budget" in better.stderr
+
+    (project / "bad.json").write_text('{"kind": "graph-break-budget", "format": 1, "targets": {"t": {"graphs": 1}}}')
+    bad = run_cli("explain", "model.py:cases", "--no-cache", "--baseline", "bad.json", cwd=project)
+    assert bad.returncode == 2 and "needs graphs, breaks and sites" in bad.stderr
+
+
+def test_targets_run_in_parallel_each_with_its_own_gpu(monkeypatch) -> None:
+    import threading
+    import time
+
+    from breaklint import dynamic
+
+    in_use, used, peak = set(), set(), [0]
+    lock = threading.Lock()
+
+    def fake(target, gpu=None, **options):
+        with lock:
+            assert gpu not in in_use  # no two targets share a GPU at once
+            in_use.add(gpu)
+            used.add(gpu)
+            peak[0] = max(peak[0], len(in_use))
+        time.sleep(0.3)
+        with lock:
+            in_use.discard(gpu)
+        return dynamic.TargetReport(target, True, data={"graphs": 1, "breaks": []}, seconds=0.3)
+
+    monkeypatch.setattr(dynamic, "run_target", fake)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    finished = []
+    start = time.monotonic()
+    reports = dynamic.run_targets([f"t{i}" for i in range(6)], 2, on_done=lambda r: finished.append(r.target))
+    elapsed = time.monotonic() - start
+    assert [r.target for r in reports] == [f"t{i}" for i in range(6)]  # in the order given
+    assert sorted(finished) == [f"t{i}" for i in range(6)]
+    assert peak[0] == 2 and used == {"3", "5"}
+    assert elapsed < 6 * 0.3 * 0.75  # about total / 2
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert dynamic.visible_gpus() == []
+
+
+def test_explain_jobs_reports_each_target_as_it_finishes(project: Path) -> None:
+    proc = run_cli("explain", "model.py:cases", "model.py:shapes", "--jobs", "2", "--format", "json", "--no-cache",
+                   cwd=project)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [t["target"] for t in data["targets"]] == ["model.py:cases", "model.py:shapes"]
+    assert all(t["ok"] for t in data["targets"])
+    assert re.search(r"breaklint: model\.py:shapes: \d+ graphs, 0 breaks", proc.stderr)
+    assert re.search(r"breaklint: model\.py:cases: \d+ graphs, \d+ breaks", proc.stderr)

@@ -33,6 +33,39 @@ class DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
+class GroupedCommand(click.Command):
+    """A command whose --help lists its options in sections, as ruff's does."""
+
+    def __init__(self, *args, groups: dict[str, list[str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.groups = groups
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        help_option = self.get_help_option(ctx)
+        records = {("help" if param is help_option else param.name): param.get_help_record(ctx)
+                   for param in self.get_params(ctx) if isinstance(param, click.Option)}
+        placed: set[str] = set()
+        for title, names in self.groups.items():
+            rows = [records[name] for name in names if records.get(name)]
+            placed.update(names)
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+        rest = [record for name, record in records.items() if record and name not in placed]
+        if rest:
+            with formatter.section("Other options"):
+                formatter.write_dl(rest)
+
+
+CHECK_GROUPS = {
+    "Rule selection": ["select", "ignore", "extend_select"],
+    "Fixes": ["fix", "unsafe_fixes", "diff"],
+    "Adopting on an existing code base": ["baseline_path", "write_baseline", "add_noqa"],
+    "Output": ["fmt", "output", "quiet", "statistics", "exit_zero", "color"],
+    "Run": ["jobs", "no_cache", "config_path", "help"],
+}
+
+
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="breaklint")
 def main() -> None:
@@ -42,7 +75,7 @@ def main() -> None:
     """
 
 
-@main.command()
+@main.command(cls=GroupedCommand, groups=CHECK_GROUPS)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--select", multiple=True, help="Codes or prefixes to check (replaces the default set).")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to leave out.")
@@ -233,8 +266,14 @@ def exit_status(findings, exit_zero: bool) -> int:
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Targets run at once, each in its own process (and on its own GPU when there are several).")
+@click.option("--baseline", "budget_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="A graph-break budget (from --write-baseline): fail only when a target gets worse than it.")
+@click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
+              help="Record each target's graph count, break count and break sites as the budget.")
 def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exit_zero, config_path,
-            no_cache) -> None:
+            no_cache, jobs, budget_path, write_budget) -> None:
     """Run TARGETS under torch._dynamo.explain and check the static findings against them.
 
     A TARGET is `path/to/file.py:FACTORY` or `package.module:FACTORY`: FACTORY takes no
@@ -242,7 +281,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     `(model_or_fn, args, kwargs)`. Without TARGETS, `[tool.breaklint.dynamic] targets` is used.
     Each target runs in its own process.
     """
-    from .dynamic import merge, run_target
+    from .dynamic import merge, run_targets
     from .engine import lint
     from .report import relative, text
 
@@ -266,13 +305,19 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
 
     result = lint(paths, config, use_cache=not no_cache)
     roots = [p.resolve() for p in paths]
-    reports = []
     show_bar = len(targets) > 1 and sys.stderr.isatty()
-    with click.progressbar(targets, label="explain", file=sys.stderr, show_pos=True,
-                           item_show_func=lambda t: t or "") if show_bar else nullcontext(targets) as items:
-        for target in items:
-            reports.append(run_target(target, device=device, train=train, timeout=timeout, roots=roots,
-                                      max_memory=max_memory))
+    with click.progressbar(length=len(targets), label="explain", file=sys.stderr, show_pos=True) if show_bar \
+            else nullcontext() as bar:
+        def done(report) -> None:
+            if bar is not None:
+                bar.update(1, report.target)
+            elif len(targets) > 1:  # not a terminal: one line per finished target
+                state = f"{report.data.get('graphs', '?')} graphs, {len(report.data.get('breaks', []))} breaks" \
+                    if report.ok else f"failed: {report.error}"
+                click.echo(f"breaklint: {report.target}: {state} ({report.seconds:.1f} s)", err=True)
+
+        reports = run_targets(list(targets), min(jobs, len(targets)), on_done=done, device=device, train=train,
+                              timeout=timeout, roots=roots, max_memory=max_memory)
     merged = merge(result.all, reports, result.files)
     counts = _dynamic_summary(merged)
     findings = relative(merged.findings) if fmt != "sarif" else merged.findings
@@ -313,11 +358,41 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
         f"{counts['missed']} missed by the static pass, {counts['false_alarms']} false alarms, "
         f"{counts['not_run']} not run; {len(merged.recompiles)} recompiles.",
         err=output is not None or fmt != "text")
-    if any(not r.ok for r in reports):
+    failed = any(not r.ok for r in reports)
+    if write_budget is not None or budget_path is not None:
+        sys.exit(_budget(reports, config.root, budget_path, write_budget, failed))
+    if failed:
         sys.exit(2)
     if exit_zero:
         sys.exit(0)
     sys.exit(1 if counts["breaks"] or any(f.kind == "break" for f in merged.findings) else 0)
+
+
+def _budget(reports, root: Path, budget_path: Path | None, write_budget: Path | None, failed: bool) -> int:
+    """`explain --baseline` / `--write-baseline`: the exit status (1 only when a target got worse)."""
+    from . import budget
+
+    status = 0
+    try:
+        if budget_path is not None:
+            verdicts = budget.compare(budget.read(budget_path), reports, root)
+            for verdict in verdicts:
+                mark = "WORSE" if verdict.worse else "ok"
+                click.echo(f"{mark}: {verdict.target}", err=True)
+                for line in verdict.lines:
+                    click.echo(f"  {line}", err=True)
+            worse = sum(v.worse for v in verdicts)
+            click.echo(f"{worse} of {len(verdicts)} target{'s' * (len(verdicts) != 1)} worse than the budget "
+                       f"{budget_path}.", err=True)
+            status = 1 if worse else 0
+        if write_budget is not None:
+            count = budget.write(write_budget, reports, root)
+            click.echo(f"Recorded the graph-break budget of {count} target{'s' * (count != 1)} in {write_budget}.",
+                       err=True)
+    except budget.BudgetError as exc:
+        click.echo(f"breaklint: error: {exc}", err=True)
+        return 2
+    return 2 if failed else status
 
 
 def _dynamic_summary(merged) -> dict:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 _GB_URL = re.compile(r"gb/gb(\d{4})\.html", re.I)
 _AT = re.compile(r"Graph break (?:\(user stack suppressed[^)]*\) )?in user code at (.+):(\d+)")
@@ -166,8 +166,9 @@ class TargetReport:
 
 def run_target(target: str, *, device: str = "auto", train: bool = False, timeout: float = 300.0,
                roots: list[Path] | None = None, cwd: Path | None = None,
-               max_memory: int | None = None) -> TargetReport:
-    """Run one target in a subprocess; never raises for anything the target does."""
+               max_memory: int | None = None, gpu: str | None = None) -> TargetReport:
+    """Run one target in a subprocess; never raises for anything the target does. `gpu`: the device
+    the process may see (`CUDA_VISIBLE_DEVICES`), when targets run in parallel on several GPUs."""
     import signal
     import subprocess
     import sys
@@ -184,7 +185,7 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
             command += ["--max-memory", str(max_memory)]
         for root in roots or []:
             command += ["--root", str(Path(root).resolve())]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})}
         # Output goes to a file, never a pipe: a target that prints gigabytes costs disk, not memory,
         # and a child process it leaves behind cannot hold a pipe open. The target runs in a session
         # of its own, and the whole group is killed when it ends, so no process outlives it.
@@ -224,6 +225,49 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
         detail = f": {tail[0].strip()}" if tail else ""
         return TargetReport(target, False, f"exited with status {proc.returncode}{detail}", seconds=elapsed)
     return TargetReport(target, True, data=data, seconds=elapsed)
+
+
+def visible_gpus() -> list[str]:
+    """The GPUs this process may hand out, without importing torch: `CUDA_VISIBLE_DEVICES` when set,
+    else the devices the NVIDIA driver lists."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return [d.strip() for d in visible.split(",") if d.strip() and d.strip() != "-1"]
+    try:
+        return [str(i) for i in range(len(os.listdir("/proc/driver/nvidia/gpus")))]
+    except OSError:
+        return []
+
+
+def run_targets(targets: list[str], jobs: int, on_done: Callable[[TargetReport], None] | None = None,
+                **options: Any) -> list[TargetReport]:
+    """Every target, `jobs` at a time (each in its own process, as `run_target`), in the order given.
+    With several GPUs, each of the `jobs` slots gets its own (round robin when there are fewer GPUs)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import Queue
+
+    lock = threading.Lock()  # `on_done` (a progress bar) is called from one thread at a time
+    gpus = visible_gpus() if jobs > 1 else []
+    slots: Queue = Queue()
+    for slot in range(jobs):
+        slots.put(gpus[slot % len(gpus)] if gpus else None)
+
+    def one(target: str) -> TargetReport:
+        gpu = slots.get()
+        try:
+            report = run_target(target, gpu=gpu, **options) if gpu is not None else run_target(target, **options)
+        finally:
+            slots.put(gpu)
+        if on_done is not None:
+            with lock:
+                on_done(report)
+        return report
+
+    if jobs <= 1:
+        return [one(t) for t in targets]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, targets))
 
 
 def _kill_group(proc) -> None:
@@ -334,7 +378,8 @@ class GraphBreakError(AssertionError):
     pass
 
 
-def assert_no_graph_breaks(fn: Any, *args: Any, **kwargs: Any) -> None:
+def assert_no_graph_breaks(fn: Any, *args: Any, max_breaks: int = 0, allowed_sites: Iterable[str] = (),
+                           **kwargs: Any) -> None:
     """Fail, with each break's site, reason and hint, if dynamo breaks the graph of `fn(*args, **kwargs)`.
 
     For a user's test suite::
@@ -343,13 +388,25 @@ def assert_no_graph_breaks(fn: Any, *args: Any, **kwargs: Any) -> None:
 
         def test_model_compiles_whole():
             assert_no_graph_breaks(MyModel().eval(), torch.randn(2, 3, 224, 224))
+
+        def test_detector_stays_within_its_budget():
+            assert_no_graph_breaks(detector, images, max_breaks=1,
+                                   allowed_sites=["models/detector.py:88", "ops/boxes.py"])
+
+    `allowed_sites`: breaks whose innermost frame is at one of these (`path:line`, or `path` for any
+    line; a path matches the end of the frame's file name) are accepted and not counted. `max_breaks`:
+    how many other breaks are tolerated.
     """
     breaks, output = collect_breaks(fn, args, kwargs)
-    if not breaks:
+    allowed = [_site_pattern(site) for site in allowed_sites]
+    counted = [brk for brk in breaks if not any(_at(brk, pattern) for pattern in allowed)]
+    if len(counted) <= max_breaks:
         return
-    lines = [f"{len(breaks)} graph break{'s' * (len(breaks) != 1)} "
-             f"({getattr(output, 'graph_count', '?')} graphs):"]
-    for brk in breaks:
+    lines = [f"{len(counted)} graph break{'s' * (len(counted) != 1)} "
+             f"({getattr(output, 'graph_count', '?')} graphs"
+             + (f"; {len(breaks) - len(counted)} more at allowed sites" if len(counted) != len(breaks) else "")
+             + (f"; at most {max_breaks} allowed" if max_breaks else "") + "):"]
+    for brk in counted:
         where = f"{brk.frames[-1][0]}:{brk.frames[-1][1]}" if brk.frames else "(no user frame)"
         info = describe_gb(brk.gb_type)
         reason = " ".join(brk.reason.split())
@@ -358,3 +415,19 @@ def assert_no_graph_breaks(fn: Any, *args: Any, **kwargs: Any) -> None:
         for hint in info["hints"][:2]:
             lines.append(f"      hint: {hint}")
     raise GraphBreakError("\n".join(lines))
+
+
+def _site_pattern(site: str) -> tuple[str, int | None]:
+    path, sep, line = site.rpartition(":")
+    if sep and line.isdigit():
+        return path.replace("\\", "/"), int(line)
+    return site.replace("\\", "/"), None
+
+
+def _at(brk: Break, pattern: tuple[str, int | None]) -> bool:
+    if not brk.frames:
+        return False
+    filename, line = brk.frames[-1]
+    path, want = pattern
+    name = filename.replace("\\", "/")
+    return (name == path or name.endswith("/" + path.lstrip("/"))) and (want is None or want == line)
