@@ -132,16 +132,17 @@ def precommit_files(files: list[Path], count: int) -> list[Path]:
 
 
 def side_by_side(label: str, ours: list[str], floor: list[str], rounds: int, env_cwd: Path) -> dict:
-    times, floors, peaks = [], [], []
+    times, floors, peaks, floor_peaks = [], [], [], []
     for _ in range(rounds):
         t, peak, _ = run(ours, env_cwd)
-        f, _, _ = run(floor, env_cwd)
+        f, floor_peak, _ = run(floor, env_cwd)
         times.append(t)
         floors.append(f)
         peaks.append(peak)
+        floor_peaks.append(floor_peak)
     ours_s, floor_s = statistics.median(times), statistics.median(floors)
     return {"work": label, "breaklint": ours_s, "floor": floor_s, "ratio": ours_s / floor_s,
-            "rss": max(peaks)}
+            "rss": max(peaks), "floor_rss": max(floor_peaks)}
 
 
 def main() -> int:
@@ -220,11 +221,11 @@ def main() -> int:
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}; trees: {', '.join(str(t) for t in trees)}")
     print(f"{len(files)} files, {lines:,} lines; median of {args.rounds} alternating rounds\n")
-    print("| work | breaklint | floor | floor is | ratio | peak RSS |")
+    print("| work | breaklint | floor | floor is | ratio | peak RSS (floor's) |")
     print("| --- | ---: | ---: | --- | ---: | ---: |")
     for row in rows:
         floor_name = row.get("floor_name", "bare libcst parse, same processes")
-        rss = f"{row['rss'] / 2**20:.0f} MiB" if row["rss"] else ""
+        rss = f"{row['rss'] / 2**20:.0f} MiB ({row['floor_rss'] / 2**20:.0f} MiB)" if row["rss"] else ""
         ratio = f"{row['ratio'] * 100:.1f} %" if row["work"].startswith("warm") else f"{row['ratio']:.2f}x"
         print(f"| {row['work']} | {row['breaklint']:.2f} s | {row['floor']:.2f} s | {floor_name} | {ratio} | {rss} |")
     if peers:

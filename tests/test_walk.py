@@ -159,3 +159,15 @@ def test_the_pool_gives_what_one_process_gives(tmp_path, monkeypatch):
     assert serial.findings and len({f.path for f in serial.findings}) == 12
     assert pooled.files == serial.files
     assert pooled.findings == serial.findings
+
+
+def test_big_files_are_spread_among_the_others():
+    from breaklint.engine import BIG_FILE, _schedule
+
+    sizes = [10, BIG_FILE * 3, 20, 30, BIG_FILE, 40, 50, BIG_FILE * 2, 60, 70]
+    order = _schedule(sizes)
+    assert sorted(order) == list(range(len(sizes)))
+    big = [n for n, i in enumerate(order) if sizes[i] >= BIG_FILE]
+    assert [sizes[order[n]] for n in big] == [BIG_FILE * 3, BIG_FILE * 2, BIG_FILE]  # largest first
+    assert all(b - a > 1 for a, b in zip(big, big[1:]))  # never two big files in a row
+    assert _schedule([5, 7, 6]) == [1, 2, 0]
