@@ -520,3 +520,36 @@ def test_explain_jobs_reports_each_target_as_it_finishes(project: Path) -> None:
     assert all(t["ok"] for t in data["targets"])
     assert re.search(r"breaklint: model\.py:shapes: \d+ graphs, 0 breaks", proc.stderr)
     assert re.search(r"breaklint: model\.py:cases: \d+ graphs, \d+ breaks", proc.stderr)
+
+
+def test_the_html_report_as_a_person_sees_it(project: Path, tmp_path: Path) -> None:
+    """Rendered by headless Chromium: the screenshot is not blank and the page's text holds every site."""
+    import shutil
+
+    proc = run_cli("explain", "model.py:cases", "model.py:shapes", "--format", "html", "-o", str(tmp_path / "r.html"),
+                   "--no-cache", cwd=project)
+    assert proc.returncode == 1, proc.stderr
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<script" not in page and "http://" not in page and "https://" not in page.split("</style>")[0]
+    assert "src=" not in page and "<link" not in page  # self-contained: no external assets
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no headless Chromium here (CI installs Debian's chromium)")
+    from PIL import Image
+
+    shot = tmp_path / "shot.png"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
+    subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1200,1600", (tmp_path / "r.html").as_uri()],
+                   capture_output=True, timeout=120)
+    image = Image.open(shot).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 16) or []
+    inked = sum(count for count, rgb in colours if rgb != (255, 255, 255))
+    assert inked > 0.03 * image.width * image.height  # text, tables, code: not a blank page
+    assert any(rgb[0] > 180 and rgb[1] < 80 and rgb[2] < 80 for _, rgb in colours)  # the red GB badges
+    dom = subprocess.run([browser, *flags, "--dump-dom", (tmp_path / "r.html").as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    text = re.sub(r"<[^>]+>", " ", dom)
+    for fragment in ("scale = x.abs().max().item()", "return t[t > 0]"):
+        assert f"model.py:{line_of(fragment)}" in text
+    assert "GB0124" in text and "predicted: BL101" in text and "model.py:shapes" in text
+    assert "Recompiles" in text and "plain" in text

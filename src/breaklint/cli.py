@@ -260,7 +260,8 @@ def exit_status(findings, exit_zero: bool) -> int:
               help="Training mode with autograd, or eval mode under no_grad (default: eval, or the config).")
 @click.option("--max-memory", type=click.IntRange(min=1), default=None,
               help="MiB of memory each target may take on the CPU; beyond it the target fails as out of memory.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text", show_default=True,
+              help="Report format (`html`: one self-contained page to open in a browser).")
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are breaks (failed targets still give 2).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -343,6 +344,10 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
         from .report import sarif
 
         body = sarif.render(findings, len(result.files))
+    elif fmt == "html":
+        from .report import html
+
+        body = html.render(reports, merged.findings, merged.recompiles, counts, config.root)
     else:
         body = text.render(findings) + _recompile_text(merged.recompiles)
     if output is not None:
