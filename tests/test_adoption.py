@@ -43,7 +43,8 @@ def test_a_baseline_hides_todays_findings_and_catches_a_new_one(project: Path) -
     # Lines moved above every finding: still the same findings. One new break: only it is reported.
     model = project / "models" / "transformer.py"
     text = model.read_text()
-    model.write_text("# a new header comment\n\n" + text.replace("        return x\n", "        print(x)\n        return x\n", 1))
+    changed = text.replace("        return x\n", "        print(x)\n        return x\n", 1)
+    model.write_text("# a new header comment\n\n" + changed)
     new = run_cli("--format", "json", "--no-cache", "--baseline", "breaks.json", "models", cwd=project)
     assert new.returncode == 1
     assert [c for _, _, c in codes(new)] == ["BL401"]
@@ -55,7 +56,7 @@ def test_fixed_findings_are_reported_as_stale_and_pruned_by_writing_again(projec
     detector.write_text(detector.read_text().replace('        logger.debug("head output %s", scores.shape)\n', ""))
     proc = run_cli("--no-cache", "--baseline", "breaks.json", "models", cwd=project)
     assert proc.returncode == 0
-    assert "1 baseline entry no longer match (fixed or changed): prune them with `--write-baseline" in proc.stderr
+    assert "1 baseline entry no longer matches (fixed or changed): prune with `--write-baseline" in proc.stderr
     run_cli("--no-cache", "--write-baseline", "breaks.json", "models", cwd=project)
     again = run_cli("--no-cache", "--baseline", "breaks.json", "models", cwd=project)
     assert "no longer match" not in again.stderr
@@ -71,7 +72,7 @@ def test_the_baseline_from_the_config_and_portable_across_checkouts(project: Pat
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (None, "does not exist; create it with `--write-baseline"),
+    (None, "does not exist; record one with `--write-baseline"),
     ("not json", "is not JSON"),
     ('{"tool": "other", "format": 1, "findings": []}', "was not written by this breaklint"),
     ('{"tool": "breaklint", "format": 1, "findings": [{"code": "BL101"}]}', "must be a list of objects with a"),

@@ -48,16 +48,21 @@ def write(path: Path, findings: list[Finding], root: Path) -> int:
     return len(entries)
 
 
+def read_json(path: Path, what: str, error: type[Exception]) -> object:
+    """The JSON data in a baseline-like file, or `error` saying plainly why there is none."""
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise error(f"{what} {path} does not exist; record one with `--write-baseline {path}`") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise error(f"{what} {path} is not JSON: {exc}") from None
+
+
 def read(path: Path) -> set[str]:
     """The fingerprints recorded in `path`."""
-    try:
-        payload = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise BaselineError(f"baseline {path} does not exist; create it with `--write-baseline {path}`") from None
-    except OSError as exc:
-        raise BaselineError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise BaselineError(f"baseline {path} is not JSON: {exc}") from None
+    payload = read_json(path, "baseline", BaselineError)
     if not isinstance(payload, dict) or payload.get("tool") != "breaklint" or payload.get("format") != FORMAT:
         raise BaselineError(f"baseline {path} was not written by this breaklint (expected format {FORMAT}); "
                             f"write it again with `--write-baseline`")

@@ -84,14 +84,9 @@ def write(path: Path, reports: list, root: Path) -> int:
 
 
 def read(path: Path) -> dict[str, TargetBudget]:
-    try:
-        payload = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise BudgetError(f"budget {path} does not exist; record one with `--write-baseline {path}`") from None
-    except OSError as exc:
-        raise BudgetError(f"cannot read budget {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise BudgetError(f"budget {path} is not JSON: {exc}") from None
+    from .baseline import read_json
+
+    payload = read_json(path, "budget", BudgetError)
     if not isinstance(payload, dict) or payload.get("kind") != KIND or payload.get("format") != FORMAT:
         raise BudgetError(f"{path} is not a graph-break budget of this breaklint (format {FORMAT}); "
                           f"record it again with `--write-baseline`")

@@ -164,8 +164,9 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
             sys.exit(2)
         result.findings = applied.kept
         if not quiet and (applied.baselined or applied.stale):
-            stale = (f"; {applied.stale} baseline entr{'ies' if applied.stale != 1 else 'y'} no longer match "
-                     f"(fixed or changed): prune them with `--write-baseline {baseline_path}`" if applied.stale else "")
+            entries = "entries no longer match" if applied.stale != 1 else "entry no longer matches"
+            stale = (f"; {applied.stale} baseline {entries} (fixed or changed): prune with "
+                     f"`--write-baseline {baseline_path}`" if applied.stale else "")
             click.echo(f"breaklint: {applied.baselined} finding{'s' * (applied.baselined != 1)} in the baseline "
                        f"{baseline_path} not shown{stale}", err=True)
     # SARIF makes its URIs relative to the repository root itself
@@ -203,8 +204,8 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
 
 
 def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_error: bool) -> None:
-    """`--write-baseline` and `--add-noqa`: record today's findings, then exit 0 (2 on a usage error or
-    a file that could not be checked or changed)."""
+    """`--write-baseline` and `--add-noqa`: record today's findings, then exit 0 (2 on a usage error, an
+    internal error, or a file `--add-noqa` could not change)."""
     from . import baseline
 
     status = 2 if usage_error or any(f.code == "BL003" for f in result.errors) else 0

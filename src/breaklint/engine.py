@@ -482,8 +482,9 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
         for entry, (p, mod) in zip(entries, found)]
     work = [(p, mod, cache_dir, limit) for (p, mod), res in zip(found, results) if res is None]
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    if jobs > 1 and len(work) > 1 and sum(_size(item[0]) for item in work) >= PARALLEL_BYTES:
-        fresh = iter(_analyze_in_pool(work, jobs))
+    sizes = [_size(item[0]) for item in work]
+    if jobs > 1 and len(work) > 1 and sum(sizes) >= PARALLEL_BYTES:
+        fresh = iter(_analyze_in_pool(work, jobs, sizes))
         results = [res if res is not None else next(fresh) for res in results]
     else:
         results = [res if res is not None else _analyze_path((p, mod, cache_dir, limit))
@@ -522,18 +523,18 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int) -> list[FileResult]:
+def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int,
+                     sizes: list[int]) -> list[FileResult]:
     """Each file's result (in the order of `work`), from `jobs` worker processes, fed the largest files
     first so that no worker is left with a big file at the end. The walk's modules are imported before
     the workers fork, so that each does not import them again. A worker that dies (a crash in native
     code) loses only its own file: the files not yet done are analyzed again, each in a process of its
     own, and one whose process dies again is reported as BL004."""
-    from . import context, positions, walk  # noqa: F401 - imported once, inherited by the workers
-
     import multiprocessing
 
+    from . import context, positions, walk  # noqa: F401 - imported once, inherited by the workers
+
     load_rules()
-    sizes = [_size(item[0]) for item in work]
     order = _schedule(sizes)
     done: dict[int, FileResult] = {}
     try:

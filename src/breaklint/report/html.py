@@ -14,7 +14,8 @@ from pathlib import Path
 from ..source import decode_source, source_lines
 
 STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #1b1f24; padding: 0 1rem; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #1b1f24;
+       padding: 0 1rem; }
 h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.2rem; margin: 2rem 0 .4rem; }
 table.summary { border-collapse: collapse; margin: 1rem 0; }
 table.summary td, table.summary th { border: 1px solid #d0d7de; padding: .3rem .7rem; text-align: right; }
@@ -24,7 +25,8 @@ table.summary th { background: #f6f8fa; text-align: left; }
 .target.failed { border-left: 6px solid #8250df; }
 .break { margin: .8rem 0; padding: .5rem .8rem; background: #fff8f0; border-radius: 4px; }
 .site { font-family: ui-monospace, monospace; font-weight: 600; }
-.gb { display: inline-block; background: #cf222e; color: #fff; border-radius: 3px; padding: 0 .4rem; margin-left: .4rem; }
+.gb { display: inline-block; background: #cf222e; color: #fff; border-radius: 3px;
+      padding: 0 .4rem; margin-left: .4rem; }
 .status { display: inline-block; border-radius: 3px; padding: 0 .4rem; margin-left: .4rem; background: #ddf4ff; }
 .status.missed { background: #ffebe9; }
 pre { background: #f6f8fa; padding: .4rem .6rem; overflow-x: auto; margin: .3rem 0; }
