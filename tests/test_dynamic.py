@@ -553,3 +553,45 @@ def test_the_html_report_as_a_person_sees_it(project: Path, tmp_path: Path) -> N
         assert f"model.py:{line_of(fragment)}" in text
     assert "GB0124" in text and "predicted: BL101" in text and "model.py:shapes" in text
     assert "Recompiles" in text and "plain" in text
+
+
+WHAT_IF_MODEL = textwrap.dedent('''
+    import torch
+    from torch import nn
+
+
+    class Scale(nn.Module):
+        def forward(self, x):
+            s = x.abs().max().item()
+            return x / s
+
+
+    class Keep(nn.Module):
+        def forward(self, x):
+            idx = torch.nonzero(x > 0)
+            return x.sum() + idx.shape[0]
+
+
+    def cases():
+        torch.manual_seed(0)
+        return [(Scale().eval(), (torch.randn(2, 4),)), (Keep().eval(), (torch.randn(2, 4),))]
+''')
+
+
+def test_what_if_measures_each_dynamo_setting(tmp_path: Path) -> None:
+    (tmp_path / "wi.py").write_text(WHAT_IF_MODEL)
+    proc = run_cli("explain", "wi.py:cases", "--what-if", "--format", "json", "--no-cache", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    by_setting = {o["setting"]: o for o in data["what_if"]}
+    item_line = WHAT_IF_MODEL.splitlines().index("        s = x.abs().max().item()") + 1
+    nonzero_line = WHAT_IF_MODEL.splitlines().index("        idx = torch.nonzero(x > 0)") + 1
+    scalar = by_setting["capture_scalar_outputs"]
+    assert (scalar["breaks_before"], scalar["breaks_after"]) == (2, 1)
+    assert scalar["removed"] == [{"file": "wi.py", "line": item_line, "gb_type": "GB0124"}]
+    assert scalar["outputs_agree"] is True and scalar["add"] == "torch._dynamo.config.capture_scalar_outputs = True"
+    shapes = by_setting["capture_dynamic_output_shape_ops"]
+    assert [r["line"] for r in shapes["removed"]] == [nonzero_line] and shapes["outputs_agree"] is True
+    suggestions = {f["code"]: f["suggestion"] for f in data["findings"]}
+    assert "measured: `torch._dynamo.config.capture_scalar_outputs = True` removes this break" in suggestions["BL101"]
+    assert "capture_dynamic_output_shape_ops = True` removes this break" in suggestions["BL301"]

@@ -201,7 +201,34 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def run(target: str, device: str, train: bool, roots: list[str], max_memory: int | None = None) -> dict:
+def _outputs_agree(fn: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether `fn` gives the same outputs eagerly and compiled (graphs run eagerly: `backend="eager"`,
+    so only what dynamo captured, and how, can differ), from the same random state."""
+    import torch
+    from torch.utils._pytree import tree_flatten
+
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    expected, _ = tree_flatten(fn(*args, **kwargs))
+    torch.manual_seed(0)
+    actual, _ = tree_flatten(torch.compile(fn, backend="eager")(*args, **kwargs))
+    torch._dynamo.reset()
+    if len(expected) != len(actual):
+        return False
+    for want, got in zip(expected, actual):
+        if isinstance(want, torch.Tensor) != isinstance(got, torch.Tensor):
+            return False
+        if isinstance(want, torch.Tensor):
+            if want.shape != got.shape or not torch.allclose(want.float(), got.float(), rtol=1e-4, atol=1e-5,
+                                                             equal_nan=True):
+                return False
+        elif want != got:
+            return False
+    return True
+
+
+def run(target: str, device: str, train: bool, roots: list[str], max_memory: int | None = None,
+        dynamo_config: dict[str, bool] | None = None, compare_outputs: bool = False) -> dict:
     from .dynamic import collect_breaks, describe_gb, eager_callable
 
     try:
@@ -210,6 +237,10 @@ def run(target: str, device: str, train: bool, roots: list[str], max_memory: int
         raise TargetError("import-failed", _describe(exc)) from exc
     import torch
 
+    for name, value in (dynamo_config or {}).items():  # a remedy being tried (`explain --what-if`)
+        if not hasattr(torch._dynamo.config, name):
+            raise TargetError("usage", f"torch._dynamo.config has no setting {name!r}")
+        setattr(torch._dynamo.config, name, value)
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
@@ -247,6 +278,14 @@ def run(target: str, device: str, train: bool, roots: list[str], max_memory: int
             kind = "out-of-memory" if _out_of_memory(exc) else "model-raised"
             raise TargetError(kind, f"case {index}: the model raised {_describe(exc)}") from exc
         report["graphs"] += int(getattr(output, "graph_count", 0) or 0)
+        if compare_outputs:
+            try:
+                with grad():
+                    agree = _outputs_agree(eager_callable(fn), args, kwargs)
+            except BaseException as exc:  # a compiled run that raises does not agree
+                report.setdefault("output_errors", []).append(f"case {index}: {_describe(exc)}")
+                agree = False
+            report["outputs_agree"] = report.get("outputs_agree", True) and agree
         for brk in breaks:
             report["breaks"].append({"case": index, "reason": brk.reason, "gb_type": brk.gb_type,
                                      "frames": brk.frames, **describe_gb(brk.gb_type)})
@@ -268,9 +307,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--root", action="append", default=[])
     parser.add_argument("--max-memory", type=int, default=None, help="MiB of address space (CPU runs only)")
+    parser.add_argument("--dynamo-config", action="append", default=[], metavar="NAME=true|false",
+                        help="set torch._dynamo.config.NAME first")
+    parser.add_argument("--compare-outputs", action="store_true", help="check eager and compiled outputs agree")
     args = parser.parse_args(argv)
+    settings = {}
+    for item in args.dynamo_config:
+        name, _, value = item.partition("=")
+        settings[name] = value.lower() in ("1", "true", "yes")
     try:
-        report = run(args.target, args.device, args.train, args.root or [os.getcwd()], args.max_memory)
+        report = run(args.target, args.device, args.train, args.root or [os.getcwd()], args.max_memory,
+                     settings, args.compare_outputs)
         status = 0
     except TargetError as exc:
         report = {"error": {"kind": exc.kind, "message": exc.message}}

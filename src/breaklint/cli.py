@@ -272,10 +272,12 @@ def exit_status(findings, exit_zero: bool) -> int:
               help="Targets run at once, each in its own process (and on its own GPU when there are several).")
 @click.option("--baseline", "budget_path", type=click.Path(path_type=Path, dir_okay=False),
               help="A graph-break budget (from --write-baseline): fail only when a target gets worse than it.")
+@click.option("--what-if", is_flag=True, help="Run each target again under each dynamo setting that can remove "
+              "breaks (capture_scalar_outputs, ...) and report which sites vanish and whether outputs agree.")
 @click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
               help="Record each target's graph count, break count and break sites as the budget.")
 def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exit_zero, config_path,
-            no_cache, jobs, budget_path, write_budget) -> None:
+            no_cache, jobs, budget_path, write_budget, what_if) -> None:
     """Run TARGETS under torch._dynamo.explain and check the static findings against them.
 
     A TARGET is `path/to/file.py:FACTORY` or `package.module:FACTORY`: FACTORY takes no
@@ -320,7 +322,18 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
 
         reports = run_targets(list(targets), min(jobs, len(targets)), on_done=done, device=device, train=train,
                               timeout=timeout, roots=roots, max_memory=max_memory)
+    outcomes = []
+    if what_if:
+        from . import whatif
+
+        runs = {setting: run_targets(list(targets), min(jobs, len(targets)), device=device, train=train,
+                                     timeout=timeout, roots=roots, max_memory=max_memory,
+                                     dynamo_config={setting: True}, compare_outputs=True)
+                for setting in whatif.REMEDIES}
+        outcomes = whatif.compare(reports, runs, config.root)
     merged = merge(result.all, reports, result.files)
+    if outcomes:
+        merged.findings = _with_remedies(merged.findings, outcomes)
     counts = _dynamic_summary(merged)
     findings = relative(merged.findings) if fmt != "sarif" else merged.findings
     if fmt == "json":
@@ -339,6 +352,11 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
                         for r in reports],
             "summary": counts,
             "recompiles": merged.recompiles,
+            "what_if": [{"target": o.target, "setting": o.setting, "breaks_before": o.before, "breaks_after": o.after,
+                         "removed": [{"file": f, "line": n, "gb_type": gb} for f, n, gb in o.removed],
+                         "added": [{"file": f, "line": n, "gb_type": gb} for f, n, gb in o.added],
+                         "outputs_agree": o.outputs_agree, "error": o.error or None,
+                         "add": o.line if o.pays else None} for o in outcomes],
             "findings": [f.to_dict() for f in findings],
         }, indent=2) + "\n"
     elif fmt == "sarif":
@@ -351,10 +369,16 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
         body = html.render(reports, merged.findings, merged.recompiles, counts, config.root)
     else:
         body = text.render(findings) + _recompile_text(merged.recompiles)
+
     if output is not None:
         output.write_text(body, encoding="utf-8")
     else:
         click.echo(body, nl=False)
+    if outcomes and fmt in ("text", "html"):
+        from .whatif import table
+
+        click.echo("\nWhat if (each target again under each setting; outputs compared eagerly vs compiled):\n"
+                   + table(outcomes), err=output is not None or fmt != "text")
     for rep in reports:
         if not rep.ok:
             click.echo(f"breaklint: target {rep.target}: {rep.error}", err=True)
@@ -372,6 +396,25 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     if exit_zero:
         sys.exit(0)
     sys.exit(1 if counts["breaks"] or any(f.kind == "break" for f in merged.findings) else 0)
+
+
+def _with_remedies(findings: list, outcomes: list) -> list:
+    """Static findings whose break a dynamo setting removes, with outputs unchanged, say so."""
+    import os
+    from dataclasses import replace
+
+    from .whatif import resolved_sites
+
+    sites = resolved_sites(outcomes)
+    out = []
+    for f in findings:
+        setting = next((sites[(os.path.realpath(f.path), line)] for line in range(f.line, f.end_line + 1)
+                        if (os.path.realpath(f.path), line) in sites), None)
+        if setting is not None and f.kind == "break":
+            f = replace(f, suggestion=f"{f.suggestion}; measured: `torch._dynamo.config.{setting} = True` removes "
+                                      f"this break with outputs unchanged")
+        out.append(f)
+    return out
 
 
 def _budget(reports, root: Path, budget_path: Path | None, write_budget: Path | None, failed: bool) -> int:

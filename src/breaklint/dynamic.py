@@ -166,7 +166,8 @@ class TargetReport:
 
 def run_target(target: str, *, device: str = "auto", train: bool = False, timeout: float = 300.0,
                roots: list[Path] | None = None, cwd: Path | None = None,
-               max_memory: int | None = None, gpu: str | None = None) -> TargetReport:
+               max_memory: int | None = None, gpu: str | None = None,
+               dynamo_config: dict[str, bool] | None = None, compare_outputs: bool = False) -> TargetReport:
     """Run one target in a subprocess; never raises for anything the target does. `gpu`: the device
     the process may see (`CUDA_VISIBLE_DEVICES`), when targets run in parallel on several GPUs."""
     import signal
@@ -185,6 +186,10 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
             command += ["--max-memory", str(max_memory)]
         for root in roots or []:
             command += ["--root", str(Path(root).resolve())]
+        for name, value in (dynamo_config or {}).items():
+            command += ["--dynamo-config", f"{name}={'true' if value else 'false'}"]
+        if compare_outputs:
+            command.append("--compare-outputs")
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})}
         # Output goes to a file, never a pipe: a target that prints gigabytes costs disk, not memory,
         # and a child process it leaves behind cannot hold a pipe open. The target runs in a session
