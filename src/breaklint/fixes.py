@@ -125,6 +125,64 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     return replace(ctx, node, content, title, safe=False)
 
 
+def _raise_message(stmt: cst.Raise) -> str | None:
+    """The message for `raise E("literal")` (its literal) or `raise E` / `raise E()` ("E raised"), as
+    source text; None for a computed message (an f-string would format tensors at trace time)."""
+    exc = stmt.exc
+    if stmt.cause is not None or exc is None:
+        return None
+    name = dotted_text(exc.func if isinstance(exc, cst.Call) else exc)
+    if not isinstance(exc, cst.Call) or not exc.args:
+        return f'"{name} raised"' if name else None
+    if len(exc.args) > 1:
+        return None
+    arg = exc.args[0]
+    if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    strings = m.findall(arg.value, m.SimpleString())
+    if m.findall(arg.value, m.FormattedString()) or any("b" in s.prefix.lower() for s in strings):
+        return None
+    return cst.Module([]).code_for_node(arg.value)
+
+
+def dotted_text(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_text(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
+    """`if <tensor cond>: raise E("msg")` -> `torch._assert_async(<not cond>, "msg")`.
+
+    dynamo traces `torch._assert_async` as an operator, so the check stays in the graph. Unsafe: the
+    failure is a RuntimeError instead of E, and on CUDA it is raised asynchronously (a device-side
+    assert, at the next synchronization)."""
+    torch = torch_name(ctx)
+    if torch is None or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    body = node.body.body
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1 \
+            or not isinstance(body[0].body[0], cst.Raise):
+        return None
+    header = node.body.header.comment  # moves to the new line; any other comment would be lost: no fix
+    if any(c is not header for c in m.findall(node, m.Comment())):
+        return None
+    message = _raise_message(body[0].body[0])
+    if message is None:
+        return None
+    test = node.test
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
+        holds = text_of(ctx, test.expression)
+    else:
+        holds = f"{torch}.logical_not({text_of(ctx, test)})"
+    title = f"check with `{torch}._assert_async(cond, msg)` instead of branching to raise"
+    content = f"{torch}._assert_async({holds}, {message})" + (f"  {header.value}" if header is not None else "")
+    return replace(ctx, node, content, title, safe=False)
+
+
 # ---------------------------------------------------------------------- applying fixes
 def _span(starts: list[int], edit: Edit) -> tuple[int, int]:
     return starts[edit.line - 1] + edit.col, starts[edit.end_line - 1] + edit.end_col

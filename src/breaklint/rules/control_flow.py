@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..fixes import branch_to_where
+from ..fixes import branch_to_where, check_to_assert
 from ..rule import Rule, register
 
 BRANCH_SUGGESTION = (
@@ -35,7 +35,12 @@ class DataDependentBranch(Rule):
                        "in a loop and runs the whole function eagerly")
         else:
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
-        self.report(test, message, fix=branch_to_where(self.ctx, owner) if owner is not None else None,
+        fix = None
+        if isinstance(owner, cst.If):
+            fix = check_to_assert(self.ctx, owner) or branch_to_where(self.ctx, owner)
+        elif owner is not None:
+            fix = branch_to_where(self.ctx, owner)
+        self.report(test, message, fix=fix,
                     requires=requires, test=test)
 
     def visit_If(self, node: cst.If) -> None:

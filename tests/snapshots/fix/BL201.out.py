@@ -23,6 +23,13 @@ def any_nan(x):
 
 
 @torch.compile
+def checked(x):
+    x = x * 2
+    torch._assert_async(torch.isfinite(x).all(), "x must be finite")  # expect: BL201
+    return x + 1
+
+
+@torch.compile
 def in_loop(x):
     x = x * 2
     for i in range(3):
@@ -55,6 +62,7 @@ def cases():
         (Gate(), (x,)),
         (ternary, (x,)),
         (any_nan, (x,)),
+        (checked, (x,)),
         (in_loop, (x,)),
         (on_shape, (x,)),
         (skipped_when_compiling, (x,)),
