@@ -261,3 +261,13 @@ def test_form_feeds_do_not_shift_lines(tmp_path: Path) -> None:
     new, applied = _fixed(source)
     assert len(applied) == 1
     assert new == source.replace("    print(x)\n", "    if not torch.compiler.is_compiling():\n        print(x)\n")
+
+
+def test_show_fixes_lists_what_was_fixed_per_file_and_code(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples" / "models", tmp_path / "models")
+    proc = run_cli("--fix", "--unsafe-fixes", "--show-fixes", "--no-cache", "models", cwd=tmp_path)
+    listing = proc.stdout.split("Found ")[1]
+    assert "- models/detector.py:\n    1 × BL402 (logging-call)\n" in listing
+    assert "- models/transformer.py:\n" in listing
+    fixed = int(proc.stdout.split("Fixed ")[1].split()[0])
+    assert fixed == sum(int(line.split(" × ")[0]) for line in listing.splitlines() if " × " in line)

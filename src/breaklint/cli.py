@@ -59,7 +59,7 @@ class GroupedCommand(click.Command):
 
 CHECK_GROUPS = {
     "Rule selection": ["select", "ignore", "extend_select"],
-    "Fixes": ["fix", "unsafe_fixes", "diff"],
+    "Fixes": ["fix", "unsafe_fixes", "diff", "show_fixes"],
     "Adopting on an existing code base": ["baseline_path", "write_baseline", "add_noqa"],
     "Output": ["fmt", "output", "quiet", "statistics", "exit_zero", "color"],
     "Run": ["jobs", "no_cache", "config_path", "help"],
@@ -96,6 +96,7 @@ def main() -> None:
               help="With --fix or --diff, apply unsafe fixes too (they may change behaviour: review them).")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; "
               "exit 1 if there would be changes.")
+@click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed, per file and code (as ruff does).")
 @click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Report only findings not recorded in this baseline file (also `baseline` in [tool.breaklint]).")
 @click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
@@ -103,7 +104,7 @@ def main() -> None:
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: BLxxx` to every line with a finding, keeping "
               "existing comments.")
 def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, statistics, jobs, no_cache,
-          config_path, color, fix, unsafe_fixes, diff, baseline_path, write_baseline, add_noqa) -> None:
+          config_path, color, fix, unsafe_fixes, diff, show_fixes, baseline_path, write_baseline, add_noqa) -> None:
     """Check PATHS (files or directories, default `.`) for graph breaks."""
     from .engine import lint
     from .report import relative, text
@@ -193,6 +194,8 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
     if (fmt == "text" or output is not None) and not quiet:
         to_stderr = output is not None or statistics
         click.echo(text.summary(findings, len(result.files)), err=to_stderr)
+        if fixrun is not None and show_fixes:
+            click.echo(_fixed_list(fixrun), err=to_stderr, nl=False)
         if fixrun is not None:
             remaining = len(result.findings)
             click.echo(f"Fixed {fixrun.fixed} finding{'s' * (fixrun.fixed != 1)} in {len(fixrun.files)} "
@@ -201,6 +204,21 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
         if hint:
             click.echo(hint, err=to_stderr)
     sys.exit(2 if missing else exit_status(findings, exit_zero))
+
+
+def _fixed_list(fixrun) -> str:
+    """`--show-fixes`: what was fixed, per file and code, in ruff's layout."""
+    from collections import Counter
+
+    from .report import display_path
+
+    lines = []
+    for change in sorted(fixrun.files, key=lambda c: str(c.path)):
+        lines.append(f"- {display_path(change.path)}:")
+        for code, count in sorted(Counter(change.codes).items()):
+            name = code_info(code)[0] if code in CATALOG else ""
+            lines.append(f"    {count} × {code}" + (f" ({name})" if name else ""))
+    return "".join(line + "\n" for line in lines)
 
 
 def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_error: bool) -> None:

@@ -16,7 +16,7 @@ import os
 import stat
 import tempfile
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -246,6 +246,7 @@ class FileFix:
     before: str
     after: str
     applied: list[Fix]
+    codes: list[str] = field(default_factory=list)  # the code of each applied fix's finding, in order
 
 
 def selected(findings: list[Finding], unsafe: bool) -> dict[Path, list[Fix]]:
@@ -316,6 +317,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
     fixed = 0
     for _ in range(rounds if write else 1):
         round_applied = 0
+        code_of = {id(f.fix): f.code for f in result.all if f.fix is not None}
         for path, fixes in sorted(selected(result.all, unsafe).items()):
             if path in refused:
                 continue
@@ -340,6 +342,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
             entry = changes.setdefault(path, FileFix(path, before, after, []))
             entry.after = after
             entry.applied.extend(applied)
+            entry.codes.extend(code_of.get(id(fix), "") for fix in applied)
             round_applied += len(applied)
         fixed += round_applied
         if not write or not round_applied:
