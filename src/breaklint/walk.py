@@ -1,12 +1,13 @@
 """The one batched walk of a file's tree: every visitor's hooks, called as libcst's traversal calls them.
 
-libcst's `visit_batched` costs three times what the rules do on a large tree:
+On a large tree, libcst's `visit_batched` took longer than the rules themselves:
 - it finds each visitor's `visit_*` / `leave_*` methods with `inspect.getmembers` for every file;
 - its read-only traversal rebuilds and validates a copy of every node on the way back up;
 - `MetadataWrapper` walks the whole tree once more, with no visitors, after computing positions.
 Here a visitor class's hooks are found once, each node type's once per walk, and the walk reads the
 tree in place, announcing the same attributes in the same order (learned from libcst, never listed
-by hand). Positions come from `positions.Positions`.
+by hand); whitespace and punctuation are not entered when no visitor hooks them. Positions come from
+`positions.Positions`. Tests compare every hook call with libcst's own traversal.
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ def optional_fields(cls: type[cst.CSTNode]) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls) if f.default is None)
 
 
-_OPTIONAL: dict[type, tuple[str, ...]] = {}
+_OPTIONAL: dict[type, tuple[str, ...]] = {}  # optional_fields, looked up without a call in the walk
 _SEQUENCES = (tuple, list)
+
+
 def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
     """The attributes of `node` that libcst's own traversal visits, in its order.
 
