@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .source import relative_posix
+
 FORMAT = 1
 KIND = "graph-break-budget"
 
@@ -40,11 +42,8 @@ class Verdict:
 
 
 def _relative(filename: str, root: Path) -> str:
-    real = os.path.realpath(filename)
-    try:
-        return Path(real).relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
-        return Path(real).as_posix()  # outside the project (torch itself): kept absolute
+    # outside the project (torch itself): kept absolute
+    return relative_posix(filename, root) or Path(os.path.realpath(filename)).as_posix()
 
 
 def _within(root: Path):

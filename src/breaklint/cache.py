@@ -110,15 +110,8 @@ class RunRecord:
 
 def read_run(entry: Path, state: str) -> RunRecord | None:
     try:
-        raw = entry.read_bytes()
-        payload = json.loads(raw)
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT or payload.get("version") != __version__:
-        return None
-    try:
-        record = decoder(RunRecord)(payload.get("result"))
-    except (Invalid, RecursionError):
+        record = _decode(entry.read_bytes(), RunRecord)
+    except (OSError, Invalid):
         return None
     return record if record.state == state else None
 
@@ -264,8 +257,8 @@ def dumps(result: Any) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def loads(raw: bytes, cls: type, path: Path, module: str) -> Any:
-    """The result stored in `raw`, or raise Invalid. Checks it is for this file."""
+def _decode(raw: bytes, cls: type) -> Any:
+    """The `cls` stored in an entry's bytes, or raise Invalid."""
     try:
         payload = json.loads(raw)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -273,9 +266,14 @@ def loads(raw: bytes, cls: type, path: Path, module: str) -> Any:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT or payload.get("version") != __version__:
         raise Invalid("another format or version")
     try:
-        result = decoder(cls)(payload.get("result"))
+        return decoder(cls)(payload.get("result"))
     except RecursionError:
         raise Invalid("nested too deeply") from None
+
+
+def loads(raw: bytes, cls: type, path: Path, module: str) -> Any:
+    """The result stored in `raw`, or raise Invalid. Checks it is for this file."""
+    result = _decode(raw, cls)
     if result.path != path or result.module != module:
         raise Invalid("an entry for another file")
     return result

@@ -28,7 +28,7 @@ from .config import Config
 from .finding import Finding
 from .reach import Reach, Values
 from .registry import CATALOG, ENGINE_CODES, load_rules, rule_info
-from .source import decode_source, module_name_for, source_lines
+from .source import decode_source, module_name_for, relative_posix, source_lines
 from .summary import Candidate, ModuleSummary
 
 if TYPE_CHECKING:
@@ -428,10 +428,7 @@ def _real(path: Path) -> Path:
 
 
 def _rel(path: Path, root: Path) -> str:
-    try:
-        return _real(path).relative_to(_real(root)).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return relative_posix(path, root) or path.as_posix()
 
 
 def git_ignored(paths: list[Path]) -> set[Path]:

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from .finding import Finding
-from .source import decode_source, source_lines, span_text
+from .source import decode_source, relative_posix, source_lines, span_text
 
 
 class Sources:
@@ -41,11 +41,8 @@ class Sources:
 
 def relative_uri(path: Path, root: Path) -> tuple[str, bool]:
     """`path` as a POSIX path relative to `root` (True), or as a file URI when it lies outside (False)."""
-    resolved = Path(os.path.realpath(path))  # never raises, even on a symlink loop
-    try:
-        return resolved.relative_to(Path(os.path.realpath(root))).as_posix(), True
-    except ValueError:
-        return resolved.as_uri(), False
+    relative = relative_posix(path, root)
+    return (relative, True) if relative is not None else (Path(os.path.realpath(path)).as_uri(), False)
 
 
 class Fingerprinter:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
+from .context import dotted
 from .source import decode_source, line_starts, span_text
 from .finding import Edit, Finding, Fix
 
@@ -131,7 +132,7 @@ def _raise_message(stmt: cst.Raise) -> str | None:
     exc = stmt.exc
     if stmt.cause is not None or exc is None:
         return None
-    name = dotted_text(exc.func if isinstance(exc, cst.Call) else exc)
+    name = dotted(exc.func if isinstance(exc, cst.Call) else exc)
     if not isinstance(exc, cst.Call) or not exc.args:
         return f'"{name} raised"' if name else None
     if len(exc.args) > 1:
@@ -143,15 +144,6 @@ def _raise_message(stmt: cst.Raise) -> str | None:
     if m.findall(arg.value, m.FormattedString()) or any("b" in s.prefix.lower() for s in strings):
         return None
     return cst.Module([]).code_for_node(arg.value)
-
-
-def dotted_text(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted_text(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
 
 
 def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:

@@ -53,3 +53,12 @@ def module_name_for(path: Path) -> str:
         parts.insert(0, folder.name)
         folder = folder.parent
     return ".".join(parts) or path.stem
+
+
+def relative_posix(path: str | Path, root: Path) -> str | None:
+    """`path` relative to `root` as a POSIX path, both with links resolved; None when it lies outside.
+    (`os.path.realpath`, unlike `Path.resolve`, never raises, even on a symlink loop.)"""
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(root)).as_posix()
+    except ValueError:
+        return None

@@ -11,7 +11,7 @@ import os
 from html import escape
 from pathlib import Path
 
-from ..source import decode_source, source_lines
+from ..source import decode_source, relative_posix, source_lines
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #1b1f24;
@@ -61,11 +61,7 @@ def _split_reason(reason: str) -> tuple[str, str, list[str]]:
 
 
 def _display(path: str, root: Path) -> str:
-    real = os.path.realpath(path)
-    try:
-        return Path(real).relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
-        return path
+    return relative_posix(path, root) or path
 
 
 def render(reports: list, findings: list, recompiles: list[dict], summary: dict, root: Path) -> str:
