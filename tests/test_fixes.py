@@ -19,8 +19,9 @@ from breaklint.finding import Edit, Fix
 from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
-SAFE_CODES = {"BL401", "BL402", "BL403", "BL415"}
-UNSAFE_CODES = {"BL101", "BL201", "BL416"}
+SAFE_CODES = {"BL102", "BL401", "BL402", "BL403", "BL415"}
+UNSAFE_CODES = {"BL101", "BL201", "BL302", "BL405", "BL416"}
+REDRAWN = {"BL405"}  # fixes that draw random numbers from torch instead of `random` / numpy
 
 
 def _fix(line, col, end_line, end_col, content, safe=True) -> Fix:
@@ -150,8 +151,9 @@ def test_diff_exits_0_when_there_is_nothing_to_fix(tmp_path: Path) -> None:
 
 def test_fix_then_relint_and_second_run_changes_nothing(project: Path) -> None:
     os.chmod(project / "BL401.py", 0o640)
+    safe = [(p, f) for p in FIXABLE for f in static_findings(p) if f.fix is not None and f.fix.safe]
     proc = run_cli("--fix", ".", cwd=project)
-    assert "Fixed 5 findings in 4 files" in proc.stdout, proc.stdout
+    assert f"Fixed {len(safe)} findings in {len({p for p, _ in safe})} files" in proc.stdout, proc.stdout
     assert "fixable with `--fix --unsafe-fixes`" in proc.stdout or "more with" in proc.stdout
     assert stat.S_IMODE((project / "BL401.py").stat().st_mode) == 0o640
     proc = run_cli("--fix", "--unsafe-fixes", ".", cwd=project)
@@ -238,10 +240,14 @@ def test_fixes_remove_the_break_and_keep_eager_results(path: Path, tmp_path: Pat
 
     safe = all(f.fix.safe for f in findings)
     for old, fixed in zip(_eager_outputs(path), _eager_outputs(fixed_path), strict=True):
+        old, fixed = torch.as_tensor(old), torch.as_tensor(fixed)
         if safe:
             assert torch.equal(old, fixed)
+        elif path.stem in REDRAWN:
+            # The draws come from torch's generator instead: other numbers, the same kind of result.
+            assert old.shape == fixed.shape and old.dtype == fixed.dtype and torch.isfinite(fixed).all()
         else:
-            assert torch.allclose(torch.as_tensor(old), torch.as_tensor(fixed))
+            assert torch.allclose(old, fixed)
 
 
 def test_fixing_the_examples(tmp_path: Path) -> None:

@@ -50,8 +50,8 @@ VENV = CACHE / "venv"
 
 
 # ---------------------------------------------------------------------- set-up
-def ensure_environment(argv: list[str]) -> None:
-    """Re-run inside the harness's venv, making it first if needed."""
+def ensure_environment(argv: list[str], script: str = __file__) -> None:
+    """Re-run `script` inside the harness's venv, making the venv first if needed."""
     if os.environ.get("BREAKLINT_ACCURACY_VENV") == "1":
         return
     python = VENV / "bin" / "python"
@@ -61,7 +61,7 @@ def ensure_environment(argv: list[str]) -> None:
         subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(HERE / "requirements.txt"),
                         "-e", str(ROOT)], check=True)
     env = {**os.environ, "BREAKLINT_ACCURACY_VENV": "1"}
-    os.execve(str(python), [str(python), __file__, *argv], env)
+    os.execve(str(python), [str(python), script, *argv], env)
 
 
 # ---------------------------------------------------------------------- statements

@@ -108,12 +108,12 @@ BOOL_FUNCS = {
     "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isposinf", "torch.isneginf",
     "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.logical_xor",
     "torch.eq", "torch.ne", "torch.gt", "torch.ge", "torch.lt", "torch.le", "torch.isin",
-    "torch.isclose", "torch.signbit",
+    "torch.isclose", "torch.signbit", "torch.all", "torch.any",
 }
 BOOL_METHODS = {
     "bool", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and",
     "logical_or", "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le",
-    "isclose", "signbit",
+    "isclose", "signbit", "all", "any",
 }
 TENSOR_ANNOTATIONS = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
 SEQUENCE_ANNOTATIONS = {
@@ -200,6 +200,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._if_frames: list[list[dict[str, Val]] | None] = []
         self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
+        self._blocks: list[cst.IndentedBlock] = []  # the indented blocks being walked, innermost last
         self.condition_parts: set[cst.CSTNode] = set()
         self.assign_targets: set[cst.CSTNode] = set()
 
@@ -737,9 +738,11 @@ class FileContext(cst.BatchableCSTVisitor):
     # libcst collects visitor methods by their __name__, so aliases would be missed.
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._enter_maybe_dead(node)
+        self._blocks.append(node)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
         self._leave_maybe_dead(original_node)
+        self._blocks.pop()
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
         self._enter_maybe_dead(node)
@@ -989,8 +992,10 @@ class FileContext(cst.BatchableCSTVisitor):
         if isinstance(node, cst.Comparison):
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
                 return V.BOOL
-            return V.op(self.value(node.left), *(self.value(c.comparator) for c in node.comparisons),
-                        comparison=True)
+            operands = [self.value(node.left), *(self.value(c.comparator) for c in node.comparisons)]
+            if any(v.kind in ("str", "none") for v in operands):  # a tensor never equals a str or None
+                return V.BOOL
+            return V.op(*operands, comparison=True)
         if isinstance(node, cst.BooleanOperation):
             # Every operand but the last is tested for truth, and the result is one of them:
             # for a test, it holds a tensor as soon as one operand does.
@@ -1199,6 +1204,14 @@ class FileContext(cst.BatchableCSTVisitor):
     def current_statement(self) -> cst.CSTNode | None:
         """The innermost simple statement line being walked."""
         return self._stmts[-1] if self._stmts else None
+
+    def next_statement(self, stmt: cst.BaseStatement) -> cst.BaseStatement | None:
+        """The statement after `stmt` in the indented block being walked, if `stmt` is one of its own."""
+        body = self._blocks[-1].body if self._blocks else ()
+        for i, other in enumerate(body[:-1]):
+            if other is stmt:
+                return body[i + 1]
+        return None
 
     def statement_lines(self) -> tuple[int, int]:
         if not self._stmts:

@@ -8,6 +8,7 @@ that does not parse is rolled back fix by fix.
 
 from __future__ import annotations
 
+import ast
 import codecs
 import difflib
 import hashlib
@@ -76,54 +77,375 @@ def guard_statement(ctx: "FileContext", call: cst.Call) -> Fix | None:
     return Fix(title=f"guard with `{guard}`", edits=(edit,), safe=True)
 
 
-def _single_assign(block: cst.BaseSuite) -> tuple[str, cst.BaseExpression] | None:
-    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+_NOT_ELEMENTWISE = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -> str | None:
+    """`test` written as a bool tensor, for `torch.where` and `torch._assert_async`; None when it cannot be.
+
+    A comparison already is one; `not`, `and` and `or` become `torch.logical_not/and/or` (only when
+    every operand is a tensor: Python's `x and y` on a plain bool has no tensor form); any other
+    tensor is tested for truth, which is `!= 0`.
+    """
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = tensor_condition(ctx, test.expression, torch)
+        return None if inner is None else f"{torch}.logical_not({inner})"
+    if isinstance(test, cst.BooleanOperation):
+        if ctx.tensor_requirement(test.left) is None or ctx.tensor_requirement(test.right) is None:
+            return None
+        left, right = tensor_condition(ctx, test.left, torch), tensor_condition(ctx, test.right, torch)
+        if left is None or right is None:
+            return None
+        return f"{torch}.logical_{'and' if isinstance(test.operator, cst.And) else 'or'}({left}, {right})"
+    if ctx.tensor_requirement(test) is None:
         return None
-    stmt = block.body[0]
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Assign)):
+    text = text_of(ctx, test)
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1 or isinstance(test.comparisons[0].operator, _NOT_ELEMENTWISE):
+            return None
+        return text
+    if ctx.value(test).bool_shaped:
+        return text
+    atom = isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or test.lpar
+    return f"{text} != 0" if atom else f"({text}) != 0"
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in m.findall(node, m.Name())}
+
+
+def _diagnostic(ctx: "FileContext", stmt: cst.BaseStatement) -> cst.Call | None:
+    """A statement that only reports: a call, its result unused, of `print`, a logger, `warnings`, or
+    a function of a module (not a method of a value) whose arguments are all literals."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.Call)):
         return None
-    assign = stmt.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+    call = stmt.body[0].value
+    qual = ctx.qualify(call.func) or ""
+    receiver = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else None
+    if (qual == "print" or qual.startswith(("logging.", "warnings."))
+            or (receiver is not None and ctx.is_logger(receiver))):
+        return call
+    literal = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float)
+    plain = isinstance(call.func, cst.Name) or (receiver is not None and receiver.split(".")[0] in ctx.aliases)
+    if plain and call.args and all(isinstance(a.value, literal) or (a.keyword is not None and isinstance(
+            a.value, (cst.Name, cst.Attribute)) and not ctx.value(a.value).is_tensor) or (
+            isinstance(a.value, (cst.Name, cst.Attribute)) and (dotted(a.value) or "").endswith("Warning"))
+            for a in call.args):
+        return call
+    return None
+
+
+def _branch(ctx: "FileContext", suite: cst.BaseSuite) -> tuple[list[tuple[str, cst.BaseExpression]],
+                                                               list[cst.Call]] | None:
+    """A branch made of `name = value` lines and reporting calls: (assignments in order, reports).
+    None also when a report reads a name assigned before it in the branch (the reports move
+    before the assignments)."""
+    if not isinstance(suite, cst.IndentedBlock):
         return None
-    return assign.targets[0].target.value, assign.value
+    assigns: list[tuple[str, cst.BaseExpression]] = []
+    reports: list[cst.Call] = []
+    for stmt in suite.body:
+        report = _diagnostic(ctx, stmt)
+        if report is not None:
+            if _names(report) & {name for name, _ in assigns}:
+                return None
+            reports.append(report)
+            continue
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign)):
+            return None
+        assign = stmt.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        assigns.append((assign.targets[0].target.value, assign.value))
+    return assigns, reports
+
+
+def _selectable(ctx: "FileContext", value: cst.BaseExpression) -> bool:
+    """A value `torch.where` can take: not known to be something other than a tensor or a number."""
+    val = ctx.value(value)
+    return not val.not_tensor or val.kind in ("number", "bool")
 
 
 def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
-    """`a if c else b` -> `torch.where(c, a, b)`; `if c: y = a [else: y = b]` -> `y = torch.where(c, a, b|y)`.
+    """Select with `torch.where` instead of branching on a tensor.
 
-    Unsafe: both sides are computed, and the result is a tensor broadcast from both.
+    - `a if c else b` -> `torch.where(c, a, b)`;
+    - an `if`/`else` whose branches assign names (each at most once, from values that read none
+      of the names assigned) -> one `y = torch.where(c, a, b)` per name, the side without an
+      assignment keeping `y`; statements that only report (`print`, logging, warnings, a
+      module's function called with literals) stay, in the original `if`/`else`, behind
+      `if not torch.compiler.is_compiling():`, so eager runs report as before;
+    - `if c: return a` followed by `return b` -> `return torch.where(c, a, b)`.
+
+    Unsafe: both sides are computed (an error on the side not taken now raises), the result is a
+    tensor broadcast from both, and compiled code does not report. An `if` tests one element, so
+    the selection is whole: the result equals the taken branch's.
     """
     torch = torch_name(ctx)
     if torch is None:
         return None
     comments = m.findall(node, m.Comment())
+    cond = tensor_condition(ctx, node.test, torch)
+    if cond is None:
+        return None
     title = f"select with `{torch}.where(cond, a, b)` instead of branching"
     if isinstance(node, cst.IfExp):
-        if comments:
+        if comments or not (_selectable(ctx, node.body) and _selectable(ctx, node.orelse)):
             return None
-        content = (f"{torch}.where({text_of(ctx, node.test)}, {text_of(ctx, node.body)}, "
-                   f"{text_of(ctx, node.orelse)})")
+        content = f"{torch}.where({cond}, {text_of(ctx, node.body)}, {text_of(ctx, node.orelse)})"
         return replace(ctx, node, content, title, safe=False)
-    then = _single_assign(node.body)
-    if then is None:
+    if isinstance(node.orelse, cst.If) or not isinstance(node.body, cst.IndentedBlock):
         return None
-    # The comment on the `if` line moves to the new line; any other comment would be lost, so no fix.
-    header = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
+    # The comment on the `if` line moves to the first new line; any other comment would be lost: no fix.
+    header = node.body.header.comment
     if any(c is not header for c in comments):
         return None
-    if node.orelse is None:
-        otherwise: tuple[str, str] = (then[0], then[0])
-    elif isinstance(node.orelse, cst.Else) and (other := _single_assign(node.orelse.body)) is not None:
-        otherwise = (other[0], text_of(ctx, other[1]))
-    else:
+    returned = _return_pair(ctx, node)
+    if returned is not None:
+        return _return_fix(ctx, node, torch, cond, returned, header, title)
+    then = _branch(ctx, node.body)
+    other = _branch(ctx, node.orelse.body) if node.orelse is not None else ([], [])
+    if then is None or other is None or not (then[0] or other[0]):
         return None
-    if otherwise[0] != then[0]:
+    assigned = [name for name, _ in then[0] + other[0]]
+    order = list(dict.fromkeys(assigned))  # the `torch.where` lines, in this order
+    if (any(len({n for n, _ in side}) != len(side) for side in (then[0], other[0]))
+            or not _same_reads(order, then[0]) or not _same_reads(order, other[0])
+            or _names(node.test) & set(order[:-1])  # the test is read again on each line
+            or not all(_selectable(ctx, v) for _, v in then[0] + other[0])):
         return None
-    content = f"{then[0]} = {torch}.where({text_of(ctx, node.test)}, {text_of(ctx, then[1])}, {otherwise[1]})"
+    pos = ctx.position(node)
+    indent = ctx.lines[pos.start.line - 1][:pos.start.column]
+    if indent.strip():
+        return None
+    unit = ctx.indent_unit
+    lines: list[str] = []
+    if then[1] or other[1]:
+        lines.append(f"if not {torch}.compiler.is_compiling():")
+        lines.append(f"{unit}if {text_of(ctx, node.test)}:")
+        lines += [f"{unit * 2}{text_of(ctx, c)}" for c in then[1]] or [f"{unit * 2}pass"]
+        if other[1]:
+            lines.append(f"{unit}else:")
+            lines += [f"{unit * 2}{text_of(ctx, c)}" for c in other[1]]
+    then_of, other_of = dict(then[0]), dict(other[0])
+    for name in order:
+        a = text_of(ctx, then_of[name]) if name in then_of else name
+        b = text_of(ctx, other_of[name]) if name in other_of else name
+        lines.append(f"{name} = {torch}.where({cond}, {a}, {b})")
+    if header is not None:
+        lines[0] += f"  {header.value}"
+    return replace(ctx, node, f"\n{indent}".join(lines), title, safe=False)
+
+
+def _same_reads(order: list[str], side: list[tuple[str, cst.BaseExpression]]) -> bool:
+    """Whether each value of a branch, computed on the `torch.where` line of its name, reads the
+    same assignments of that branch as it did in the branch: the lines keep the branch's order
+    for every name a value reads (a name the branch assigns later is still the old one)."""
+    where = {name: i for i, name in enumerate(order)}
+    mine = {name: i for i, (name, _) in enumerate(side)}
+    for name, value in side:
+        for read in _names(value) & mine.keys() - {name}:
+            if (where[read] < where[name]) != (mine[read] < mine[name]):
+                return False
+    return True
+
+
+def _return_pair(ctx: "FileContext", node: cst.If) -> tuple[cst.BaseExpression, cst.Return] | None:
+    """For `if c: return a` followed by `return b` in the same block: (a, that `return b`)."""
+    body = node.body.body
+    if node.orelse is not None or len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) \
+            or len(body[0].body) != 1 or not isinstance(body[0].body[0], cst.Return) or body[0].body[0].value is None:
+        return None
+    after = ctx.next_statement(node)
+    if not (isinstance(after, cst.SimpleStatementLine) and len(after.body) == 1 and isinstance(after.body[0], cst.Return)
+            and after.body[0].value is not None and not after.leading_lines and not m.findall(after, m.Comment())):
+        return None
+    if not (_selectable(ctx, body[0].body[0].value) and _selectable(ctx, after.body[0].value)):
+        return None
+    return body[0].body[0].value, after.body[0]
+
+
+def _return_fix(ctx: "FileContext", node: cst.If, torch: str, cond: str, pair: tuple[cst.BaseExpression, cst.Return],
+                header: cst.Comment | None, title: str) -> Fix:
+    then, after = pair
+    start, end = ctx.position(node), ctx.position(after)
+    content = f"return {torch}.where({cond}, {text_of(ctx, then)}, {text_of(ctx, after.value)})"
     if header is not None:
         content += f"  {header.value}"
-    return replace(ctx, node, content, title, safe=False)
+    return Fix(title=title, edits=(Edit(start.start.line, start.start.column, end.end.line, end.end.column,
+                                        content),), safe=False)
+
+
+# One draw of Python's or numpy's random number functions, as a 0-d tensor drawn by torch:
+# (torch's function with `{}` for the arguments' source, the positional arguments it takes).
+_RANDOM = {
+    "random.random": ("{t}.rand(())", 0),
+    "numpy.random.rand": ("{t}.rand(())", 0),
+    "numpy.random.random": ("{t}.rand(())", 0),
+    "numpy.random.randn": ("{t}.randn(())", 0),
+    "random.uniform": ("{t}.empty(()).uniform_({0}, {1})", 2),
+    "numpy.random.uniform": ("{t}.empty(()).uniform_({0}, {1})", 2),
+    "random.gauss": ("{t}.normal(float({0}), float({1}), ())", 2),
+    "random.normalvariate": ("{t}.normal(float({0}), float({1}), ())", 2),
+    "numpy.random.normal": ("{t}.normal(float({0}), float({1}), ())", 2),
+    "random.randint": ("{t}.randint({0}, ({1}) + 1, ())", 2),
+}
+
+
+def torch_random(ctx: "FileContext", call: cst.Call, name: str) -> Fix | None:
+    """`random.random()` -> `torch.rand(())`, `random.uniform(a, b)` -> `torch.empty(()).uniform_(a, b)`, ...
+
+    Unsafe: the number comes from torch's generator (seeded by `torch.manual_seed`, not
+    `random.seed`), so the draws differ, and it is a 0-d tensor rather than a Python float: a
+    test such as `if torch.rand(()) < p:` is then data-dependent. Offered where the value feeds
+    arithmetic, not in an `if` or `while` test (a name it is assigned to may still be tested later:
+    dynamo's count shows it).
+    """
+    torch = torch_name(ctx)
+    spec = _RANDOM.get(name)
+    stmt = ctx.current_statement()
+    if torch is None or spec is None or stmt is None:  # a call in an `if` or `while` test
+        return None
+    start, end = ctx.statement_lines()
+    if not start <= ctx.position(call).start.line <= end:
+        return None
+    pattern, count = spec
+    if len(call.args) != count or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    args = [text_of(ctx, a.value) for a in call.args]
+    return replace(ctx, call, pattern.format(*args, t=torch), f"draw with `{pattern.format(*'ab', t=torch)}`",
+                   safe=False)
+
+
+def _int_expression(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """An int literal, a `len(...)`, or `+ - * //` of those."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.Call):
+        return ctx.qualify(node.func) == "len"
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _int_expression(ctx, node.expression)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply,
+                                                                              cst.FloorDivide)):
+        return _int_expression(ctx, node.left) and _int_expression(ctx, node.right)
+    return False
+
+
+def arange_to_range(ctx: "FileContext", call: cst.Call, tensor: cst.BaseExpression) -> Fix | None:
+    """`torch.arange(a, b).tolist()` -> `list(range(a, b))`: the list never needs a tensor.
+
+    Safe when every argument is built from int literals and `len(...)`, where `arange` and `range` give the
+    same ints; otherwise unsafe (`arange` also takes floats and tensors, `range` does not).
+    """
+    if not (isinstance(tensor, cst.Call) and ctx.qualify(tensor.func) == "torch.arange"
+            and 1 <= len(tensor.args) <= 3 and all(a.keyword is None and not a.star for a in tensor.args)):
+        return None
+    ints = all(_int_expression(ctx, a.value) for a in tensor.args)
+    if not ints and any(ctx.value(a.value).is_tensor for a in tensor.args):
+        return None
+    bounds = ", ".join(text_of(ctx, a.value) for a in tensor.args)
+    return replace(ctx, call, f"list(range({bounds}))", "build the list with `range`", safe=ints)
+
+
+def _mask(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The mask of `x[mask]`: one index, a bool tensor."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        return None
+    mask = node.slice[0].slice.value
+    return mask if ctx.value(mask).bool_shaped and ctx.tensor_requirement(mask) is not None else None
+
+
+def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
+              ) -> tuple[cst.BaseExpression, list[cst.Subscript]] | None:
+    """`value` with each read `y[mask]` (this mask's text) written `y`, and those reads; None when
+    any other tensor is read (its shape is the selection's, not the whole tensor's)."""
+    reads = [s for s in m.findall(value, m.Subscript()) if _mask(ctx, s) is not None
+             and text_of(ctx, _mask(ctx, s)) == mask]
+    inside = {id(n) for r in reads for n in m.findall(r, m.Name() | m.Attribute())}
+    callees = {id(n) for c in m.findall(value, m.Call()) for n in [c.func, *m.findall(c.func, m.Name())]}
+    attrs = {id(a.attr) for a in m.findall(value, m.Attribute())}
+    for leaf in m.findall(value, m.Name() | m.Attribute() | m.Subscript()):
+        if id(leaf) in inside or id(leaf) in callees or id(leaf) in attrs or leaf in reads:
+            continue
+        if isinstance(leaf, cst.Subscript) and _mask(ctx, leaf) is not None:
+            return None  # a read through another mask
+        if isinstance(leaf, (cst.Name, cst.Attribute)) and ctx.tensor_requirement(leaf) is not None:
+            return None
+    return value.visit(_Unmask({id(r) for r in reads})), reads
+
+
+class _Unmask(cst.CSTTransformer):
+    def __init__(self, reads: set[int]) -> None:
+        super().__init__()
+        self.reads = reads
+
+    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        if id(original_node) not in self.reads:
+            return updated_node
+        return updated_node.value.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar) \
+            if updated_node.lpar else updated_node.value
+
+
+def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAugOp | None,
+                 value: cst.BaseExpression) -> tuple[Fix, list[cst.Subscript]] | None:
+    """`x[mask] = f(y[mask], 2)` -> `x.copy_(torch.where(mask, f(y, 2), x))`; `x[mask] += v` likewise.
+
+    For the masked reads of the statement. Offered when every tensor the value reads is read
+    through the same mask. Unsafe: `f` is computed on every element (what it gives outside the
+    mask is dropped), and the mask must have the shape of `x`: a mask over `x`'s leading
+    dimensions broadcasts against its trailing ones instead.
+    """
+    torch = torch_name(ctx)
+    mask_node = _mask(ctx, target)
+    stmt = ctx.current_statement()
+    if (torch is None or mask_node is None or not isinstance(target.value, (cst.Name, cst.Attribute))
+            or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1
+            or getattr(stmt.body[0], "target", None) is not target
+            and getattr(stmt.body[0], "targets", [None])[0] is not None
+            and stmt.body[0].targets[0].target is not target):
+        return None
+    mask = text_of(ctx, mask_node)
+    found = _unmasked(ctx, value, mask)
+    if found is None or (op is None and not found[1]):
+        return None
+    new, reads = found
+    x = text_of(ctx, target.value)
+    code = cst.Module([]).code_for_node(new)
+    if op is not None:
+        operator = cst.Module([]).code_for_node(op).replace("=", "").strip()
+        atom = isinstance(new, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)) or new.lpar
+        code = f"{x} {operator} {code}" if atom else f"{x} {operator} ({code})"
+        reads = [target, *reads]
+    fix = replace(ctx, stmt.body[0], f"{x}.copy_({torch}.where({mask}, {code}, {x}))",
+                  f"assign through `{torch}.where(mask, ...)` instead of reading through the mask", safe=False)
+    return fix, reads
+
+
+_REDUCTIONS = ("sum", "mean")
+
+
+def masked_reduction(ctx: "FileContext", call: cst.Call) -> tuple[Fix, list[cst.Subscript]] | None:
+    """`x[mask].sum()` -> `torch.where(mask, x, 0).sum()`; `.mean()` -> `... .sum() / mask.sum()`.
+
+    Unsafe: the mask must have the shape of `x` (a mask over leading dimensions broadcasts
+    against the trailing ones instead), and the sum's dtype follows `torch.where`'s promotion.
+    """
+    torch = torch_name(ctx)
+    if torch is None or call.args or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value not in _REDUCTIONS:
+        return None
+    read = call.func.value
+    mask_node = _mask(ctx, read)
+    if mask_node is None:
+        return None
+    mask = text_of(ctx, mask_node)
+    total = f"{torch}.where({mask}, {text_of(ctx, read.value)}, 0).sum()"
+    atom = isinstance(mask_node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or mask_node.lpar
+    content = total if call.func.attr.value == "sum" else f"({total} / {mask if atom else f'({mask})'}.sum())"
+    return replace(ctx, call, content, "reduce with `torch.where(mask, x, 0)` instead of selecting",
+                   safe=False), [read]
 
 
 def _raise_message(stmt: cst.Raise) -> str | None:
@@ -138,12 +460,40 @@ def _raise_message(stmt: cst.Raise) -> str | None:
     if len(exc.args) > 1:
         return None
     arg = exc.args[0]
-    if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString)):
+    if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                                        cst.FormattedString)):
         return None
     strings = m.findall(arg.value, m.SimpleString())
-    if m.findall(arg.value, m.FormattedString()) or any("b" in s.prefix.lower() for s in strings):
+    if any("b" in s.prefix.lower() for s in strings):
         return None
+    if m.findall(arg.value, m.FormattedString()):
+        return _elided(arg.value)
     return cst.Module([]).code_for_node(arg.value)
+
+
+def _string_pieces(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.ConcatenatedString):
+        return _string_pieces(node.left) + _string_pieces(node.right)
+    return [node]
+
+
+def _elided(message: cst.BaseExpression) -> str | None:
+    """An f-string message as a plain string, each `{...}` field written `...`: the fields would
+    format tensors while tracing, and `_assert_async` takes a constant message."""
+    parts: list[str] = []
+    for piece in _string_pieces(message):
+        if isinstance(piece, cst.SimpleString) and isinstance(piece.evaluated_value, str):
+            parts.append(piece.evaluated_value)
+        elif isinstance(piece, cst.FormattedString) and "r" not in piece.prefix.lower():
+            for part in piece.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    text = ast.literal_eval(piece.end + part.value + piece.end)
+                    parts.append(text.replace("{{", "{").replace("}}", "}"))
+                else:
+                    parts.append("...")
+        else:
+            return None
+    return repr("".join(parts))
 
 
 def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
@@ -167,9 +517,12 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
         return None
     test = node.test
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
-        holds = text_of(ctx, test.expression)
+        holds = tensor_condition(ctx, test.expression, torch)
     else:
-        holds = f"{torch}.logical_not({text_of(ctx, test)})"
+        fails = tensor_condition(ctx, test, torch)
+        holds = None if fails is None else f"{torch}.logical_not({fails})"
+    if holds is None:
+        return None
     title = f"check with `{torch}._assert_async(cond, msg)` instead of branching to raise"
     content = f"{torch}._assert_async({holds}, {message})" + (f"  {header.value}" if header is not None else "")
     return replace(ctx, node, content, title, safe=False)

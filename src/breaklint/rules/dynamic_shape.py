@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import values as V
+from ..finding import Fix
+from ..fixes import masked_reduction, masked_write
 from ..rule import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
@@ -94,6 +96,27 @@ class BooleanMaskIndex(Rule):
     )
     GB_TYPES = ("GB0036",)
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._fixes: dict[cst.Subscript, Fix | None] = {}  # masked reads a statement or call rewrites
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.ctx.active() and len(node.targets) == 1:
+            self._offer(masked_write(self.ctx, node.targets[0].target, None, node.value))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self.ctx.active():
+            self._offer(masked_write(self.ctx, node.target, node.operator, node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.active():
+            self._offer(masked_reduction(self.ctx, node))
+
+    def _offer(self, offer: tuple[Fix, list[cst.Subscript]] | None) -> None:
+        if offer is not None:
+            for read in offer[1]:
+                self._fixes.setdefault(read, offer[0])
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         # `x[mask] = v` traces (an index_put); `x[mask] += v` reads `x[mask]` first, and breaks
         if not self.ctx.active() or node in self.ctx.assign_targets:
@@ -104,7 +127,8 @@ class BooleanMaskIndex(Rule):
             value = self.ctx.value(element.slice.value)
             if value.bool_shaped:
                 self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
-                                  "the result's length depends on the data", requires=value)
+                                  "the result's length depends on the data", requires=value,
+                            fix=self._fixes.get(node))
                 return
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import values as V
-from ..fixes import replace, text_of
+from ..fixes import arange_to_range, replace, text_of
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
@@ -90,7 +90,8 @@ class TensorToList(Rule):
             return
         call = method_call(node)
         if call and call[1] == "tolist" and not node.args and maybe_tensor(self.ctx, call[0]):
-            self.report(node, f"`{self.ctx.source(node)}` turns a tensor into a list of Python numbers")
+            self.report(node, f"`{self.ctx.source(node)}` turns a tensor into a list of Python numbers",
+                        fix=arange_to_range(self.ctx, node, call[0]))
 
 
 @register

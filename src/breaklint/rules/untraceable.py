@@ -6,7 +6,7 @@ import libcst as cst
 
 from .. import values as V
 from ..context import dotted
-from ..fixes import guard_statement, replace, text_of
+from ..fixes import guard_statement, replace, text_of, torch_random
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
 
@@ -118,10 +118,17 @@ class PythonRandom(_CallRule):
     CODE = "BL405"
     NAME = "python-random"
     KIND = "break"
-    MESSAGE = "Python's `random` module is skipped by dynamo; the graph breaks around it"
+    MESSAGE = "Python's `random` module and `numpy.random` are skipped by dynamo; the graph breaks around them"
     SUGGESTION = "draw random numbers with torch (`torch.rand`, `torch.randint`, `torch.bernoulli`), which traces"
     GB_TYPES = ("GB0007",)
-    PREFIXES = ("random.",)
+    PREFIXES = ("random.", "numpy.random.")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        what = self.matches(node)
+        if what is not None:
+            self.report(node, self.describe(node, what), fix=torch_random(self.ctx, node, what))
 
 
 @register

@@ -29,6 +29,34 @@ def checked(x):
     return x + 1
 
 
+def note(message):
+    """Reports, as a library's `rank_zero_warn` would."""
+
+
+@torch.compile
+def rates(counts, thresholds):
+    counts = counts.cumsum(0)
+    if not torch.compiler.is_compiling():  # expect: BL201
+        if counts[-1] <= 0:
+            note("no positive counts")
+    rate = torch.where(counts[-1] <= 0, torch.zeros_like(thresholds), counts / counts[-1])
+    thresholds = torch.where(counts[-1] <= 0, thresholds, thresholds * 2)
+    return rate + thresholds
+
+
+@torch.compile
+def early_return(x):
+    x = x * 2
+    return torch.where(x.sum() > 0, x + 1, x - 1)  # expect: BL201
+
+
+@torch.compile
+def checked_with_values(x):
+    x = x * 2
+    torch._assert_async(torch.logical_not(torch.any(x > 1e6)), 'values too large: ...')  # expect: BL201
+    return x + 1
+
+
 @torch.compile
 def in_loop(x):
     x = x * 2
@@ -63,6 +91,9 @@ def cases():
         (ternary, (x,)),
         (any_nan, (x,)),
         (checked, (x,)),
+        (rates, (x.abs(), x)),
+        (early_return, (x,)),
+        (checked_with_values, (x,)),
         (in_loop, (x,)),
         (on_shape, (x,)),
         (skipped_when_compiling, (x,)),

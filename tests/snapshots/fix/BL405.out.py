@@ -1,0 +1,37 @@
+import random
+
+import numpy as np
+import torch
+
+
+@torch.compile
+def python_random(x):
+    x = x * 2
+    p = torch.rand(())  # expect: BL405
+    return x * p
+
+
+@torch.compile
+def numpy_uniform(x):
+    x = x * 2
+    return x * torch.empty(()).uniform_(0.5, 1.5)  # expect: BL405
+
+
+@torch.compile
+def random_gate(x):
+    x = x * 2
+    if random.random() < 2.0:  # expect: BL405
+        x = x + 1
+    return x
+
+
+@torch.compile
+def torch_random(x):
+    x = x * 2
+    p = torch.rand(())
+    return x * p
+
+
+def cases():
+    x = torch.randn(8)
+    return [(python_random, (x,)), (numpy_uniform, (x,)), (random_gate, (x,)), (torch_random, (x,))]
