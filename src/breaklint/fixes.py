@@ -97,6 +97,12 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
         if left is None or right is None:
             return None
         return f"{torch}.logical_{'and' if isinstance(test.operator, cst.And) else 'or'}({left}, {right})"
+    if isinstance(test, cst.Call) and not test.args and isinstance(test.func, cst.Attribute) \
+            and test.func.attr.value == "item" and ctx.tensor_requirement(test.func.value) is not None:
+        return tensor_condition(ctx, test.func.value, torch)  # the truth of `t.item()` is the truth of `t`
+    if isinstance(test, cst.Call) and len(test.args) == 1 and ctx.qualify(test.func) == "bool" \
+            and not test.args[0].keyword and not test.args[0].star:
+        return tensor_condition(ctx, test.args[0].value, torch)
     if ctx.tensor_requirement(test) is None:
         return None
     text = text_of(ctx, test)
@@ -110,13 +116,52 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
     return f"{text} != 0" if atom else f"({text}) != 0"
 
 
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def guarded_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str
+                      ) -> tuple[str | None, str, cst.BaseExpression | None] | None:
+    """`P and T`, P not a tensor and T one, as (P's source, T as a bool tensor, T's node when it is one
+    operand): P stays a Python test. (None, ..) without such P; None when T is not a tensor."""
+    parts = _conjuncts(test)
+    guard: list[cst.BaseExpression] = []
+    while parts and ctx.tensor_requirement(parts[0]) is None and not _unwraps(ctx, parts[0]):
+        guard.append(parts.pop(0))
+    if not parts or (guard and any(isinstance(g, cst.BooleanOperation) and not g.lpar for g in guard)):
+        return None
+    if not guard:
+        cond = tensor_condition(ctx, test, torch)
+        return None if cond is None else (None, cond, test)
+    conds = [tensor_condition(ctx, p, torch) for p in parts]
+    if any(c is None for c in conds):
+        return None
+    cond = conds[0]
+    for more in conds[1:]:
+        cond = f"{torch}.logical_and({cond}, {more})"
+    return " and ".join(text_of(ctx, g) for g in guard), cond, parts[0] if len(parts) == 1 else None
+
+
+def _unwraps(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """`t.item()` or `bool(t)` of a tensor: a Python value, but tested as `t`."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value == "item":
+        return ctx.tensor_requirement(node.func.value) is not None
+    if isinstance(node, cst.Call) and len(node.args) == 1 and ctx.qualify(node.func) == "bool":
+        return ctx.tensor_requirement(node.args[0].value) is not None
+    return False
+
+
 def _names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in m.findall(node, m.Name())}
 
 
-def _diagnostic(ctx: "FileContext", stmt: cst.BaseStatement) -> cst.Call | None:
-    """A statement that only reports: a call, its result unused, of `print`, a logger, `warnings`, or
-    a function of a module (not a method of a value) whose arguments are all literals."""
+def _diagnostic(ctx: "FileContext", stmt: cst.BaseStatement) -> tuple[cst.Call, bool] | None:
+    """A statement that only reports: a call, its result unused, of `print`, a logger, `warnings`
+    (known: True), or a function of a module (not a method of a value) whose arguments are all
+    literals (known: False)."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
             and isinstance(stmt.body[0].value, cst.Call)):
         return None
@@ -125,30 +170,30 @@ def _diagnostic(ctx: "FileContext", stmt: cst.BaseStatement) -> cst.Call | None:
     receiver = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else None
     if (qual == "print" or qual.startswith(("logging.", "warnings."))
             or (receiver is not None and ctx.is_logger(receiver))):
-        return call
+        return call, True
     literal = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float)
     plain = isinstance(call.func, cst.Name) or (receiver is not None and receiver.split(".")[0] in ctx.aliases)
     if plain and call.args and all(isinstance(a.value, literal) or (a.keyword is not None and isinstance(
             a.value, (cst.Name, cst.Attribute)) and not ctx.value(a.value).is_tensor) or (
             isinstance(a.value, (cst.Name, cst.Attribute)) and (dotted(a.value) or "").endswith("Warning"))
             for a in call.args):
-        return call
+        return call, False
     return None
 
 
 def _branch(ctx: "FileContext", suite: cst.BaseSuite) -> tuple[list[tuple[str, cst.BaseExpression]],
-                                                               list[cst.Call]] | None:
+                                                               list[tuple[cst.Call, bool]]] | None:
     """A branch made of `name = value` lines and reporting calls: (assignments in order, reports).
     None also when a report reads a name assigned before it in the branch (the reports move
     before the assignments)."""
     if not isinstance(suite, cst.IndentedBlock):
         return None
     assigns: list[tuple[str, cst.BaseExpression]] = []
-    reports: list[cst.Call] = []
+    reports: list[tuple[cst.Call, bool]] = []
     for stmt in suite.body:
         report = _diagnostic(ctx, stmt)
         if report is not None:
-            if _names(report) & {name for name, _ in assigns}:
+            if _names(report[0]) & {name for name, _ in assigns}:
                 return None
             reports.append(report)
             continue
@@ -187,27 +232,27 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     if torch is None:
         return None
     comments = m.findall(node, m.Comment())
-    cond = tensor_condition(ctx, node.test, torch)
-    if cond is None:
-        return None
     title = f"select with `{torch}.where(cond, a, b)` instead of branching"
     if isinstance(node, cst.IfExp):
-        if comments or not (_selectable(ctx, node.body) and _selectable(ctx, node.orelse)):
+        cond = tensor_condition(ctx, node.test, torch)
+        if cond is None or comments or not (_selectable(ctx, node.body) and _selectable(ctx, node.orelse)):
             return None
         content = f"{torch}.where({cond}, {text_of(ctx, node.body)}, {text_of(ctx, node.orelse)})"
         return replace(ctx, node, content, title, safe=False)
-    if isinstance(node.orelse, cst.If) or not isinstance(node.body, cst.IndentedBlock):
+    split = guarded_condition(ctx, node.test, torch)
+    if split is None or isinstance(node.orelse, cst.If) or not isinstance(node.body, cst.IndentedBlock):
         return None
+    guard, cond, _ = split
     # The comment on the `if` line moves to the first new line; any other comment would be lost: no fix.
     header = node.body.header.comment
     if any(c is not header for c in comments):
         return None
     returned = _return_pair(ctx, node)
     if returned is not None:
-        return _return_fix(ctx, node, torch, cond, returned, header, title)
+        return None if guard else _return_fix(ctx, node, torch, cond, returned, header, title)
     then = _branch(ctx, node.body)
     other = _branch(ctx, node.orelse.body) if node.orelse is not None else ([], [])
-    if then is None or other is None or not (then[0] or other[0]):
+    if then is None or other is None or not (then[0] or then[1]) or (guard and node.orelse is not None):
         return None
     assigned = [name for name, _ in then[0] + other[0]]
     order = list(dict.fromkeys(assigned))  # the `torch.where` lines, in this order
@@ -225,18 +270,36 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     if then[1] or other[1]:
         lines.append(f"if not {torch}.compiler.is_compiling():")
         lines.append(f"{unit}if {text_of(ctx, node.test)}:")
-        lines += [f"{unit * 2}{text_of(ctx, c)}" for c in then[1]] or [f"{unit * 2}pass"]
+        lines += [f"{unit * 2}{_deeper(ctx, c, unit)}" for c, _ in then[1]] or [f"{unit * 2}pass"]
         if other[1]:
             lines.append(f"{unit}else:")
-            lines += [f"{unit * 2}{text_of(ctx, c)}" for c in other[1]]
+            lines += [f"{unit * 2}{_deeper(ctx, c, unit)}" for c, _ in other[1]]
     then_of, other_of = dict(then[0]), dict(other[0])
     for name in order:
         a = text_of(ctx, then_of[name]) if name in then_of else name
         b = text_of(ctx, other_of[name]) if name in other_of else name
         lines.append(f"{name} = {torch}.where({cond}, {a}, {b})")
+    if guard and then[1] and not then[0]:
+        guard = None  # a branch that only reports: its test is kept whole, behind the guard
+    if guard:
+        lines = [f"if {guard}:", *(f"{unit}{line}" for line in lines)]
     if header is not None:
         lines[0] += f"  {header.value}"
-    return replace(ctx, node, f"\n{indent}".join(lines), title, safe=False)
+    # A branch that only reports, behind `not is_compiling()`: eager runs it as before, and
+    # dynamo skips it. Safe when every call is known to only report (print, logging, warnings).
+    safe = not order and all(known for _, known in then[1] + other[1])
+    title = title if order else f"report only when not compiling: `if not {torch}.compiler.is_compiling():`"
+    return replace(ctx, node, f"\n{indent}".join(lines), title, safe=safe)
+
+
+def _deeper(ctx: "FileContext", node: cst.CSTNode, unit: str) -> str:
+    """The node's source, its continuation lines one `unit` deeper (kept as they are when a string
+    spans lines: its text would change)."""
+    text = text_of(ctx, node)
+    strings = m.findall(node, m.SimpleString() | m.FormattedString())
+    if any("\n" in cst.Module([]).code_for_node(s) for s in strings):
+        return text
+    return text.replace("\n", "\n" + unit)
 
 
 def _same_reads(order: list[str], side: list[tuple[str, cst.BaseExpression]]) -> bool:
@@ -360,7 +423,8 @@ def _mask(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpression | 
 def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
               ) -> tuple[cst.BaseExpression, list[cst.Subscript]] | None:
     """`value` with each read `y[mask]` (this mask's text) written `y`, and those reads; None when
-    any other tensor is read (its shape is the selection's, not the whole tensor's)."""
+    it reads any other value not known to be a plain number: a tensor read whole has the
+    selection's shape, not the whole tensor's."""
     reads = [s for s in m.findall(value, m.Subscript()) if _mask(ctx, s) is not None
              and text_of(ctx, _mask(ctx, s)) == mask]
     inside = {id(n) for r in reads for n in m.findall(r, m.Name() | m.Attribute())}
@@ -371,8 +435,8 @@ def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
             continue
         if isinstance(leaf, cst.Subscript) and _mask(ctx, leaf) is not None:
             return None  # a read through another mask
-        if isinstance(leaf, (cst.Name, cst.Attribute)) and ctx.tensor_requirement(leaf) is not None:
-            return None
+        if isinstance(leaf, (cst.Name, cst.Attribute)) and not ctx.value(leaf).not_tensor:
+            return None  # a tensor, or not known not to be one
     return value.visit(_Unmask({id(r) for r in reads})), reads
 
 
@@ -400,11 +464,13 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
     torch = torch_name(ctx)
     mask_node = _mask(ctx, target)
     stmt = ctx.current_statement()
-    if (torch is None or mask_node is None or not isinstance(target.value, (cst.Name, cst.Attribute))
-            or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1
-            or getattr(stmt.body[0], "target", None) is not target
-            and getattr(stmt.body[0], "targets", [None])[0] is not None
-            and stmt.body[0].targets[0].target is not target):
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if isinstance(small, cst.Assign):
+        own = small.targets[0].target if len(small.targets) == 1 else None
+    else:
+        own = small.target if isinstance(small, cst.AugAssign) else None
+    if torch is None or mask_node is None or own is not target or not isinstance(target.value, (cst.Name,
+                                                                                                cst.Attribute)):
         return None
     mask = text_of(ctx, mask_node)
     found = _unmasked(ctx, value, mask)
@@ -418,7 +484,7 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
         atom = isinstance(new, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)) or new.lpar
         code = f"{x} {operator} {code}" if atom else f"{x} {operator} ({code})"
         reads = [target, *reads]
-    fix = replace(ctx, stmt.body[0], f"{x}.copy_({torch}.where({mask}, {code}, {x}))",
+    fix = replace(ctx, small, f"{x}.copy_({torch}.where({mask}, {code}, {x}))",
                   f"assign through `{torch}.where(mask, ...)` instead of reading through the mask", safe=False)
     return fix, reads
 
@@ -515,17 +581,27 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     message = _raise_message(body[0].body[0])
     if message is None:
         return None
-    test = node.test
+    split = guarded_condition(ctx, node.test, torch)
+    if split is None:
+        return None
+    guard, fails, test = split
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
         holds = tensor_condition(ctx, test.expression, torch)
     else:
-        fails = tensor_condition(ctx, test, torch)
-        holds = None if fails is None else f"{torch}.logical_not({fails})"
+        holds = f"{torch}.logical_not({fails})"
     if holds is None:
         return None
     title = f"check with `{torch}._assert_async(cond, msg)` instead of branching to raise"
-    content = f"{torch}._assert_async({holds}, {message})" + (f"  {header.value}" if header is not None else "")
-    return replace(ctx, node, content, title, safe=False)
+    lines = [f"{torch}._assert_async({holds}, {message})"]
+    if guard:  # `if P and T: raise`, P not a tensor: P stays a Python test
+        pos = ctx.position(node)
+        indent = ctx.lines[pos.start.line - 1][:pos.start.column]
+        if indent.strip():
+            return None
+        lines = [f"if {guard}:", f"{indent}{ctx.indent_unit}{lines[0]}"]
+    if header is not None:
+        lines[0] += f"  {header.value}"
+    return replace(ctx, node, "\n".join(lines), title, safe=False)
 
 
 # ---------------------------------------------------------------------- applying fixes

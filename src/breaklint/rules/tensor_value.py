@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import values as V
+from ..finding import Fix
 from ..fixes import arange_to_range, replace, text_of
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
@@ -103,6 +104,28 @@ class TensorScalarCast(Rule):
     MESSAGE = "`float()`, `int()`, `bool()` or `math.*` applied to a tensor reads its value"
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     GB_TYPES = ("GB0124", "GB0033")
+    CASTS = {"float": "float", "int": "long"}  # the cast -> the tensor method that keeps it a tensor
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._fixes: dict[cst.Call, Fix] = {}
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """`x * float(t)`: the number only feeds arithmetic with a tensor, so `t` can stay a tensor."""
+        if not self.ctx.active():
+            return
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if not (isinstance(side, cst.Call) and builtin_name(self.ctx, side) in self.CASTS
+                    and len(side.args) == 1 and not side.args[0].keyword and not side.args[0].star):
+                continue
+            inner = side.args[0].value
+            if self.ctx.tensor_requirement(inner) is not None and self.ctx.tensor_requirement(other) is not None:
+                method = self.CASTS[builtin_name(self.ctx, side)]
+                text = text_of(self.ctx, inner)
+                if not isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not inner.lpar:
+                    text = f"({text})"
+                self._fixes[side] = replace(self.ctx, side, f"{text}.{method}()",
+                                            f"keep the value a 0-d tensor (`.{method}()`)", safe=False)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
@@ -121,7 +144,8 @@ class TensorScalarCast(Rule):
         # a tensor among the arguments is enough: op() is a tensor as soon as one part is
         requires = V.op(*needs)
         if name in ("float", "int", "bool", "complex"):
-            self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires)
+            self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires,
+                        fix=self._fixes.get(node))
             return
         self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
                           "Python number", requires=requires)

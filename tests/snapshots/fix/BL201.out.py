@@ -58,6 +58,23 @@ def checked_with_values(x):
 
 
 @torch.compile
+def reports_only(x):
+    x = x * 2
+    if not torch.compiler.is_compiling():  # expect: BL201
+        if (x > 100).any():
+            note("large values")
+    return x + 1
+
+
+@torch.compile
+def checked_unless_ignored(x, ignore=None):
+    x = x * 2
+    if ignore is None:  # expect: BL201
+        torch._assert_async(torch.logical_not(x.max() > 1e6), "values too large")
+    return x + 1
+
+
+@torch.compile
 def in_loop(x):
     x = x * 2
     for i in range(3):
@@ -94,6 +111,8 @@ def cases():
         (rates, (x.abs(), x)),
         (early_return, (x,)),
         (checked_with_values, (x,)),
+        (reports_only, (x * 100,)),
+        (checked_unless_ignored, (x,)),
         (in_loop, (x,)),
         (on_shape, (x,)),
         (skipped_when_compiling, (x,)),

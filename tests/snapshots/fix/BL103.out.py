@@ -1,0 +1,49 @@
+import math
+
+import torch
+
+
+@torch.compile
+def float_of_tensor(x):
+    x = x * 2
+    return x * x.sum().float()  # expect: BL103
+
+
+@torch.compile
+def int_of_tensor(x):
+    x = x * 2
+    n = int(x.max())  # expect: BL103
+    return x + n
+
+
+@torch.compile
+def math_of_tensor(x):
+    x = x * 2
+    return x + math.sqrt(x.abs().sum())  # expect: BL103
+
+
+@torch.compile
+def cast_of_shape(x):
+    x = x * 2
+    scale = math.sqrt(x.shape[-1])
+    return x / scale + float(x.shape[0])
+
+
+@torch.compile
+def slice_to_tensor(x):
+    x = x * 2
+    count = (x > 0).long().sum()
+    return x[: count + 1]  # expect: BL103
+
+
+@torch.compile
+def slice_to_shape(x):
+    x = x * 2
+    n = x.shape[0] // 2
+    return x[:n] + x[n:]
+
+
+def cases():
+    x = torch.randn(8)
+    return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
+            (slice_to_tensor, (x,)), (slice_to_shape, (x,))]
