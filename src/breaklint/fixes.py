@@ -107,9 +107,20 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
         return None
     text = text_of(ctx, test)
     if isinstance(test, cst.Comparison):
-        if len(test.comparisons) != 1 or isinstance(test.comparisons[0].operator, _NOT_ELEMENTWISE):
+        if any(isinstance(c.operator, _NOT_ELEMENTWISE) for c in test.comparisons):
             return None
-        return text
+        if len(test.comparisons) == 1:
+            return text
+        # `a <= b <= c` is `a <= b and b <= c`: one comparison per pair, and-ed
+        left, pairs = test.left, []
+        for comp in test.comparisons:
+            op = cst.Module([]).code_for_node(comp.operator).strip()
+            pairs.append(f"{text_of(ctx, left)} {op} {text_of(ctx, comp.comparator)}")
+            left = comp.comparator
+        cond = pairs[0]
+        for more in pairs[1:]:
+            cond = f"{torch}.logical_and({cond}, {more})"
+        return cond
     if ctx.value(test).bool_shaped:
         return text
     atom = isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or test.lpar

@@ -380,3 +380,27 @@ class UncalledTensorMethod(Rule):
 
     def visit_While(self, node: cst.While) -> None:
         self._check(node.test)
+
+
+@register
+class JitIsinstance(Rule):
+    CODE = "BL417"
+    NAME = "jit-isinstance"
+    KIND = "break"
+    MESSAGE = "`torch.jit.isinstance` is skipped by dynamo; the graph breaks at the call"
+    SUGGESTION = "use the builtin `isinstance(x, T)`, which dynamo traces (for a plain class it gives the same answer)"
+    GB_TYPES = ("GB0007",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active() or self.ctx.qualify(node.func) != "torch.jit.isinstance":
+            return
+        args = node.args
+        fix = None
+        if len(args) == 2 and all(a.keyword is None and not a.star for a in args) \
+                and isinstance(args[1].value, (cst.Name, cst.Attribute)) and "isinstance" not in self.ctx.aliases:
+            # A plain class: the same answer as the builtin. A generic (`List[int]`) checks the
+            # contents, which `isinstance` cannot: no fix.
+            fix = replace(self.ctx, node, f"isinstance({text_of(self.ctx, args[0].value)}, "
+                                          f"{text_of(self.ctx, args[1].value)})",
+                          "use the builtin `isinstance`", safe=True)
+        self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=fix)

@@ -16,6 +16,13 @@ def ternary(x):
 
 
 @torch.compile
+def in_range(x):
+    x = x * 2
+    scale = torch.where(torch.logical_and(-1 <= x.mean(), x.mean() <= 1), 0.5, 2.0)  # expect: BL201
+    return x * scale
+
+
+@torch.compile
 def any_nan(x):
     x = x * 2
     x = torch.where(torch.isnan(x).any(), torch.zeros_like(x), x)  # expect: BL201
@@ -106,6 +113,7 @@ def cases():
     return [
         (Gate(), (x,)),
         (ternary, (x,)),
+        (in_range, (x,)),
         (any_nan, (x,)),
         (checked, (x,)),
         (rates, (x.abs(), x)),
