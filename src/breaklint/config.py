@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import json
 import os
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -102,13 +105,18 @@ def _selected(code: str, selectors: list[str]) -> bool:
 
 
 def _path_matches(relpath: str, pattern: str) -> bool:
-    pattern = pattern.rstrip("/")
-    if fnmatch.fnmatch(relpath, pattern) or fnmatch.fnmatch(relpath, pattern + "/*"):
+    """The pattern matches the path, a folder holding it, or (a pattern without `/`) one of its parts."""
+    whole, part = _matcher(pattern)
+    if whole(relpath):
         return True
-    parts = relpath.split("/")
-    if "/" not in pattern:
-        return any(fnmatch.fnmatch(part, pattern) for part in parts)
-    return False
+    return part is not None and any(part(p) for p in relpath.split("/"))
+
+
+@functools.lru_cache(maxsize=None)
+def _matcher(pattern: str) -> tuple[Callable[[str], object], Callable[[str], object] | None]:
+    pattern = pattern.rstrip("/")
+    whole = re.compile(f"(?:{fnmatch.translate(pattern)})|(?:{fnmatch.translate(pattern + '/*')})").match
+    return whole, (re.compile(fnmatch.translate(pattern)).match if "/" not in pattern else None)
 
 
 def validate_codes(selectors: list[str], where: str) -> None:

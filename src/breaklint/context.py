@@ -201,6 +201,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
         self._blocks: list[cst.IndentedBlock] = []  # the indented blocks being walked, innermost last
+        self._qualified: tuple[cst.CSTNode | None, str | None] = (None, None)
         self.condition_parts: set[cst.CSTNode] = set()
         self.assign_targets: set[cst.CSTNode] = set()
 
@@ -278,14 +279,22 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """Resolve a name chain through the module's imports: `nn.Module` -> `torch.nn.Module`."""
+        # Every rule that looks at a call asks about its callee in turn, at the same point of the
+        # walk: the last answer is kept for the next question about the same node.
+        if node is self._qualified[0]:
+            return self._qualified[1]
         name = dotted(node)
         if name is None:
-            return None
-        head, _, rest = name.partition(".")
-        if self._scopes and head in self._scopes[-1].values:
-            return None  # a local variable, not the imported name
-        full = self.aliases.get(head, head)
-        return f"{full}.{rest}" if rest else full
+            full = None
+        else:
+            head, _, rest = name.partition(".")
+            if self._scopes and head in self._scopes[-1].values:
+                full = None  # a local variable, not the imported name
+            else:
+                full = self.aliases.get(head, head)
+                full = f"{full}.{rest}" if rest else full
+        self._qualified = (node, full)
+        return full
 
     # ------------------------------------------------------------------ scopes
     @property
@@ -387,6 +396,7 @@ class FileContext(cst.BatchableCSTVisitor):
         if self._scopes:
             # A nested function is traced with its parent: share the parent's scope.
             self._scopes.append(self._scopes[-1])
+            self._qualified = (None, None)  # names changed meaning
             return
         cls = self._classes[-1] if self._classes else None
         qual = f"{self._prefix()}{node.name.value}"
@@ -419,9 +429,11 @@ class FileContext(cst.BatchableCSTVisitor):
             if isinstance(star, cst.Param):
                 scope.values[star.name.value] = V.OBJECT
         self._scopes.append(scope)
+        self._qualified = (None, None)  # names changed meaning
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self._scopes.pop()
+        self._qualified = (None, None)  # names changed meaning
         self._disabled_depth -= self._def_disabled.pop()
         if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
             if scope.generator:
@@ -803,6 +815,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._assign_value(target, V.elem(self.value(it)))
         if isinstance(target, cst.Name):
             scope.values.setdefault(target.value, V.UNKNOWN)
+            self._qualified = (None, None)  # names changed meaning
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._stmts.append(node)
@@ -862,6 +875,7 @@ class FileContext(cst.BatchableCSTVisitor):
             name = original_node.target.value
             before = scope.values.get(name, V.UNKNOWN)
             scope.values[name] = V.op(before, self.value(original_node.value))
+            self._qualified = (None, None)  # names changed meaning
 
     def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
         """Bind a target (a name, or a tuple or list of targets) to a value. Inside a loop body or
@@ -875,6 +889,7 @@ class FileContext(cst.BatchableCSTVisitor):
             if old is not None and self._branch_names and name not in self._branch_names[-1]:
                 value = V.join(old, value)
             scope.values[name] = value
+            self._qualified = (None, None)  # names changed meaning
             if self._branch_names:
                 self._branch_names[-1].add(name)
         elif isinstance(target, (cst.Tuple, cst.List)):

@@ -392,14 +392,18 @@ def discover(paths: list[Path], config: Config, notes: list[str] | None = None) 
         # when it lies outside the root, never to the folders above it.
         anchor = config.root if _is_within(path, config.root) else path
         found = under.setdefault(path, [])
+        # The walk root's path relative to the anchor is resolved once; below it, paths are joined as
+        # the walk gives them (it does not enter linked folders).
+        top = _rel(path, anchor)
+        top = "" if top == "." else top + "/"
         for dirpath, dirnames, filenames in os.walk(path):
             base = Path(dirpath)
-            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(_rel(base / d, anchor)))
+            inner = os.path.relpath(dirpath, path)
+            prefix = top if inner == "." else f"{top}{Path(inner).as_posix()}/"
+            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(prefix + d))
             for name in sorted(filenames):
-                if name.endswith(".py"):
-                    file = base / name
-                    if not config.is_excluded(_rel(file, anchor)):
-                        found.append(file)
+                if name.endswith(".py") and not config.is_excluded(prefix + name):
+                    found.append(base / name)
     ignored = git_ignored([f for files in under.values() for f in files]) if config.respect_gitignore else set()
     out = list(named)
     for path, files in under.items():
