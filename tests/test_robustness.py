@@ -49,7 +49,8 @@ def tree(tmp_path: Path) -> Path:
         "deep_chain.py": b"import torch\nx = " + b"+".join([b"a"] * 2000) + b"\n",
         "too_deep_for_python.py": b"import torch\nx = " + b"+".join([b"a"] * 100_000) + b"\n",
         "parens.py": b"import torch\nx = " + b"(" * 1000 + b"1" + b")" * 1000 + b"\n",
-        "long_strings.py": b"import torch\nx = (" + b"\n".join([b"'a'"] * 20_000) + b")\n",
+        # (in a function: module-level data this large is walked empty, see the bulky-data test)
+        "long_strings.py": b"import torch\ndef f():\n    return (" + b"\n".join([b"'a'"] * 20_000) + b")\n",
         "big.py": b"import torch\n" + b"x = [" + b",\n".join(b"%d" % i for i in range(1_200_000)) + b"]\n",
     }
     for name, data in bad.items():
@@ -296,3 +297,21 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path: Path, monkeypatch) 
     assert [(f.path.name, f.code) for f in result.errors] == [("crash.py", "BL004")]
     assert "crashed" in result.errors[0].message
     assert sorted(f.path.name for f in result.findings) == [f"m{i:02d}.py" for i in range(20)]
+
+
+# ---------------------------------------------------------------------- bulky generated data
+def test_bulky_module_level_data_is_walked_empty_with_lines_and_columns_kept(monkeypatch) -> None:
+    monkeypatch.setattr(engine, "BULKY_VALUE", 200)
+    rows = "".join(f'    ("op{i}", torch.float16, {i}): (1, -2, 3.5),\n' for i in range(20))
+    source = ("import torch\nfrom .ops import relu\n\nTABLE = {\n" + rows + "}  # end\n"
+              "REFS = {" + ", ".join(f'"k{i}": relu' for i in range(20)) + "}\n"
+              "FNS = [" + ", ".join("lambda x: x" for _ in range(20)) + "]\n\n\n"
+              "@torch.compile\ndef f(x):\n    return x.item()\n")
+    blanked = engine.without_bulky_data(source)
+    assert blanked.splitlines()[3] == "TABLE = {" and "op1" not in blanked
+    assert [len(line) for line in blanked.splitlines()[:3]] == [len(line) for line in source.splitlines()[:3]]
+    assert blanked.count("\n") == source.count("\n") and blanked.splitlines()[24] == "}  # end"
+    assert "relu, " in blanked and "lambda x" in blanked  # tables naming code are kept for reach
+    found = [(f.code, f.line, f.col) for f in lint_source(source, Path("m.py"))]
+    monkeypatch.setattr(engine, "BULKY_VALUE", 10**9)
+    assert found == [(f.code, f.line, f.col) for f in lint_source(source, Path("m.py"))] == [("BL101", 32, 11)]

@@ -9,6 +9,7 @@ their candidates become findings.
 
 from __future__ import annotations
 
+import ast
 import gc
 import hashlib
 import os
@@ -100,6 +101,7 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
     if problem is not None:
         result.errors.append(problem)
         return result
+    text = without_bulky_data(text)
     try:
         ctx = _walk(text, path, module)
     except _Unparsable as exc:
@@ -242,6 +244,78 @@ def _rejected(path: Path, exc: SyntaxError | ValueError) -> Finding:
         return _engine_finding("BL001", path, f"syntax error: {exc.msg}", exc.lineno or 1,
                                max((exc.offset or 1) - 1, 0))
     return _engine_finding("BL001", path, f"syntax error: {exc}")
+
+
+# A module-level assignment whose value spans more source than this (a generated table) is walked as
+# an empty one: its syntax tree would cost about 500 bytes per byte of source, and module-level values
+# are never compiled. Only plain data goes: literals, and attributes of modules brought in with
+# `import m` (`torch.float16`). A table that names functions or classes (which reach follows), holds
+# a `lambda`, or is `__all__` is kept.
+BULKY_VALUE = 64 * 1024
+_DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.UnaryOp, ast.unaryop, ast.BinOp,
+               ast.operator, ast.expr_context, ast.Attribute, ast.Name)
+
+
+def _plain_data(value: ast.expr, modules: set[str]) -> bool:
+    for node in ast.walk(value):
+        if not isinstance(node, _DATA_NODES):
+            return False
+        if isinstance(node, ast.Attribute):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not (isinstance(root, ast.Name) and root.id in modules):
+                return False
+    names = {id(n) for n in ast.walk(value) if isinstance(n, ast.Name)}
+    roots = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            roots.add(id(root))
+    return names <= roots  # a bare name is a reference to something else of the program
+
+
+def without_bulky_data(text: str) -> str:
+    """`text` with each bulky module-level value replaced by an empty one of the same kind (`{}`,
+    `[]`, `()`) that keeps every line and column: the brackets stand where the value began and
+    ended, with blank lines between."""
+    if len(text) <= BULKY_VALUE:
+        return text
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text
+    modules = {(alias.asname or alias.name).split(".")[0] for stmt in tree.body if isinstance(stmt, ast.Import)
+               for alias in stmt.names}
+    lines = text.splitlines(keepends=True)
+    edits = []
+    for stmt in tree.body:
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if value is None or value.end_lineno is None:
+            continue
+        start, end = value.lineno - 1, value.end_lineno - 1
+        if sum(len(lines[i]) for i in range(start, end + 1)) <= BULKY_VALUE:
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) or not _plain_data(value, modules):
+            continue
+        # ast columns count UTF-8 bytes; the text's columns count characters
+        first = len(lines[start].encode("utf-8")[:value.col_offset].decode("utf-8", "replace"))
+        last = len(lines[end].encode("utf-8")[:value.end_col_offset].decode("utf-8", "replace"))
+        opening, closing = {ast.Dict: "{}", ast.List: "[]", ast.ListComp: "[]"}.get(type(value), "()")
+        edits.append((start, first, end, last, opening, closing))
+    if not edits:
+        return text
+    for start, first, end, last, opening, closing in reversed(edits):
+        if start == end:
+            lines[start] = lines[start][:first] + opening + " " * (last - first - 2) + closing + lines[start][last:]
+            continue
+        head = lines[start][:first] + opening + "\n"
+        tail = " " * max(last - 1, 0) + closing + lines[end][last:]
+        lines[start:end + 1] = [head, *("\n" for _ in range(end - start - 1)), tail]
+    return "".join(lines)
 
 
 def _compile(text: str, path: Path, depth: int) -> None:
