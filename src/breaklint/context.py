@@ -104,6 +104,11 @@ SHAPE_METHODS = {
     "repeat", "contiguous", "clone", "detach", "flip", "roll", "t", "narrow", "view_as", "reshape_as",
     "unflatten", "movedim", "repeat_interleave", "tile",
 }
+_LITERAL_KINDS = {
+    cst.Integer: V.NUMBER, cst.Float: V.NUMBER, cst.Imaginary: V.NUMBER,
+    cst.SimpleString: V.STR, cst.ConcatenatedString: V.STR, cst.FormattedString: V.STR,
+}
+_NAME_CONSTANTS = {"True": V.BOOL, "False": V.BOOL, "None": V.NONE}
 BOOL_FUNCS = {
     "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isposinf", "torch.isneginf",
     "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.logical_xor",
@@ -939,17 +944,17 @@ class FileContext(cst.BatchableCSTVisitor):
         return None
 
     def literal_value(self, node: cst.BaseExpression) -> Val | None:
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-            return V.NUMBER
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            return V.STR
-        if isinstance(node, cst.Name) and node.value in ("True", "False"):
-            return V.BOOL
-        if isinstance(node, cst.Name) and node.value == "None":
-            return V.NONE
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        # Dispatch on the exact node type: libcst's node classes are final, and isinstance against
+        # their abstract bases goes through ABCMeta, a hot spot of the walk.
+        kind = type(node)
+        literal = _LITERAL_KINDS.get(kind)
+        if literal is not None:
+            return literal
+        if kind is cst.Name:
+            return _NAME_CONSTANTS.get(node.value)
+        if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
             return self.literal_value(node.expression)
-        if isinstance(node, (cst.Tuple, cst.List)):
+        if kind is cst.Tuple or kind is cst.List:
             parts = [self.literal_value(el.value) for el in node.elements]
             return V.seq([p or V.UNKNOWN for p in parts])
         return None
@@ -962,19 +967,23 @@ class FileContext(cst.BatchableCSTVisitor):
             return V.UNKNOWN
 
     def _value(self, node: cst.BaseExpression) -> Val:
-        scope = self._scopes[-1] if self._scopes else None
-        literal = self.literal_value(node) if not isinstance(node, (cst.Tuple, cst.List)) else None
-        if literal is not None:
-            return literal
-        if isinstance(node, cst.Name):
+        kind = type(node)
+        if kind is cst.Name:
+            literal = _NAME_CONSTANTS.get(node.value)
+            if literal is not None:
+                return literal
+            scope = self._scopes[-1] if self._scopes else None
             if scope is not None and node.value in scope.values:
                 return scope.values[node.value]
             return self.globals.get(node.value, V.UNKNOWN)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self._attribute_value(node)
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             return self._call_value(node)
-        if isinstance(node, cst.Subscript):
+        literal = self.literal_value(node) if kind is not cst.Tuple and kind is not cst.List else None
+        if literal is not None:
+            return literal
+        if kind is cst.Subscript:
             base = self.value(node.value)
             if base.is_tensor:
                 return V.TENSOR

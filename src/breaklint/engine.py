@@ -277,11 +277,23 @@ def _plain_data(value: ast.expr, modules: set[str]) -> bool:
     return names <= roots  # a bare name is a reference to something else of the program
 
 
+_TOP_LEVEL = re.compile(r"^[^\s#)\]}]", re.M)  # a line that may start a module-level statement
+_TOP_ASSIGN = re.compile(r"[A-Za-z_][\w.]*\s*(?::[^=\n]*)?=(?!=)")
+
+
+def _may_hold_bulky_value(text: str) -> bool:
+    """A cheap look before parsing: an assignment at column 0 followed by more than BULKY_VALUE
+    characters before the next line at column 0."""
+    starts = [m.start() for m in _TOP_LEVEL.finditer(text)]
+    return any(end - start > BULKY_VALUE and _TOP_ASSIGN.match(text, start)
+               for start, end in zip(starts, [*starts[1:], len(text)]))
+
+
 def without_bulky_data(text: str) -> str:
     """`text` with each bulky module-level value replaced by an empty one of the same kind (`{}`,
     `[]`, `()`) that keeps every line and column: the brackets stand where the value began and
     ended, with blank lines between."""
-    if len(text) <= BULKY_VALUE:
+    if len(text) <= BULKY_VALUE or not _may_hold_bulky_value(text):
         return text
     try:
         tree = ast.parse(text)
