@@ -1229,6 +1229,10 @@ class FileContext(cst.BatchableCSTVisitor):
         """The innermost simple statement line being walked."""
         return self._stmts[-1] if self._stmts else None
 
+    def is_bound(self, name: str) -> bool:
+        """Whether the function being walked has bound `name` by now (a parameter, an assignment)."""
+        return bool(self._scopes) and name in self._scopes[-1].values
+
     def next_statement(self, stmt: cst.BaseStatement) -> cst.BaseStatement | None:
         """The statement after `stmt` in the indented block being walked, if `stmt` is one of its own."""
         body = self._blocks[-1].body if self._blocks else ()

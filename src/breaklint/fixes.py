@@ -270,6 +270,8 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     if (any(len({n for n, _ in side}) != len(side) for side in (then[0], other[0]))
             or not _same_reads(order, then[0]) or not _same_reads(order, other[0])
             or _names(node.test) & set(order[:-1])  # the test is read again on each line
+            # a name one side does not assign keeps its value there: it must have one
+            or any(not ctx.is_bound(n) for n in order if n not in dict(then[0]) or n not in dict(other[0]))
             or not all(_selectable(ctx, v) for _, v in then[0] + other[0])):
         return None
     pos = ctx.position(node)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
+import libcst.matchers as m
 
 from .. import values as V
 from ..finding import Fix
@@ -32,6 +35,47 @@ class TensorItem(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._python_value_depth = 0
+        self._operands: set[int] = set()  # ids of the direct operands of arithmetic with a tensor
+        # per function being walked: (candidate index, name) of `name = t.item()` findings whose fix
+        # stands only if `name` then only feeds arithmetic
+        self._pending: list[list[tuple[int, str, cst.Name]]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._pending.append([])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        for index, name, target in self._pending.pop():
+            if not _only_arithmetic(original_node, name, target):
+                candidate = self.ctx.candidates[index]
+                self.ctx.candidates[index] = dataclasses.replace(
+                    candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if not self.ctx.active():
+            return
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if self.ctx.tensor_requirement(other) is not None:  # arithmetic with a tensor
+                self._operands.add(id(side))
+
+    def _keep_tensor(self, node: cst.Call, receiver: cst.BaseExpression) -> Fix | None:
+        """Drop `.item()` where the number only feeds arithmetic: as an operand of arithmetic with a
+        tensor (`x * t.item()`), or through a name that is then only an operand (`s = t.item()` ...
+        `x + s`). Where it is returned, indexes, is compared or passed on, the number may be needed
+        as one: dropping `.item()` would move the break, not remove it."""
+        if self._python_value_depth:
+            return None
+        fix = replace(self.ctx, node, text_of(self.ctx, receiver), "keep the value as a 0-d tensor (drop `.item()`)",
+                      safe=False)
+        if id(node) in self._operands:
+            return fix
+        stmt = self.ctx.current_statement()
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name) and self._pending):
+            target = small.targets[0].target
+            self._pending[-1].append((len(self.ctx.candidates), target.value, target))
+            return fix
+        return None
 
     def _needs_python_value(self, node: cst.Call) -> bool:
         name = builtin_name(self.ctx, node)
@@ -45,11 +89,8 @@ class TensorItem(Rule):
             return
         call = method_call(node)
         if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
-            fix = None
-            if not self._python_value_depth:
-                fix = replace(self.ctx, node, text_of(self.ctx, call[0]),
-                              "keep the value as a 0-d tensor (drop `.item()`)", safe=False)
-            self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number", fix=fix)
+            self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number",
+                        fix=self._keep_tensor(node, call[0]))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         if self._needs_python_value(original_node):
@@ -72,6 +113,23 @@ class TensorItem(Rule):
 
     def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
         self._python_value_depth -= 1
+
+
+def _only_arithmetic(function: cst.FunctionDef, name: str, target: cst.Name) -> bool:
+    """Whether every other use of `name` in the function is an operand of arithmetic (and nothing
+    else assigns it)."""
+    operands = {id(side) for op in m.findall(function, m.BinaryOperation()) for side in (op.left, op.right)}
+    others = {id(n) for a in m.findall(function, m.Attribute()) for n in (a.attr,)}
+    others |= {id(a.keyword) for a in m.findall(function, m.Arg()) if a.keyword is not None}
+    others |= {id(p.name) for p in m.findall(function, m.Param())}
+    assigned = {id(t.target) for t in m.findall(function, m.AssignTarget())}
+    assigned |= {id(t.target) for t in m.findall(function, m.AugAssign() | m.AnnAssign())}
+    for use in m.findall(function, m.Name(value=name)):
+        if use is target or id(use) in others:
+            continue
+        if id(use) in assigned or id(use) not in operands:
+            return False
+    return True
 
 
 @register

@@ -120,7 +120,7 @@ class PythonRandom(_CallRule):
     KIND = "break"
     MESSAGE = "Python's `random` module and `numpy.random` are skipped by dynamo; the graph breaks around them"
     SUGGESTION = "draw random numbers with torch (`torch.rand`, `torch.randint`, `torch.bernoulli`), which traces"
-    GB_TYPES = ("GB0007",)
+    GB_TYPES = ("GB0007", "GB0033")  # numpy's draws: a data-dependent operator to dynamo
     PREFIXES = ("random.", "numpy.random.")
 
     def visit_Call(self, node: cst.Call) -> None:
