@@ -2,6 +2,7 @@
 
     python bench/fix_check.py tm monai diffusers kornia pyg   # libraries of bench/accuracy/cases.py
     python bench/fix_check.py kornia --cases aug__            # some of one library's cases
+    python bench/fix_check.py --fixtures                      # the project's own fixtures
 
 Runs in the accuracy harness's venv (made on first use, see bench/accuracy/run.py). For each library
 it copies the installed package twice and applies `breaklint --fix`, then `--fix --unsafe-fixes`, to
@@ -230,12 +231,52 @@ def library_table(library: str, package: str, names: list[str], tmp: Path, jobs:
     return rows
 
 
+def fixtures_table() -> None:
+    """The project's fixtures: break sites dynamo reports before and after `--fix` (safe, then safe +
+    unsafe), applied round after round as the CLI does."""
+    from breaklint import fixes
+    from breaklint.calibrate import calibrate, static_findings
+
+    root = HERE.parent / "fixtures"
+    print("| fixtures | run | sites | left | removed |\n|---|---|---|---|---|")
+    totals = {"safe": [0, 0], "safe+unsafe": [0, 0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        # fixtures that run: not engine diagnostics (BL00x), and with cases (a debugger call has none)
+        paths = [p for p in sorted(root.glob("BL*.py"))
+                 if not p.name.startswith("BL00") and "def cases(" in p.read_text(encoding="utf-8")]
+        for path in paths:
+            before = calibrate(path)
+            for mode, unsafe in (("safe", False), ("safe+unsafe", True)):
+                text, fixed = path.read_text(encoding="utf-8"), Path(tmp) / path.name
+                for _ in range(8):
+                    fixed.write_text(text, encoding="utf-8")
+                    found = [f.fix for f in static_findings(fixed) if f.fix and (f.fix.safe or unsafe)]
+                    new, applied = fixes.apply(text, found)
+                    if not applied or new == text:
+                        break
+                    text = new
+                fixed.write_text(text, encoding="utf-8")
+                after = calibrate(fixed)
+                if os.environ.get("FIX_CHECK_VERBOSE"):
+                    print(f"  {path.name} {mode}: {len(before.sites)} -> {len(after.sites)}", file=sys.stderr)
+                totals[mode][0] += len(before.sites)
+                totals[mode][1] += len(set(before.sites) - set(after.sites))
+    for mode, (sites_before, removed) in totals.items():
+        print(f"| all {len(paths)} | {mode} | {sites_before} | {sites_before - removed} | "
+              f"{removed} ({removed / max(sites_before, 1):.0%}) |")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("libraries", nargs="+", help="library keys of bench/accuracy/cases.py (kornia, pyg, tm, ...)")
+    parser.add_argument("libraries", nargs="*", help="library keys of bench/accuracy/cases.py (kornia, pyg, tm, ...)")
     parser.add_argument("--cases", action="append", default=[], help="only cases whose name holds this")
+    parser.add_argument("--fixtures", action="store_true", help="also the project's fixtures")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
+    if args.fixtures:
+        fixtures_table()
+    if not args.libraries:
+        return 0
     import cases
 
     unknown = [lib for lib in args.libraries if lib not in cases.LIBRARIES]

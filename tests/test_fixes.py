@@ -20,7 +20,7 @@ from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
 SAFE_CODES = {"BL102", "BL401", "BL402", "BL403", "BL415", "BL417"}
-UNSAFE_CODES = {"BL101", "BL103", "BL201", "BL302", "BL405", "BL416"}
+UNSAFE_CODES = {"BL101", "BL103", "BL201", "BL202", "BL302", "BL405", "BL416"}
 REDRAWN = {"BL405"}  # fixes that draw random numbers from torch instead of `random` / numpy
 
 

@@ -527,6 +527,53 @@ def masked_reduction(ctx: "FileContext", call: cst.Call) -> tuple[Fix, list[cst.
                    safe=False), [read]
 
 
+def logical_chain(ctx: "FileContext", node: cst.BooleanOperation, operands: list[cst.BaseExpression],
+                  ops: list[cst.BaseBooleanOp]) -> Fix | None:
+    """`a and b` (a value, not a test) of bool tensors -> `torch.logical_and(a, b)`; `or` likewise.
+
+    Unsafe: the result is a bool tensor rather than one of the operands (the same value, since
+    every operand is a bool tensor), and every operand is computed (no short-circuit). Offered for
+    chains of one operator whose operands are all bool tensors (comparisons, `isnan`, `any`, ...)."""
+    torch = torch_name(ctx)
+    if torch is None or len({type(op) for op in ops}) != 1 or m.findall(node, m.Comment()):
+        return None
+    if not all(ctx.value(o).bool_shaped and ctx.tensor_requirement(o) is not None for o in operands):
+        return None
+    name = "logical_and" if isinstance(ops[0], cst.And) else "logical_or"
+    text = text_of(ctx, operands[0])
+    for operand in operands[1:]:
+        text = f"{torch}.{name}({text}, {text_of(ctx, operand)})"
+    return replace(ctx, node, text, f"combine with `{torch}.{name}`", safe=False)
+
+
+def logical_not(ctx: "FileContext", node: cst.UnaryOperation) -> Fix | None:
+    """`not t` (a value, not a test) -> `torch.logical_not(t)`: `t == 0` as a bool tensor, where `not`
+    gave a Python bool. Unsafe: the type changes."""
+    torch = torch_name(ctx)
+    if torch is None or m.findall(node, m.Comment()):
+        return None
+    return replace(ctx, node, f"{torch}.logical_not({text_of(ctx, node.expression)})",
+                   f"negate with `{torch}.logical_not`", safe=False)
+
+
+_MATH_TO_TORCH = frozenset({
+    "sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "erf", "erfc", "isnan", "isinf", "isfinite",
+})
+
+
+def math_to_torch(ctx: "FileContext", call: cst.Call, qual: str) -> Fix | None:
+    """`math.sqrt(t)` on a tensor -> `torch.sqrt(t)`: the same function, kept a tensor. Unsafe: the
+    result is a 0-d tensor rather than a float (and `floor`/`ceil` keep `t`'s dtype, not int)."""
+    torch = torch_name(ctx)
+    name = qual.removeprefix("math.")
+    if torch is None or name not in _MATH_TO_TORCH or len(call.args) != 1 or call.args[0].keyword \
+            or call.args[0].star:
+        return None
+    return replace(ctx, call, f"{torch}.{name}({text_of(ctx, call.args[0].value)})",
+                   f"use `{torch}.{name}`", safe=False)
+
+
 def _raise_message(stmt: cst.Raise) -> str | None:
     """The message for `raise E("literal")` (its literal) or `raise E` / `raise E()` ("E raised"), as
     source text; None for a computed message (an f-string would format tensors at trace time)."""

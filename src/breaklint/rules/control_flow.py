@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..fixes import branch_to_where, check_to_assert
+from ..fixes import branch_to_where, check_to_assert, logical_chain, logical_not
 from ..rule import Rule, register
 
 BRANCH_SUGGESTION = (
@@ -85,13 +85,15 @@ class DataDependentBoolOp(Rule):
             operands.insert(0, (cur.right, cur.operator))
             cur = cur.left
         operands.insert(0, (cur, operands[0][1]))
+        fix = logical_chain(self.ctx, node, [operand for operand, _ in operands], [op for _, op in operands[1:]])
         for (operand, _), (_, op) in zip(operands[:-1], operands[1:]):
             # A parenthesized chain among the operands is checked as a chain of its own.
             requires = None if isinstance(operand, cst.BooleanOperation) else self.ctx.tensor_requirement(operand)
             if requires is not None:
                 word = "and" if isinstance(op, cst.And) else "or"
                 self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`",
-                            requires=requires)
+                            requires=requires, fix=fix)
+                fix = None  # one fix for the chain
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if not (self.ctx.active() and isinstance(node.operator, cst.Not) and node not in self.ctx.condition_parts):
@@ -99,5 +101,5 @@ class DataDependentBoolOp(Rule):
         requires = self.ctx.tensor_requirement(node.expression)
         if requires is not None:
             self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`",
-                        requires=requires)
+                        requires=requires, fix=logical_not(self.ctx, node))
 

@@ -9,7 +9,7 @@ import libcst.matchers as m
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import arange_to_range, replace, text_of
+from ..fixes import arange_to_range, math_to_torch, replace, text_of
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
@@ -206,7 +206,8 @@ class TensorScalarCast(Rule):
                         fix=self._fixes.get(node))
             return
         self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
-                          "Python number", requires=requires)
+                          "Python number", requires=requires,
+                    fix=math_to_torch(self.ctx, node, qual) if len(args) == 1 else None)
 
 
     def visit_Slice(self, node: cst.Slice) -> None:

@@ -19,7 +19,7 @@ def int_of_tensor(x):
 @torch.compile
 def math_of_tensor(x):
     x = x * 2
-    return x + math.sqrt(x.abs().sum())  # expect: BL103
+    return x + torch.sqrt(x.abs().sum())  # expect: BL103
 
 
 @torch.compile
