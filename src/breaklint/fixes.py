@@ -574,6 +574,24 @@ def math_to_torch(ctx: "FileContext", call: cst.Call, qual: str) -> Fix | None:
                    f"use `{torch}.{name}`", safe=False)
 
 
+_CLOCKS = {"time.time": "0.0", "time.perf_counter": "0.0", "time.monotonic": "0.0", "time.process_time": "0.0",
+           "time.time_ns": "0", "time.perf_counter_ns": "0", "time.monotonic_ns": "0", "time.process_time_ns": "0"}
+
+
+def clock_outside_compile(ctx: "FileContext", call: cst.Call, name: str) -> Fix | None:
+    """`start = time.perf_counter()` -> `start = (0.0 if torch.compiler.is_compiling() else time.perf_counter())`.
+
+    Eager code reads the clock as before; compiled code gets 0, a constant dynamo traces (a
+    reading taken while tracing would be frozen into the graph anyway). Unsafe: compiled code
+    sees 0. A call that is a statement of its own (`time.sleep(1)`) is guarded instead (safe)."""
+    torch = torch_name(ctx)
+    zero = _CLOCKS.get(name)
+    if torch is None or zero is None or call.args:
+        return None
+    return replace(ctx, call, f"({zero} if {torch}.compiler.is_compiling() else {text_of(ctx, call)})",
+                   "read the clock only when not compiling", safe=False)
+
+
 def _raise_message(stmt: cst.Raise) -> str | None:
     """The message for `raise E("literal")` (its literal) or `raise E` / `raise E()` ("E raised"), as
     source text; None for a computed message (an f-string would format tensors at trace time)."""

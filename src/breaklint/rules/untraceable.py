@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import values as V
-from ..context import dotted
-from ..fixes import guard_statement, replace, text_of, torch_random
+from ..context import TRUE_UNDER_COMPILE, dotted
+from ..fixes import clock_outside_compile, guard_statement, replace, text_of, torch_random
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
 
@@ -111,6 +111,22 @@ class TimeCall(_CallRule):
         "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time_ns",
         "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
     })
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._eager_only: set[int] = set()  # `b` of `a if torch.compiler.is_compiling() else b`
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if isinstance(node.test, cst.Call) and self.ctx.qualify(node.test.func) in TRUE_UNDER_COMPILE:
+            self._eager_only.add(id(node.orelse))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active() or id(node) in self._eager_only:
+            return
+        what = self.matches(node)
+        if what is not None:
+            fix = guard_statement(self.ctx, node) or clock_outside_compile(self.ctx, node, what)
+            self.report(node, self.describe(node, what), fix=fix)
 
 
 @register
