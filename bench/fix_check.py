@@ -286,7 +286,11 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for library in args.libraries:
             names = case_names(library, args.cases)
-            rows += library_table(library, cases.PACKAGES[library], names, Path(tmp), args.jobs)
+            done = library_table(library, cases.PACKAGES[library], names, Path(tmp), args.jobs)
+            rows += done
+            for r in done:  # as each library finishes; the whole table follows at the end
+                print(f"{r[0]} {r[1]}: sites {r[3]} -> {r[4]}, removed {r[5]}, new {r[6]}, "
+                      f"outputs changed {len(r[9])}, fails {len(r[10])}", file=sys.stderr, flush=True)
     header = ("library", "run", "cases", "sites", "left", "removed", "new", "case-sites", "left",
               "outputs changed", "fails")
     print("| " + " | ".join(header) + " |")
