@@ -6,6 +6,7 @@ import libcst as cst
 
 from .. import values as V
 from ..context import TRUE_UNDER_COMPILE, dotted
+from ..finding import Fix
 from ..fixes import clock_outside_compile, guard_statement, replace, text_of, torch_random
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
@@ -41,8 +42,10 @@ class _CallRule(Rule):
             return
         what = self.matches(node)
         if what is not None:
-            fix = guard_statement(self.ctx, node) if self.GUARD_FIX else None
-            self.report(node, self.describe(node, what), fix=fix)
+            self.report(node, self.describe(node, what), fix=self.fix_for(node, what))
+
+    def fix_for(self, node: cst.Call, what: str) -> Fix | None:
+        return guard_statement(self.ctx, node) if self.GUARD_FIX else None
 
     def describe(self, node: cst.Call, what: str) -> str:
         return f"`{self.ctx.source(node)}`: {self.MESSAGE}"
@@ -121,12 +124,11 @@ class TimeCall(_CallRule):
             self._eager_only.add(id(node.orelse))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active() or id(node) in self._eager_only:
-            return
-        what = self.matches(node)
-        if what is not None:
-            fix = guard_statement(self.ctx, node) or clock_outside_compile(self.ctx, node, what)
-            self.report(node, self.describe(node, what), fix=fix)
+        if id(node) not in self._eager_only:
+            super().visit_Call(node)
+
+    def fix_for(self, node: cst.Call, what: str) -> Fix | None:
+        return guard_statement(self.ctx, node) or clock_outside_compile(self.ctx, node, what)
 
 
 @register
@@ -139,12 +141,8 @@ class PythonRandom(_CallRule):
     GB_TYPES = ("GB0007", "GB0033")  # numpy's draws: a data-dependent operator to dynamo
     PREFIXES = ("random.", "numpy.random.")
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
-            return
-        what = self.matches(node)
-        if what is not None:
-            self.report(node, self.describe(node, what), fix=torch_random(self.ctx, node, what))
+    def fix_for(self, node: cst.Call, what: str) -> Fix | None:
+        return torch_random(self.ctx, node, what)
 
 
 @register
