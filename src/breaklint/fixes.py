@@ -67,10 +67,10 @@ def guard_statement(ctx: "FileContext", call: cst.Call) -> Fix | None:
     if (torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1
             or not isinstance(stmt.body[0], cst.Expr) or stmt.body[0].value is not call):
         return None
-    pos = ctx.position(stmt)
-    indent = ctx.lines[pos.start.line - 1][:pos.start.column]
-    if indent.strip():
+    indent = own_line_indent(ctx, stmt)
+    if indent is None:
         return None
+    pos = ctx.position(stmt)
     guard = f"if not {torch}.compiler.is_compiling():"
     edit = Edit(pos.start.line, pos.start.column, pos.start.line, pos.start.column,
                 f"{guard}\n{indent}{ctx.indent_unit}")
@@ -78,6 +78,46 @@ def guard_statement(ctx: "FileContext", call: cst.Call) -> Fix | None:
 
 
 _NOT_ELEMENTWISE = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
+
+
+def wrapped(node: cst.BaseExpression, text: str) -> str:
+    """`text` (the node's source) in parentheses unless the node binds tighter than any operator."""
+    return text if isinstance(node, _ATOMS) or node.lpar else f"({text})"
+
+
+def _fold(torch: str, name: str, parts: list[str]) -> str:
+    """`torch.<name>(torch.<name>(a, b), c)` for parts a, b, c."""
+    out = parts[0]
+    for more in parts[1:]:
+        out = f"{torch}.{name}({out}, {more})"
+    return out
+
+
+def _unwrapped(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`t` for `t.item()` or `bool(t)` of a tensor: a Python value, whose truth is `t`'s."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value == "item":
+        inner = node.func.value
+    elif isinstance(node, cst.Call) and len(node.args) == 1 and ctx.qualify(node.func) == "bool" \
+            and not node.args[0].keyword and not node.args[0].star:
+        inner = node.args[0].value
+    else:
+        return None
+    return inner if ctx.tensor_requirement(inner) is not None else None
+
+
+def sole_statement(ctx: "FileContext") -> cst.BaseSmallStatement | None:
+    """The small statement being walked, when it is alone on its line (no `;`)."""
+    stmt = ctx.current_statement()
+    return stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+
+
+def own_line_indent(ctx: "FileContext", node: cst.CSTNode) -> str | None:
+    """The indentation of the line a statement starts, or None when other code precedes it there."""
+    pos = ctx.position(node)
+    indent = ctx.lines[pos.start.line - 1][:pos.start.column]
+    return None if indent.strip() else indent
 
 
 def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -> str | None:
@@ -97,12 +137,9 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
         if left is None or right is None:
             return None
         return f"{torch}.logical_{'and' if isinstance(test.operator, cst.And) else 'or'}({left}, {right})"
-    if isinstance(test, cst.Call) and not test.args and isinstance(test.func, cst.Attribute) \
-            and test.func.attr.value == "item" and ctx.tensor_requirement(test.func.value) is not None:
-        return tensor_condition(ctx, test.func.value, torch)  # the truth of `t.item()` is the truth of `t`
-    if isinstance(test, cst.Call) and len(test.args) == 1 and ctx.qualify(test.func) == "bool" \
-            and not test.args[0].keyword and not test.args[0].star:
-        return tensor_condition(ctx, test.args[0].value, torch)
+    inner = _unwrapped(ctx, test)
+    if inner is not None:
+        return tensor_condition(ctx, inner, torch)
     if ctx.tensor_requirement(test) is None:
         return None
     text = text_of(ctx, test)
@@ -117,14 +154,10 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
             op = cst.Module([]).code_for_node(comp.operator).strip()
             pairs.append(f"{text_of(ctx, left)} {op} {text_of(ctx, comp.comparator)}")
             left = comp.comparator
-        cond = pairs[0]
-        for more in pairs[1:]:
-            cond = f"{torch}.logical_and({cond}, {more})"
-        return cond
+        return _fold(torch, "logical_and", pairs)
     if ctx.value(test).bool_shaped:
         return text
-    atom = isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or test.lpar
-    return f"{text} != 0" if atom else f"({text}) != 0"
+    return f"{wrapped(test, text)} != 0"
 
 
 def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -139,7 +172,7 @@ def guarded_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str
     operand): P stays a Python test. (None, ..) without such P; None when T is not a tensor."""
     parts = _conjuncts(test)
     guard: list[cst.BaseExpression] = []
-    while parts and ctx.tensor_requirement(parts[0]) is None and not _unwraps(ctx, parts[0]):
+    while parts and ctx.tensor_requirement(parts[0]) is None and _unwrapped(ctx, parts[0]) is None:
         guard.append(parts.pop(0))
     if not parts or (guard and any(isinstance(g, cst.BooleanOperation) and not g.lpar for g in guard)):
         return None
@@ -149,20 +182,8 @@ def guarded_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str
     conds = [tensor_condition(ctx, p, torch) for p in parts]
     if any(c is None for c in conds):
         return None
-    cond = conds[0]
-    for more in conds[1:]:
-        cond = f"{torch}.logical_and({cond}, {more})"
+    cond = _fold(torch, "logical_and", conds)
     return " and ".join(text_of(ctx, g) for g in guard), cond, parts[0] if len(parts) == 1 else None
-
-
-def _unwraps(ctx: "FileContext", node: cst.BaseExpression) -> bool:
-    """`t.item()` or `bool(t)` of a tensor: a Python value, but tested as `t`."""
-    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
-            and node.func.attr.value == "item":
-        return ctx.tensor_requirement(node.func.value) is not None
-    if isinstance(node, cst.Call) and len(node.args) == 1 and ctx.qualify(node.func) == "bool":
-        return ctx.tensor_requirement(node.args[0].value) is not None
-    return False
 
 
 def _names(node: cst.CSTNode) -> set[str]:
@@ -274,9 +295,8 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
             or any(not ctx.is_bound(n) for n in order if n not in dict(then[0]) or n not in dict(other[0]))
             or not all(_selectable(ctx, v) for _, v in then[0] + other[0])):
         return None
-    pos = ctx.position(node)
-    indent = ctx.lines[pos.start.line - 1][:pos.start.column]
-    if indent.strip():
+    indent = own_line_indent(ctx, node)
+    if indent is None:
         return None
     unit = ctx.indent_unit
     lines: list[str] = []
@@ -476,8 +496,7 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
     """
     torch = torch_name(ctx)
     mask_node = _mask(ctx, target)
-    stmt = ctx.current_statement()
-    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    small = sole_statement(ctx)
     if isinstance(small, cst.Assign):
         own = small.targets[0].target if len(small.targets) == 1 else None
     else:
@@ -494,8 +513,7 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
     code = cst.Module([]).code_for_node(new)
     if op is not None:
         operator = cst.Module([]).code_for_node(op).replace("=", "").strip()
-        atom = isinstance(new, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)) or new.lpar
-        code = f"{x} {operator} {code}" if atom else f"{x} {operator} ({code})"
+        code = f"{x} {operator} {wrapped(new, code)}"
         reads = [target, *reads]
     fix = replace(ctx, small, f"{x}.copy_({torch}.where({mask}, {code}, {x}))",
                   f"assign through `{torch}.where(mask, ...)` instead of reading through the mask", safe=False)
@@ -521,8 +539,7 @@ def masked_reduction(ctx: "FileContext", call: cst.Call) -> tuple[Fix, list[cst.
         return None
     mask = text_of(ctx, mask_node)
     total = f"{torch}.where({mask}, {text_of(ctx, read.value)}, 0).sum()"
-    atom = isinstance(mask_node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or mask_node.lpar
-    content = total if call.func.attr.value == "sum" else f"({total} / {mask if atom else f'({mask})'}.sum())"
+    content = total if call.func.attr.value == "sum" else f"({total} / {wrapped(mask_node, mask)}.sum())"
     return replace(ctx, call, content, "reduce with `torch.where(mask, x, 0)` instead of selecting",
                    safe=False), [read]
 
@@ -540,9 +557,7 @@ def logical_chain(ctx: "FileContext", node: cst.BooleanOperation, operands: list
     if not all(ctx.value(o).bool_shaped and ctx.tensor_requirement(o) is not None for o in operands):
         return None
     name = "logical_and" if isinstance(ops[0], cst.And) else "logical_or"
-    text = text_of(ctx, operands[0])
-    for operand in operands[1:]:
-        text = f"{torch}.{name}({text}, {text_of(ctx, operand)})"
+    text = _fold(torch, name, [text_of(ctx, o) for o in operands])
     return replace(ctx, node, text, f"combine with `{torch}.{name}`", safe=False)
 
 
@@ -593,8 +608,8 @@ def clock_outside_compile(ctx: "FileContext", call: cst.Call, name: str) -> Fix 
 
 
 def _raise_message(stmt: cst.Raise) -> str | None:
-    """The message for `raise E("literal")` (its literal) or `raise E` / `raise E()` ("E raised"), as
-    source text; None for a computed message (an f-string would format tensors at trace time)."""
+    """The message for `raise E("literal")` (its literal), `raise E(f"...")` (its text, fields elided)
+    or `raise E` / `raise E()` ("E raised"), as source text; None for any other computed message."""
     exc = stmt.exc
     if stmt.cause is not None or exc is None:
         return None
@@ -672,9 +687,8 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     title = f"check with `{torch}._assert_async(cond, msg)` instead of branching to raise"
     lines = [f"{torch}._assert_async({holds}, {message})"]
     if guard:  # `if P and T: raise`, P not a tensor: P stays a Python test
-        pos = ctx.position(node)
-        indent = ctx.lines[pos.start.line - 1][:pos.start.column]
-        if indent.strip():
+        indent = own_line_indent(ctx, node)
+        if indent is None:
             return None
         lines = [f"if {guard}:", f"{indent}{ctx.indent_unit}{lines[0]}"]
     if header is not None:

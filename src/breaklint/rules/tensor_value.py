@@ -9,7 +9,7 @@ import libcst.matchers as m
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import arange_to_range, math_to_torch, replace, text_of
+from ..fixes import arange_to_range, math_to_torch, replace, sole_statement, text_of, wrapped
 from ..rule import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
@@ -51,11 +51,8 @@ class TensorItem(Rule):
                     candidate, finding=dataclasses.replace(candidate.finding, fix=None))
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if not self.ctx.active():
-            return
-        for side, other in ((node.left, node.right), (node.right, node.left)):
-            if self.ctx.tensor_requirement(other) is not None:  # arithmetic with a tensor
-                self._operands.add(id(side))
+        if self.ctx.active():
+            self._operands.update(id(side) for side in _with_a_tensor(self.ctx, node))
 
     def _keep_tensor(self, node: cst.Call, receiver: cst.BaseExpression) -> Fix | None:
         """Drop `.item()` where the number only feeds arithmetic: as an operand of arithmetic with a
@@ -68,8 +65,7 @@ class TensorItem(Rule):
                       safe=False)
         if id(node) in self._operands:
             return fix
-        stmt = self.ctx.current_statement()
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        small = sole_statement(self.ctx)
         if (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
                 and isinstance(small.targets[0].target, cst.Name) and self._pending):
             target = small.targets[0].target
@@ -113,6 +109,12 @@ class TensorItem(Rule):
 
     def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
         self._python_value_depth -= 1
+
+
+def _with_a_tensor(ctx, node: cst.BinaryOperation) -> list[cst.BaseExpression]:
+    """The operands of arithmetic whose other operand is a tensor."""
+    return [side for side, other in ((node.left, node.right), (node.right, node.left))
+            if ctx.tensor_requirement(other) is not None]
 
 
 def _only_arithmetic(function: cst.FunctionDef, name: str, target: cst.Name) -> bool:
@@ -172,17 +174,14 @@ class TensorScalarCast(Rule):
         """`x * float(t)`: the number only feeds arithmetic with a tensor, so `t` can stay a tensor."""
         if not self.ctx.active():
             return
-        for side, other in ((node.left, node.right), (node.right, node.left)):
+        for side in _with_a_tensor(self.ctx, node):
             if not (isinstance(side, cst.Call) and builtin_name(self.ctx, side) in self.CASTS
                     and len(side.args) == 1 and not side.args[0].keyword and not side.args[0].star):
                 continue
             inner = side.args[0].value
-            if self.ctx.tensor_requirement(inner) is not None and self.ctx.tensor_requirement(other) is not None:
+            if self.ctx.tensor_requirement(inner) is not None:
                 method = self.CASTS[builtin_name(self.ctx, side)]
-                text = text_of(self.ctx, inner)
-                if not isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not inner.lpar:
-                    text = f"({text})"
-                self._fixes[side] = replace(self.ctx, side, f"{text}.{method}()",
+                self._fixes[side] = replace(self.ctx, side, f"{wrapped(inner, text_of(self.ctx, inner))}.{method}()",
                                             f"keep the value a 0-d tensor (`.{method}()`)", safe=False)
 
     def visit_Call(self, node: cst.Call) -> None:
