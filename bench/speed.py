@@ -10,7 +10,8 @@ and imports included), no cache unless the row says warm. Its floor is a fresh p
 reads and `libcst.parse_module`s the same files on the same number of processes. The two alternate,
 `--rounds` times, so that drift on a shared machine falls on both; the table gives each one's
 median and their ratio. Peak RSS is the largest sum, over the run, of the resident memory of the
-breaklint process and its workers (sampled every 20 ms from /proc).
+breaklint process and its workers (sampled every 20 ms from /proc); peak PSS the same with each shared
+page counted once (what a forked worker inherits counts in every process's RSS).
 """
 
 from __future__ import annotations
@@ -58,37 +59,43 @@ def _parse_one(path: str, cst=None) -> bool:
 
 
 # ---------------------------------------------------------------------- measuring a process
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of `pid` and all its descendants."""
-    total, todo = 0, [pid]
+def _tree_memory(pid: int) -> tuple[int, int]:
+    """Resident bytes of `pid` and all its descendants, summed two ways: RSS (a page shared by several
+    processes, such as what a forked worker inherits, counts in each) and PSS (it counts once, split
+    among them: the memory the run takes from the machine)."""
+    rss = pss = 0
+    todo = [pid]
     while todo:
         current = todo.pop()
         try:
             with open(f"/proc/{current}/statm") as fh:
-                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                rss += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{current}/smaps_rollup") as fh:
+                pss += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("Pss:"))
             for task in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{task}/children") as fh:
                     todo.extend(int(c) for c in fh.read().split())
-        except (OSError, ValueError):
+        except (OSError, ValueError, StopIteration):
             continue
-    return total
+    return rss, pss
 
 
 SOURCE: str | None = None  # --src: run breaklint from this source tree instead of the installed one
 
 
-def run(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS (bytes, the process and its children together) and exit code."""
+def run(cmd: list[str], cwd: Path | None = None) -> tuple[float, tuple[int, int], int]:
+    """Wall seconds, peak RSS and PSS (bytes, the process and its children together) and exit code."""
     env = dict(os.environ, PYTHONPATH=SOURCE) if SOURCE and cmd[1:3] == ["-m", "breaklint"] else None
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0
+    peak = (0, 0)
     done = threading.Event()
 
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, _tree_rss(proc.pid))
+            rss, pss = _tree_memory(proc.pid)
+            peak = (max(peak[0], rss), max(peak[1], pss))
             done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -142,7 +149,8 @@ def side_by_side(label: str, ours: list[str], floor: list[str], rounds: int, env
         floor_peaks.append(floor_peak)
     ours_s, floor_s = statistics.median(times), statistics.median(floors)
     return {"work": label, "breaklint": ours_s, "floor": floor_s, "ratio": ours_s / floor_s,
-            "rss": max(peaks), "floor_rss": max(floor_peaks)}
+            "rss": max(p[0] for p in peaks), "floor_rss": max(p[0] for p in floor_peaks),
+            "pss": max(p[1] for p in peaks), "floor_pss": max(p[1] for p in floor_peaks)}
 
 
 def main() -> int:
@@ -221,13 +229,15 @@ def main() -> int:
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}; trees: {', '.join(str(t) for t in trees)}")
     print(f"{len(files)} files, {lines:,} lines; median of {args.rounds} alternating rounds\n")
-    print("| work | breaklint | floor | floor is | ratio | peak RSS (floor's) |")
-    print("| --- | ---: | ---: | --- | ---: | ---: |")
+    print("| work | breaklint | floor | floor is | ratio | peak RSS (floor's) | peak PSS (floor's) |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
     for row in rows:
         floor_name = row.get("floor_name", "bare libcst parse, same processes")
         rss = f"{row['rss'] / 2**20:.0f} MiB ({row['floor_rss'] / 2**20:.0f} MiB)" if row["rss"] else ""
+        pss = f"{row['pss'] / 2**20:.0f} MiB ({row['floor_pss'] / 2**20:.0f} MiB)" if row["rss"] else ""
         ratio = f"{row['ratio'] * 100:.1f} %" if row["work"].startswith("warm") else f"{row['ratio']:.2f}x"
-        print(f"| {row['work']} | {row['breaklint']:.2f} s | {row['floor']:.2f} s | {floor_name} | {ratio} | {rss} |")
+        print(f"| {row['work']} | {row['breaklint']:.2f} s | {row['floor']:.2f} s | {floor_name} | {ratio} | {rss} "
+              f"| {pss} |")
     if peers:
         print("\n| peer, same files | seconds | x breaklint |")
         print("| --- | ---: | ---: |")

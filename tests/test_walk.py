@@ -9,6 +9,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from breaklint.engine import lint_source
 from breaklint.positions import Positions
 from breaklint.walk import BatchedWalk, hook_names, trivia_types
 
@@ -161,13 +162,132 @@ def test_the_pool_gives_what_one_process_gives(tmp_path, monkeypatch):
     assert pooled.findings == serial.findings
 
 
-def test_big_files_are_spread_among_the_others():
-    from breaklint.engine import BIG_FILE, _schedule
+def test_files_go_to_the_workers_largest_first():
+    from breaklint.engine import _schedule
 
-    sizes = [10, BIG_FILE * 3, 20, 30, BIG_FILE, 40, 50, BIG_FILE * 2, 60, 70]
-    order = _schedule(sizes)
-    assert sorted(order) == list(range(len(sizes)))
-    big = [n for n, i in enumerate(order) if sizes[i] >= BIG_FILE]
-    assert [sizes[order[n]] for n in big] == [BIG_FILE * 3, BIG_FILE * 2, BIG_FILE]  # largest first
-    assert all(b - a > 1 for a, b in zip(big, big[1:]))  # never two big files in a row
-    assert _schedule([5, 7, 6]) == [1, 2, 0]
+    sizes = [10, 300_000, 20, 30, 200_000, 40]
+    assert [sizes[i] for i in _schedule(sizes)] == [300_000, 200_000, 40, 30, 20, 10]
+
+
+def test_a_large_tree_is_analyzed_alone():
+    """A worker about to build a large tree waits for the others' files and holds theirs back; ordinary
+    files are analyzed side by side."""
+    import threading
+
+    from breaklint.engine import Turns
+
+    turns, log = Turns(), []
+    small_in, small_out, big_started = threading.Event(), threading.Event(), threading.Event()
+
+    def small() -> None:
+        with turns.turn(alone=False):
+            log.append("small in")
+            small_in.set()
+            small_out.wait(5)
+            log.append("small out")
+
+    def big() -> None:
+        with turns.turn(alone=True):
+            big_started.set()
+            log.append("big")
+
+    first = threading.Thread(target=small)
+    first.start()
+    assert small_in.wait(5)
+    with turns.turn(alone=False):  # a second ordinary file goes in beside the first
+        log.append("second small")
+    waiting = threading.Thread(target=big)
+    waiting.start()
+    assert not big_started.wait(0.3)  # the large one waits for the ordinary one being analyzed
+    small_out.set()
+    first.join(5)
+    waiting.join(5)
+    assert log == ["small in", "second small", "small out", "big"]
+
+
+PIECES_SOURCE = """\"""A module cut into pieces: the outline keeps what the context reads before the walk.\"""
+import torch
+from torch import nn
+
+if torch.cuda.is_available():
+    from torch.nn import functional as F
+else:
+    F = None
+
+
+def _tracing():
+    return torch.compiler.is_compiling()
+
+
+class Base(nn.Module):
+    @staticmethod
+    def helper(x):
+        # comment above a statement
+        print("helper", x)
+        return x
+
+
+@torch.compile
+def entry(x):
+    if _tracing():
+        return x
+    y = x * 2
+    return y.item()  # breaklint: ignore[BL101]
+
+
+class Net(Base):
+    scale = 2.0
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        x = self.helper(self.lin(x))
+        if x.sum() > 0:
+            x = x + 1
+        return F.relu(x) * x.max().item()
+
+
+MODEL = torch.compile(Net())
+"""
+
+
+def test_a_large_file_is_walked_in_pieces_with_the_findings_of_a_whole_walk(monkeypatch):
+    from breaklint import engine
+
+    monkeypatch.setattr(engine, "PIECE_BYTES", 1)  # every module-level statement its own piece
+    outline, pieces = engine._pieces(PIECES_SOURCE)
+    cst.parse_module(outline)  # a decorated first method, a guarded import, a one-line helper
+    assert "return torch.compiler.is_compiling()" in outline and "print(" not in outline
+    assert "".join(piece for _, piece in pieces) == PIECES_SOURCE
+    assert [first for first, _ in pieces][0] == 1 and len(pieces) > 3
+
+    def found() -> list:
+        return [(f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.fix)
+                for f in lint_source(PIECES_SOURCE, Path("m.py"))]
+
+    whole = found()  # a small file is walked whole
+    walked = []
+    monkeypatch.setattr(engine, "PIECES_FROM", 0)
+    real_parse = engine._parse
+    monkeypatch.setattr(engine, "_parse", lambda text, path, first, quiet=False: (
+        walked.append(first), real_parse(text, path, first, quiet))[1])
+    assert found() == whole and [f[0] for f in whole] == ["BL401", "BL201", "BL101"]
+    assert len(walked) == len(pieces) + 1  # the outline, then each piece: nothing walked whole
+
+
+def test_every_fixture_gives_the_same_findings_walked_in_pieces(monkeypatch):
+    from breaklint import engine
+    from breaklint.config import Config
+
+    roots = [ROOT / "fixtures", ROOT / "examples"]
+
+    def found() -> list:
+        result = engine.lint(roots, Config(root=ROOT, respect_gitignore=False), jobs=1, use_cache=False)
+        return [(f.path, f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.fix) for f in result.all]
+
+    whole = found()
+    monkeypatch.setattr(engine, "PIECES_FROM", 0)
+    monkeypatch.setattr(engine, "PIECE_BYTES", 200)
+    assert found() == whole and len(whole) > 80  # every fixture's findings, fixes included

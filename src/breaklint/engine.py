@@ -20,19 +20,22 @@ import threading
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from . import __version__, cache, suppress
 from .config import Config
 from .finding import Finding
 from .reach import Reach, Values
 from .registry import CATALOG, ENGINE_CODES, load_rules, rule_info
-from .source import decode_source, module_name_for, relative_posix, source_lines
+from .source import decode_source, line_starts, module_name_for, relative_posix, source_lines
 from .summary import Candidate, ModuleSummary
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from .context import FileContext
 
 # libcst, the context and the rules are imported by the first file that is walked: a warm run (every
@@ -154,28 +157,117 @@ def _walk(text: str, path: Path, module: str) -> FileContext:
 
 
 def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
-    import libcst as cst
-
     from .context import FileContext
     from .positions import Positions
     from .walk import BatchedWalk
 
+    pieces = _pieces(text) if len(text) >= PIECES_FROM else None
+    lines = source_lines(text)
+    with _memory_turn(max(len(piece) for _, piece in pieces[1]) if pieces else len(text)):
+        outline = _parse(pieces[0], path, 1, quiet=True) if pieces else None
+        if outline is None:
+            module_node = _parse(text, path, 1)
+            ctx = FileContext(path, module, lines, Positions(module_node))
+            rules = [cls(ctx) for cls in load_rules().values()]
+            BatchedWalk([ctx, *rules], without=_unhooked(text)).walk(module_node)
+            return ctx
+        ctx = FileContext(path, module, lines, None)
+        rules = [cls(ctx) for cls in load_rules().values()]
+
+        def parts() -> Iterator[cst.Module]:
+            for first, piece in pieces[1]:
+                ctx.positions = None  # the last part's tree is freed before the next is parsed
+                part = _parse(piece, path, first)
+                ctx.positions = Positions(part, first)
+                yield part
+                del part
+
+        BatchedWalk([ctx, *rules], without=_unhooked(text)).walk_in_parts(outline, parts())
+        return ctx
+
+
+def _unhooked(text: str) -> tuple[str, ...]:
+    return () if suppress.may_suppress(text) else ("visit_Comment",)
+
+
+def _parse(text: str, path: Path, first_line: int, quiet: bool = False) -> cst.Module | None:
+    """libcst's tree of `text`, which starts at line `first_line` of the file. A text Python compiled
+    but libcst cannot parse raises _Unparsable (or gives None, when `quiet`)."""
+    import libcst as cst
+
     try:
-        module_node = cst.parse_module(text)
+        return cst.parse_module(text)
     except (RecursionError, MemoryError):
         raise
     except Exception as exc:  # Python compiled the file: this is a limit of libcst's parser
+        if quiet:
+            return None
         detail = " ".join(getattr(exc, "message", str(exc)).split())
         where = _LIBCST_AT.search(detail)  # its own "error at L:C" is more exact than raw_line
         line = int(where[1]) if where else (getattr(exc, "raw_line", 1) or 1)
         col = int(where[2]) if where else max(getattr(exc, "raw_column", 0), 0)
+        line += first_line - 1
         raise _Unparsable(_engine_finding(
             "BL004", path, f"could not analyze: Python accepts this file, but libcst's parser cannot read "
                            f"line {line}, column {col + 1}", line, col)) from None
-    ctx = FileContext(path, module, source_lines(text), Positions(module_node))
-    rules = [cls(ctx) for cls in load_rules().values()]
-    BatchedWalk([ctx, *rules], without=() if suppress.may_suppress(text) else ("visit_Comment",)).walk(module_node)
-    return ctx
+
+
+# A syntax tree takes about 600 bytes of memory per byte of source (a 400 KB file, 240 MB). A file this
+# large is parsed and walked a few module-level statements at a time, each piece about PIECE_BYTES
+# (more when one statement is longer), so that only one piece's tree is alive at once.
+PIECES_FROM = 64 * 1024
+PIECE_BYTES = 32 * 1024
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    """The line a statement starts at, its decorators included."""
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+
+
+def _pieces(text: str) -> tuple[str, list[tuple[int, str]]] | None:
+    """A large file cut at module-level statements: its outline (every module-level statement, with the
+    bodies of defs and classes that take more than one statement replaced by `...`: what the context
+    reads of a module before the walk: imports, names, one-line helpers, module-level values), and its
+    pieces (the line each starts at, its text). None when it does not cut."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(tree.body) < 2:
+        return None
+    starts = line_starts(text)
+
+    def offset(line: int) -> int:  # where a 1-based line starts; past the end for the line after the last
+        return starts[line - 1] if line <= len(starts) else len(text)
+
+    # outline: the body lines of each outermost multi-statement def and class give way to one `...`
+    hollow: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.end_lineno \
+                and node.body[0].lineno > node.lineno and (isinstance(node, ast.ClassDef) or len(node.body) > 1):
+            hollow.append((_first_line(node.body[0]), node.end_lineno))
+    outline, at = [], 1
+    for first, last in sorted(hollow):
+        if first < at:
+            continue  # inside a body already left out
+        line = text[offset(first):offset(first + 1)]
+        indent, end = line[:len(line) - len(line.lstrip(" \t\f"))], line[len(line.rstrip("\r\n")):]
+        outline += [text[offset(at):offset(first)], indent, "...", end or "\n"]
+        at = last + 1
+    outline.append(text[offset(at):])
+    # pieces: consecutive module-level statements (decorators and the comments above them included)
+    cuts, size, previous_end = [1], 0, 0
+    for stmt in tree.body:
+        first = _first_line(stmt)
+        if size >= PIECE_BYTES and first > previous_end:
+            cuts.append(previous_end + 1)
+            size = 0
+        size += offset(stmt.end_lineno + 1) - offset(first)
+        previous_end = stmt.end_lineno
+    if len(cuts) < 2:
+        return None
+    bounds = [*cuts, len(starts) + 2]
+    return "".join(outline), [(a, text[offset(a):offset(b)]) for a, b in zip(bounds, bounds[1:])]
 
 
 def _from_recursion(exc: BaseException) -> bool:
@@ -400,15 +492,61 @@ def _entry(path: Path, module: str, cache_dir: str | None, max_size: int) -> Pat
     return cache.entry_path(cache_dir, path, module, data)
 
 
-# A syntax tree takes about 500 bytes of memory per byte of source (a 500 KB file, 250 MB). Workers
-# analyze files this large one at a time, and give the memory back to the system afterwards.
-BIG_FILE = 192 * 1024
-_big_file_gate = None  # a multiprocessing semaphore, in pool workers
+# The tree of a piece (or of a file walked whole) this large is about 80 MB or more. Pool workers
+# analyze such a file alone: the others wait for it, and a worker hands the memory back to the system
+# afterwards. Each worker analyzes other files meanwhile.
+ALONE_FROM = 128 * 1024
+TRIM_FROM = 32 * 1024  # after a tree this large (20 MB), a worker hands the memory back to the system
+_turns: Turns | None = None  # in pool workers
 
 
-def _init_worker(gate) -> None:
-    global _big_file_gate
-    _big_file_gate = gate
+class Turns:
+    """Lets the pool's workers analyze files side by side, except one whose tree will be large: that
+    one waits until no other file is being analyzed, and no other starts until it is done."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self._changed = multiprocessing.Condition()
+        self._running = multiprocessing.RawValue("i", 0)  # files being analyzed
+        self._alone = multiprocessing.RawValue("i", 0)  # 1 while a large one waits or is analyzed
+
+    @contextmanager
+    def turn(self, alone: bool) -> Iterator[None]:
+        changed, running, flag = self._changed, self._running, self._alone
+        with changed:
+            if flag.value:
+                _release_memory()  # before a wait that a large tree elsewhere causes
+            changed.wait_for(lambda: not flag.value)
+            if alone:
+                flag.value = 1
+                changed.wait_for(lambda: not running.value)
+            running.value += 1
+        try:
+            yield
+        finally:
+            with changed:
+                running.value -= 1
+                if alone:
+                    flag.value = 0
+                changed.notify_all()
+
+
+@contextmanager
+def _memory_turn(size: int) -> Iterator[None]:
+    """Around the parse and walk of a file whose largest tree is of `size` characters of source."""
+    if _turns is None:
+        yield
+    else:
+        with _turns.turn(alone=size >= ALONE_FROM):
+            yield
+    if size >= TRIM_FROM:
+        _release_memory()
+
+
+def _init_worker(turns: Turns | None) -> None:
+    global _turns
+    _turns = turns
 
 
 def _release_memory() -> None:
@@ -426,11 +564,6 @@ def _analyze_path(args: tuple[Path, str, str | None, int]) -> FileResult:
     """Read, analyze and cache one file. Never raises: a worker that raised would lose its batch."""
     path, module, cache_dir, max_size = args
     try:
-        if _big_file_gate is not None and _size(path) >= BIG_FILE:
-            with _big_file_gate:
-                result = _analyze_file(path, module, cache_dir, max_size)
-            _release_memory()
-            return result
         return _analyze_file(path, module, cache_dir, max_size)
     except Exception as exc:  # pragma: no cover - analyze_source reports its own errors
         result = FileResult(path=path, module=module)
@@ -587,20 +720,10 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
 
 
 def _schedule(sizes: list[int]) -> list[int]:
-    """The order to hand files to the workers: largest first, with the big ones (which go one at a
-    time) spread among the others, so that a worker waiting for its turn at a big file is rare."""
-    order = sorted(range(len(sizes)), key=lambda i: sizes[i], reverse=True)
-    big = [i for i in order if sizes[i] >= BIG_FILE]
-    rest = [i for i in order if sizes[i] < BIG_FILE]
-    if not big:
-        return order
-    out: list[int] = []
-    step = max(1, len(rest) // len(big))
-    for n, i in enumerate(big):
-        out.append(i)
-        out.extend(rest[n * step:(n + 1) * step])
-    out.extend(rest[len(big) * step:])
-    return out
+    """The order to hand files to the workers: largest first, so that no worker is left with a big file
+    at the end, and so that the files that may have to be analyzed alone come while the results held
+    by the parent are still few."""
+    return sorted(range(len(sizes)), key=lambda i: sizes[i], reverse=True)
 
 
 def _size(path: Path) -> int:
@@ -617,17 +740,16 @@ def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int,
     the workers fork, so that each does not import them again. A worker that dies (a crash in native
     code) loses only its own file: the files not yet done are analyzed again, each in a process of its
     own, and one whose process dies again is reported as BL004."""
-    import multiprocessing
-
     from . import context, positions, walk  # noqa: F401 - imported once, inherited by the workers
 
     load_rules()
     order = _schedule(sizes)
+    large = any(size >= ALONE_FROM for size in sizes)
     done: dict[int, FileResult] = {}
     try:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                 initargs=(multiprocessing.Semaphore(1),)) as pool:
-            chunk = 1 if any(size >= BIG_FILE for size in sizes) else max(1, min(8, len(work) // (jobs * 16)))
+                                 initargs=(Turns() if large else None,)) as pool:
+            chunk = 1 if large else max(1, min(8, len(work) // (jobs * 16)))
             for i, res in zip(order, pool.map(_analyze_path, [work[i] for i in order], chunksize=chunk)):
                 done[i] = res
     except BrokenProcessPool:

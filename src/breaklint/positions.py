@@ -57,9 +57,9 @@ class _Syntactic:
 class _PositionState(CodegenState):
     __slots__ = ("line", "column", "spans", "_starts", "_syntactic")
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, first_line: int) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.line = 1
+        self.line = first_line
         self.column = 0
         self.spans: dict[cst.CSTNode, Span] = {}
         self._starts: list[tuple[int, int]] = []
@@ -100,10 +100,11 @@ class _PositionState(CodegenState):
 
 
 class Positions:
-    """Every node's syntactic range in one module, as `PositionProvider` would give it."""
+    """Every node's syntactic range in one module, as `PositionProvider` would give it. A module parsed
+    from part of a file (`first_line`: the file's line it starts at) gets the file's lines."""
 
-    def __init__(self, module: cst.Module) -> None:
-        state = _PositionState(module)
+    def __init__(self, module: cst.Module, first_line: int = 1) -> None:
+        state = _PositionState(module, first_line)
         module._codegen(state)
         self._spans = state.spans
 

@@ -13,7 +13,7 @@ from .finding import Finding
 from .values import UNKNOWN, Val
 
 
-@dataclass
+@dataclass(slots=True)
 class CallRef:
     """A call (or reference) from one function to another, resolved at tree level.
 
@@ -34,7 +34,7 @@ class CallRef:
     star: bool = False  # `*args` or `**kwargs` was passed: positions after it are unknown
 
 
-@dataclass
+@dataclass(slots=True)
 class FunctionInfo:
     qualname: str
     cls: str | None
@@ -48,7 +48,7 @@ class FunctionInfo:
     is_static: bool = False  # @staticmethod: no bound first parameter
 
 
-@dataclass
+@dataclass(slots=True)
 class ClassInfo:
     qualname: str
     bases: list[str]
@@ -59,7 +59,7 @@ class ClassInfo:
     attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
 
 
-@dataclass
+@dataclass(slots=True)
 class ModuleSummary:
     """What the engine needs of one file to decide what torch.compile reaches."""
 
@@ -72,7 +72,7 @@ class ModuleSummary:
     imports: dict[str, str] = field(default_factory=dict)  # local name -> dotted name it was imported as
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A finding before the engine knows whether compile reaches its function.
 

@@ -13,7 +13,7 @@ by hand); whitespace and punctuation are not entered when no visitor hooks them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import cache
 
 import libcst as cst
@@ -139,3 +139,25 @@ class BatchedWalk:
                 hook(node)
         for hook in plan[2]:
             hook(node)
+
+    def walk_in_parts(self, outline: cst.Module, parts: Iterable[cst.Module]) -> None:
+        """Walk one module given in pieces, as `walk` would walk it whole: the module's own hooks get
+        `outline` (its module-level statements, with the bodies of defs and classes left out), and the
+        statements are walked from `parts` (the module's statements, several at a time, each parsed on
+        its own), in order. Only the part being walked need be alive."""
+        plan = self._plans.get(cst.Module) or self._plan(outline, cst.Module)
+        for hook in plan[0]:
+            hook(outline)
+        skip = self._skip
+        for part in parts:
+            for attr, enter, leave in plan[1]:
+                for hook in enter:
+                    hook(part)
+                for item in getattr(part, attr):
+                    if item.__class__ not in skip:
+                        self.walk(item)
+                for hook in leave:
+                    hook(part)
+            del part
+        for hook in plan[2]:
+            hook(outline)
