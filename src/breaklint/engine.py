@@ -493,8 +493,8 @@ def _entry(path: Path, module: str, cache_dir: str | None, max_size: int) -> Pat
 
 
 # The tree of a piece (or of a file walked whole) this large is about 80 MB or more. Pool workers
-# analyze such a file alone: the others wait for it, and a worker hands the memory back to the system
-# afterwards. Each worker analyzes other files meanwhile.
+# analyze such a piece's file alone: the others finish the file they are on, hand their free memory
+# back to the system and wait until it is done. Smaller files are analyzed side by side.
 ALONE_FROM = 128 * 1024
 TRIM_FROM = 32 * 1024  # after a tree this large (20 MB), a worker hands the memory back to the system
 _turns: Turns | None = None  # in pool workers
@@ -514,9 +514,9 @@ class Turns:
     @contextmanager
     def turn(self, alone: bool) -> Iterator[None]:
         changed, running, flag = self._changed, self._running, self._alone
+        if flag.value:
+            _release_memory()  # before the wait for a large tree elsewhere (outside the lock: it takes time)
         with changed:
-            if flag.value:
-                _release_memory()  # before a wait that a large tree elsewhere causes
             changed.wait_for(lambda: not flag.value)
             if alone:
                 flag.value = 1
