@@ -215,7 +215,7 @@ def _parse(text: str, path: Path, first_line: int, quiet: bool = False) -> cst.M
 # A syntax tree takes about 600 bytes of memory per byte of source (a 400 KB file, 240 MB). A file this
 # large is parsed and walked a few module-level statements at a time, each piece about PIECE_BYTES
 # (more when one statement is longer), so that only one piece's tree is alive at once.
-PIECES_FROM = 64 * 1024
+PIECES_FROM = 128 * 1024
 PIECE_BYTES = 32 * 1024
 
 
