@@ -162,17 +162,16 @@ def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
     from .walk import BatchedWalk
 
     pieces = _pieces(text) if len(text) >= PIECES_FROM else None
-    lines = source_lines(text)
     with _memory_turn(max(len(piece) for _, piece in pieces[1]) if pieces else len(text)):
         outline = _parse(pieces[0], path, 1, quiet=True) if pieces else None
-        if outline is None:
-            module_node = _parse(text, path, 1)
-            ctx = FileContext(path, module, lines, Positions(module_node))
-            rules = [cls(ctx) for cls in load_rules().values()]
-            BatchedWalk([ctx, *rules], without=_unhooked(text)).walk(module_node)
-            return ctx
-        ctx = FileContext(path, module, lines, None)
+        ctx = FileContext(path, module, source_lines(text), None)
         rules = [cls(ctx) for cls in load_rules().values()]
+        walker = BatchedWalk([ctx, *rules], without=() if suppress.may_suppress(text) else ("visit_Comment",))
+        if outline is None:  # walked whole
+            module_node = _parse(text, path, 1)
+            ctx.positions = Positions(module_node)
+            walker.walk(module_node)
+            return ctx
 
         def parts() -> Iterator[cst.Module]:
             for first, piece in pieces[1]:
@@ -182,12 +181,8 @@ def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
                 yield part
                 del part
 
-        BatchedWalk([ctx, *rules], without=_unhooked(text)).walk_in_parts(outline, parts())
+        walker.walk_in_parts(outline, parts())
         return ctx
-
-
-def _unhooked(text: str) -> tuple[str, ...]:
-    return () if suppress.may_suppress(text) else ("visit_Comment",)
 
 
 def _parse(text: str, path: Path, first_line: int, quiet: bool = False) -> cst.Module | None:
@@ -233,13 +228,22 @@ def _pieces(text: str) -> tuple[str, list[tuple[int, str]]] | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if len(tree.body) < 2:
-        return None
     starts = line_starts(text)
 
     def offset(line: int) -> int:  # where a 1-based line starts; past the end for the line after the last
         return starts[line - 1] if line <= len(starts) else len(text)
 
+    # pieces: consecutive module-level statements (decorators and the comments above them included)
+    cuts, size, previous_end = [1], 0, 0
+    for stmt in tree.body:
+        first = _first_line(stmt)
+        if size >= PIECE_BYTES and first > previous_end:
+            cuts.append(previous_end + 1)
+            size = 0
+        size += offset(stmt.end_lineno + 1) - offset(first)
+        previous_end = stmt.end_lineno
+    if len(cuts) < 2:
+        return None
     # outline: the body lines of each outermost multi-statement def and class give way to one `...`
     hollow: list[tuple[int, int]] = []
     for node in ast.walk(tree):
@@ -255,17 +259,6 @@ def _pieces(text: str) -> tuple[str, list[tuple[int, str]]] | None:
         outline += [text[offset(at):offset(first)], indent, "...", end or "\n"]
         at = last + 1
     outline.append(text[offset(at):])
-    # pieces: consecutive module-level statements (decorators and the comments above them included)
-    cuts, size, previous_end = [1], 0, 0
-    for stmt in tree.body:
-        first = _first_line(stmt)
-        if size >= PIECE_BYTES and first > previous_end:
-            cuts.append(previous_end + 1)
-            size = 0
-        size += offset(stmt.end_lineno + 1) - offset(first)
-        previous_end = stmt.end_lineno
-    if len(cuts) < 2:
-        return None
     bounds = [*cuts, len(starts) + 2]
     return "".join(outline), [(a, text[offset(a):offset(b)]) for a, b in zip(bounds, bounds[1:])]
 
