@@ -11,7 +11,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from breaklint.engine import lint_source
 from breaklint.positions import Positions
-from breaklint.walk import BatchedWalk, hook_names, trivia_types
+from breaklint.walk import BatchedWalk, find, hook_names, trivia_types
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,6 +130,21 @@ def test_positions_are_position_providers(name, text):
             continue
         assert ours[node] == expected
         assert ours.span(node) == (expected.start.line, expected.start.column, expected.end.line, expected.end.column)
+
+
+@pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
+def test_find_gives_what_findall_gives_in_its_order(name, text):
+    import libcst.matchers as m
+
+    module = cst.parse_module(text)
+    searches = [(cst.Name, m.Name()), (cst.Comment, m.Comment()), (cst.Call, m.Call()),
+                ((cst.SimpleString, cst.FormattedString), m.SimpleString() | m.FormattedString()),
+                ((cst.Name, cst.Attribute, cst.Subscript), m.Name() | m.Attribute() | m.Subscript()),
+                ((cst.AssignTarget, cst.Param, cst.Comma), m.AssignTarget() | m.Param() | m.Comma())]
+    for types, matcher in searches:
+        for root in (module, *module.body[:3]):  # the whole tree, and subtrees
+            assert [id(n) for n in find(root, types)] == [id(n) for n in m.findall(root, matcher)]
+    assert next(find(module, cst.Module)) is module  # the root itself counts
 
 
 def test_hook_names_skip_libcst_stubs_and_are_found_once_per_class():

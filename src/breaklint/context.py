@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import CodeRange
 
 from . import values as V
@@ -152,6 +151,11 @@ def dotted(node: cst.BaseExpression) -> str | None:
         base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
+
+
+def _is_super_call(node: cst.BaseExpression) -> bool:
+    """`super()` (with or without arguments)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
@@ -349,11 +353,8 @@ class FileContext(cst.BatchableCSTVisitor):
                         literal = self.literal_value(value) or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
-            elif isinstance(stmt, cst.Expr) and m.matches(
-                stmt.value,
-                m.Call(func=m.Attribute(value=m.Name("self"),
-                                        attr=m.Name("register_buffer") | m.Name("register_parameter"))),
-            ):
+            elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
+                    and self._self_attr(stmt.value.func) in ("register_buffer", "register_parameter"):
                 args = stmt.value.args
                 if args and isinstance(args[0].value, cst.SimpleString):
                     info.tensor_attrs.add(args[0].value.evaluated_value)
@@ -1114,7 +1115,7 @@ class FileContext(cst.BatchableCSTVisitor):
             cls = self.class_info()
             if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)
-            if isinstance(receiver, cst.Call) and m.matches(receiver, m.Call(func=m.Name("super"))) and cls:
+            if _is_super_call(receiver) and cls:
                 return V.ret("super", method, cls.qualname)
             inner = self._self_attr(receiver)
             if inner is not None and cls is not None and inner in cls.submodules:
@@ -1186,7 +1187,7 @@ class FileContext(cst.BatchableCSTVisitor):
         if attr is not None:
             held = cls is not None and (attr in cls.submodules or attr in cls.callables)
             refs.append(("selfattr" if held else "self", attr))
-        elif isinstance(func, cst.Attribute) and m.matches(func.value, m.Call(func=m.Name("super"))):
+        elif isinstance(func, cst.Attribute) and _is_super_call(func.value):
             refs.append(("super", func.attr.value))
         elif isinstance(func, cst.Attribute) and self._self_attr(func.value) is not None:
             refs.append(("attrcall", f"{self._self_attr(func.value)}.{func.attr.value}"))

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import libcst as cst
-import libcst.matchers as m
 
 from .context import dotted
 from .source import decode_source, line_starts, span_text
+from .walk import find
 from .finding import Edit, Finding, Fix
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def guarded_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str
 
 
 def _names(node: cst.CSTNode) -> set[str]:
-    return {n.value for n in m.findall(node, m.Name())}
+    return {n.value for n in find(node, cst.Name)}
 
 
 def _diagnostic(ctx: "FileContext", stmt: cst.BaseStatement) -> tuple[cst.Call, bool] | None:
@@ -263,7 +263,7 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     torch = torch_name(ctx)
     if torch is None:
         return None
-    comments = m.findall(node, m.Comment())
+    comments = list(find(node, cst.Comment))
     title = f"select with `{torch}.where(cond, a, b)` instead of branching"
     if isinstance(node, cst.IfExp):
         cond = tensor_condition(ctx, node.test, torch)
@@ -329,7 +329,7 @@ def _deeper(ctx: "FileContext", node: cst.CSTNode, unit: str) -> str:
     """The node's source, its continuation lines one `unit` deeper (kept as they are when a string
     spans lines: its text would change)."""
     text = text_of(ctx, node)
-    strings = m.findall(node, m.SimpleString() | m.FormattedString())
+    strings = find(node, (cst.SimpleString, cst.FormattedString))
     if any("\n" in cst.Module([]).code_for_node(s) for s in strings):
         return text
     return text.replace("\n", "\n" + unit)
@@ -356,7 +356,7 @@ def _return_pair(ctx: "FileContext", node: cst.If) -> tuple[cst.BaseExpression, 
         return None
     after = ctx.next_statement(node)
     if not (isinstance(after, cst.SimpleStatementLine) and len(after.body) == 1 and isinstance(after.body[0], cst.Return)
-            and after.body[0].value is not None and not after.leading_lines and not m.findall(after, m.Comment())):
+            and after.body[0].value is not None and not after.leading_lines and not any(find(after, cst.Comment))):
         return None
     if not (_selectable(ctx, body[0].body[0].value) and _selectable(ctx, after.body[0].value)):
         return None
@@ -458,12 +458,12 @@ def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
     """`value` with each read `y[mask]` (this mask's text) written `y`, and those reads; None when
     it reads any other value not known to be a plain number: a tensor read whole has the
     selection's shape, not the whole tensor's."""
-    reads = [s for s in m.findall(value, m.Subscript()) if _mask(ctx, s) is not None
+    reads = [s for s in find(value, cst.Subscript) if _mask(ctx, s) is not None
              and text_of(ctx, _mask(ctx, s)) == mask]
-    inside = {id(n) for r in reads for n in m.findall(r, m.Name() | m.Attribute())}
-    callees = {id(n) for c in m.findall(value, m.Call()) for n in [c.func, *m.findall(c.func, m.Name())]}
-    attrs = {id(a.attr) for a in m.findall(value, m.Attribute())}
-    for leaf in m.findall(value, m.Name() | m.Attribute() | m.Subscript()):
+    inside = {id(n) for r in reads for n in find(r, (cst.Name, cst.Attribute))}
+    callees = {id(n) for c in find(value, cst.Call) for n in [c.func, *find(c.func, cst.Name)]}
+    attrs = {id(a.attr) for a in find(value, cst.Attribute)}
+    for leaf in find(value, (cst.Name, cst.Attribute, cst.Subscript)):
         if id(leaf) in inside or id(leaf) in callees or id(leaf) in attrs or leaf in reads:
             continue
         if isinstance(leaf, cst.Subscript) and _mask(ctx, leaf) is not None:
@@ -552,7 +552,7 @@ def logical_chain(ctx: "FileContext", node: cst.BooleanOperation, operands: list
     every operand is a bool tensor), and every operand is computed (no short-circuit). Offered for
     chains of one operator whose operands are all bool tensors (comparisons, `isnan`, `any`, ...)."""
     torch = torch_name(ctx)
-    if torch is None or len({type(op) for op in ops}) != 1 or m.findall(node, m.Comment()):
+    if torch is None or len({type(op) for op in ops}) != 1 or any(find(node, cst.Comment)):
         return None
     if not all(ctx.value(o).bool_shaped and ctx.tensor_requirement(o) is not None for o in operands):
         return None
@@ -565,7 +565,7 @@ def logical_not(ctx: "FileContext", node: cst.UnaryOperation) -> Fix | None:
     """`not t` (a value, not a test) -> `torch.logical_not(t)`: `t == 0` as a bool tensor, where `not`
     gave a Python bool. Unsafe: the type changes."""
     torch = torch_name(ctx)
-    if torch is None or m.findall(node, m.Comment()):
+    if torch is None or any(find(node, cst.Comment)):
         return None
     return replace(ctx, node, f"{torch}.logical_not({text_of(ctx, node.expression)})",
                    f"negate with `{torch}.logical_not`", safe=False)
@@ -622,10 +622,10 @@ def _raise_message(stmt: cst.Raise) -> str | None:
     if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString,
                                                                         cst.FormattedString)):
         return None
-    strings = m.findall(arg.value, m.SimpleString())
+    strings = find(arg.value, cst.SimpleString)
     if any("b" in s.prefix.lower() for s in strings):
         return None
-    if m.findall(arg.value, m.FormattedString()):
+    if any(find(arg.value, cst.FormattedString)):
         return _elided(arg.value)
     return cst.Module([]).code_for_node(arg.value)
 
@@ -669,7 +669,7 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
             or not isinstance(body[0].body[0], cst.Raise):
         return None
     header = node.body.header.comment  # moves to the new line; any other comment would be lost: no fix
-    if any(c is not header for c in m.findall(node, m.Comment())):
+    if any(c is not header for c in find(node, cst.Comment)):
         return None
     message = _raise_message(body[0].body[0])
     if message is None:

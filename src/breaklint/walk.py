@@ -13,7 +13,7 @@ by hand); whitespace and punctuation are not entered when no visitor hooks them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
 
 import libcst as cst
@@ -82,6 +82,41 @@ def trivia_types() -> frozenset[type]:
                 found.add(sub)
                 todo.append(sub)
     return frozenset(t for t in found if t.__module__ in _TRIVIA_MODULES)
+
+
+_FIELDS: dict[object, tuple[str, ...]] = {}  # child_fields per node shape, for `find`
+
+
+def find(node: cst.CSTNode, types: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    """Every node of `types` in `node`'s subtree (`node` included), in the order libcst's traversal
+    meets them, as `libcst.matchers.findall(node, m.TypeName())` gives them.
+
+    `findall` runs a full visit, which rebuilds and validates a copy of every node of the subtree
+    (a tenth of a model library's walk went to the fixes' searches for comments), and importing
+    `libcst.matchers` takes 0.18 s, a tenth of a pre-commit call. This reads the tree in place and
+    enters whitespace and punctuation only when `types` includes them."""
+    skip = frozenset() if any(issubclass(t, types) for t in trivia_types()) else trivia_types()
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, types):
+            yield current
+        cls = current.__class__
+        optional = _OPTIONAL.get(cls)
+        if optional is None:
+            optional = _OPTIONAL[cls] = optional_fields(cls)
+        key = (cls, *[getattr(current, name) is None for name in optional]) if optional else cls
+        fields = _FIELDS.get(key)
+        if fields is None:
+            fields = _FIELDS[key] = child_fields(current)
+        children = []
+        for attr in fields:
+            child = getattr(current, attr)
+            if child.__class__ in _SEQUENCES:
+                children.extend(item for item in child if item.__class__ not in skip)
+            elif child is not None and child is not MaybeSentinel.DEFAULT and child.__class__ not in skip:
+                children.append(child)
+        todo.extend(reversed(children))
 
 
 class BatchedWalk:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import libcst as cst
-import libcst.matchers as m
 
 from .. import values as V
 from ..finding import Fix
 from ..fixes import arange_to_range, math_to_torch, replace, sole_statement, text_of, wrapped
 from ..rule import Rule, register
+from ..walk import find
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (
@@ -120,13 +120,24 @@ def _with_a_tensor(ctx, node: cst.BinaryOperation) -> list[cst.BaseExpression]:
 def _only_arithmetic(function: cst.FunctionDef, name: str, target: cst.Name) -> bool:
     """Whether every other use of `name` in the function is an operand of arithmetic (and nothing
     else assigns it)."""
-    operands = {id(side) for op in m.findall(function, m.BinaryOperation()) for side in (op.left, op.right)}
-    others = {id(n) for a in m.findall(function, m.Attribute()) for n in (a.attr,)}
-    others |= {id(a.keyword) for a in m.findall(function, m.Arg()) if a.keyword is not None}
-    others |= {id(p.name) for p in m.findall(function, m.Param())}
-    assigned = {id(t.target) for t in m.findall(function, m.AssignTarget())}
-    assigned |= {id(t.target) for t in m.findall(function, m.AugAssign() | m.AnnAssign())}
-    for use in m.findall(function, m.Name(value=name)):
+    operands, others, assigned, uses = set(), set(), set(), []
+    for node in find(function, (cst.BinaryOperation, cst.Attribute, cst.Arg, cst.Param, cst.AssignTarget,
+                                cst.AugAssign, cst.AnnAssign, cst.Name)):
+        if isinstance(node, cst.BinaryOperation):
+            operands.update((id(node.left), id(node.right)))
+        elif isinstance(node, cst.Attribute):
+            others.add(id(node.attr))
+        elif isinstance(node, cst.Arg):
+            if node.keyword is not None:
+                others.add(id(node.keyword))
+        elif isinstance(node, cst.Param):
+            others.add(id(node.name))
+        elif isinstance(node, cst.Name):
+            if node.value == name:
+                uses.append(node)
+        else:  # an assignment's target
+            assigned.add(id(node.target))
+    for use in uses:
         if use is target or id(use) in others:
             continue
         if id(use) in assigned or id(use) not in operands:
