@@ -37,10 +37,7 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------- building fixes (rules)
 def torch_name(ctx: "FileContext") -> str | None:
     """The local name bound to the `torch` module (`import torch`, `import torch as t`)."""
-    for local, full in sorted(ctx.aliases.items()):
-        if full == "torch":
-            return local
-    return None
+    return min((local for local, full in ctx.aliases.items() if full == "torch"), default=None)
 
 
 def text_of(ctx: "FileContext", node: cst.CSTNode) -> str:
@@ -494,8 +491,10 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
     mask is dropped), and the mask must have the shape of `x`: a mask over `x`'s leading
     dimensions broadcasts against its trailing ones instead.
     """
-    torch = torch_name(ctx)
     mask_node = _mask(ctx, target)
+    if mask_node is None:
+        return None
+    torch = torch_name(ctx)
     small = sole_statement(ctx)
     if isinstance(small, cst.Assign):
         own = small.targets[0].target if len(small.targets) == 1 else None
@@ -529,9 +528,10 @@ def masked_reduction(ctx: "FileContext", call: cst.Call) -> tuple[Fix, list[cst.
     Unsafe: the mask must have the shape of `x` (a mask over leading dimensions broadcasts
     against the trailing ones instead), and the sum's dtype follows `torch.where`'s promotion.
     """
+    if call.args or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _REDUCTIONS:
+        return None
     torch = torch_name(ctx)
-    if torch is None or call.args or not isinstance(call.func, cst.Attribute) \
-            or call.func.attr.value not in _REDUCTIONS:
+    if torch is None:
         return None
     read = call.func.value
     mask_node = _mask(ctx, read)

@@ -49,9 +49,9 @@ class _Syntactic:
         node, start_node, end_node, line, column = self.open.pop()
         state = self.state
         spans = state.spans
-        sl, sc = spans[start_node][:2] if start_node is not None else (line, column)
-        el, ec = spans[end_node][2:] if end_node is not None else (state.line, state.column)
-        spans[node] = (sl, sc, el, ec)
+        sl, sc = spans[id(start_node)][:2] if start_node is not None else (line, column)
+        el, ec = spans[id(end_node)][2:] if end_node is not None else (state.line, state.column)
+        spans[id(node)] = (sl, sc, el, ec)
 
 
 class _PositionState(CodegenState):
@@ -61,7 +61,8 @@ class _PositionState(CodegenState):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.line = first_line
         self.column = 0
-        self.spans: dict[cst.CSTNode, Span] = {}
+        # keyed by id(): libcst's nodes hash in Python, and the tree outlives this table
+        self.spans: dict[int, Span] = {}
         self._starts: list[tuple[int, int]] = []
         self._syntactic = _Syntactic(self)
 
@@ -89,8 +90,9 @@ class _PositionState(CodegenState):
         line, column = self._starts.pop()
         if node.__class__ in _UNPLACED:
             return
-        if node not in self.spans:  # a syntactic position recorded inside the node wins
-            self.spans[node] = (line, column, self.line, self.column)
+        key = id(node)
+        if key not in self.spans:  # a syntactic position recorded inside the node wins
+            self.spans[key] = (line, column, self.line, self.column)
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
                                   end_node: cst.CSTNode | None = None) -> _Syntactic:
@@ -109,8 +111,8 @@ class Positions:
         self._spans = state.spans
 
     def span(self, node: cst.CSTNode) -> Span:
-        return self._spans[node]
+        return self._spans[id(node)]
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        sl, sc, el, ec = self._spans[node]
+        sl, sc, el, ec = self._spans[id(node)]
         return CodeRange(CodePosition(sl, sc), CodePosition(el, ec))

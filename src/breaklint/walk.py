@@ -84,7 +84,24 @@ def trivia_types() -> frozenset[type]:
     return frozenset(t for t in found if t.__module__ in _TRIVIA_MODULES)
 
 
-_FIELDS: dict[object, tuple[str, ...]] = {}  # child_fields per node shape, for `find`
+_FIELDS: dict[object, tuple[str, ...]] = {}  # child_fields per node shape, learned once per process
+
+
+def _shape(node: cst.CSTNode) -> object:
+    """What decides which attributes libcst visits in `node`: its type, and which optional attributes
+    are None."""
+    cls = node.__class__
+    optional = _OPTIONAL.get(cls)
+    if optional is None:
+        optional = _OPTIONAL[cls] = optional_fields(cls)
+    return (cls, *[getattr(node, name) is None for name in optional]) if optional else cls
+
+
+def _fields(node: cst.CSTNode, shape: object) -> tuple[str, ...]:
+    fields = _FIELDS.get(shape)
+    if fields is None:
+        fields = _FIELDS[shape] = child_fields(node)
+    return fields
 
 
 def find(node: cst.CSTNode, types: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
@@ -101,16 +118,8 @@ def find(node: cst.CSTNode, types: type | tuple[type, ...]) -> Iterator[cst.CSTN
         current = todo.pop()
         if isinstance(current, types):
             yield current
-        cls = current.__class__
-        optional = _OPTIONAL.get(cls)
-        if optional is None:
-            optional = _OPTIONAL[cls] = optional_fields(cls)
-        key = (cls, *[getattr(current, name) is None for name in optional]) if optional else cls
-        fields = _FIELDS.get(key)
-        if fields is None:
-            fields = _FIELDS[key] = child_fields(current)
         children = []
-        for attr in fields:
+        for attr in _fields(current, _shape(current)):
             child = getattr(current, attr)
             if child.__class__ in _SEQUENCES:
                 children.extend(item for item in child if item.__class__ not in skip)
@@ -145,12 +154,13 @@ class BatchedWalk:
         table = self._table
         fields = tuple(
             (attr, tuple(table.get(f"visit_{name}_{attr}", ())), tuple(table.get(f"leave_{name}_{attr}", ())))
-            for attr in child_fields(node))
+            for attr in _fields(node, key))
         plan = self._plans[key] = (tuple(table.get(f"visit_{name}", ())), fields,
                                    tuple(table.get(f"leave_{name}", ())))
         return plan
 
     def walk(self, node: cst.CSTNode) -> None:
+        # `_shape`, inline: this runs for every node of every file
         cls = node.__class__
         optional = _OPTIONAL.get(cls)
         if optional is None:
