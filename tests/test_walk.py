@@ -11,7 +11,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from breaklint.engine import lint_source
 from breaklint.positions import Positions
-from breaklint.walk import BatchedWalk, find, hook_names, trivia_types
+from breaklint.walk import BatchedWalk, find, holds_only_trivia, hook_names, trivia_types
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,9 +66,9 @@ def _corpus() -> list[tuple[str, str]]:
     return out
 
 
-def _recording_visitor(events: list, trivia: bool = True) -> cst.BatchableCSTVisitor:
+def _recording_visitor(events: list, trivia: bool = True, attributes: bool = True) -> cst.BatchableCSTVisitor:
     """A visitor with a hook for every node type (but whitespace and punctuation unless `trivia`) and
-    every field of it, recording each call."""
+    every field of it (unless not `attributes`), recording each call."""
     types, todo = set(), [cst.CSTNode]
     while todo:
         for sub in todo.pop().__subclasses__():
@@ -79,7 +79,8 @@ def _recording_visitor(events: list, trivia: bool = True) -> cst.BatchableCSTVis
     for node_type in types:
         if not dataclasses.is_dataclass(node_type) or (not trivia and node_type in trivia_types()):
             continue
-        names = [node_type.__name__, *(f"{node_type.__name__}_{f.name}" for f in dataclasses.fields(node_type))]
+        names = [node_type.__name__,
+                 *(f"{node_type.__name__}_{f.name}" for f in dataclasses.fields(node_type) if attributes)]
         for prefix in ("visit_", "leave_"):
             for name in names:
                 def hook(self, node, _name=prefix + name):
@@ -112,6 +113,32 @@ def test_a_walk_that_hooks_no_trivia_skips_it_and_calls_the_same_hooks(name, tex
     assert ours == theirs
     # A hook on a comment (a file with suppressions) walks the trivia again.
     assert not BatchedWalk([_recording_visitor([], trivia=True)])._skip
+
+
+@pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
+def test_a_walk_with_node_hooks_only_leaves_out_what_holds_only_trivia_and_calls_the_same_hooks(name, text):
+    module = cst.parse_module(text)
+    theirs: list = []
+    MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_recording_visitor(theirs, False, False)])
+    ours: list = []
+    walk = BatchedWalk([_recording_visitor(ours, False, False)])
+    walk.walk(module)
+    assert ours == theirs
+
+
+def test_what_holds_only_trivia_is_read_from_libcsts_annotations():
+    assert holds_only_trivia(cst.Call, "whitespace_after_func") and holds_only_trivia(cst.Arg, "comma")
+    assert holds_only_trivia(cst.FunctionDef, "leading_lines") and holds_only_trivia(cst.IndentedBlock, "footer")
+    assert not holds_only_trivia(cst.Call, "func") and not holds_only_trivia(cst.Call, "lpar")  # `(` is no trivia
+    assert not holds_only_trivia(cst.FunctionDef, "decorators") and not holds_only_trivia(cst.If, "orelse")
+    assert not holds_only_trivia(cst.Module, "body") and not holds_only_trivia(cst.Name, "value")  # a str
+    # A walk that skips trivia leaves such attributes out of its plans; one that hooks them does not.
+    walk = BatchedWalk([_recording_visitor([], trivia=False, attributes=False)])
+    walk.walk(cst.parse_module("f(x, y)\n"))
+    assert [attr for attr, _, _ in walk._plans[cst.Call][1]] == ["lpar", "func", "args", "rpar"]
+    walk = BatchedWalk([_recording_visitor([], trivia=True, attributes=False)])
+    walk.walk(cst.parse_module("f(x, y)\n"))
+    assert "whitespace_after_func" in [attr for attr, _, _ in walk._plans[cst.Call][1]]
 
 
 @pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")

@@ -79,9 +79,14 @@ class _PositionState(CodegenState):
         for token in self.indent_tokens:
             self._advance(token)
 
-    def add_token(self, value: str) -> None:
+    def add_token(self, value: str) -> None:  # `_advance`, inline: called for every token
         self.tokens.append(value)
-        self._advance(value)
+        if "\n" in value or "\r" in value:
+            parts = _NEWLINE.split(value)
+            self.line += len(parts) - 1
+            self.column = len(parts[-1])
+        else:
+            self.column += len(value)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         self._starts.append((self.line, self.column))

@@ -13,6 +13,8 @@ by hand); whitespace and punctuation are not entered when no visitor hooks them.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import typing
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
 
@@ -84,6 +86,41 @@ def trivia_types() -> frozenset[type]:
     return frozenset(t for t in found if t.__module__ in _TRIVIA_MODULES)
 
 
+@cache
+def _subclasses(cls: type) -> frozenset[type]:
+    found, todo = {cls}, [cls]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return frozenset(found)
+
+
+@cache
+def holds_only_trivia(cls: type[cst.CSTNode], attr: str) -> bool:
+    """Whether libcst declares attribute `attr` of `cls` to hold only whitespace and punctuation
+    (or nothing): `Call.whitespace_after_func`, `Arg.comma`, `FunctionDef.leading_lines`. A walk that
+    skips trivia and hooks no such attribute need not look at it at all."""
+    try:
+        hint = typing.get_type_hints(cls).get(attr)
+    except Exception:  # noqa: BLE001 - an annotation libcst's module cannot resolve: look at it
+        return False
+    if hint is None:
+        return False
+    todo, trivia = [hint], trivia_types()
+    while todo:
+        current = todo.pop()
+        if typing.get_origin(current) is not None:  # Union, Optional, Sequence
+            todo.extend(typing.get_args(current))
+        elif current is type(None) or current is MaybeSentinel:
+            continue
+        elif not (isinstance(current, type) and issubclass(current, cst.CSTNode)) \
+                or not all(sub in trivia or inspect.isabstract(sub) for sub in _subclasses(current)):
+            return False
+    return True
+
+
 _FIELDS: dict[object, tuple[str, ...]] = {}  # child_fields per node shape, learned once per process
 
 
@@ -152,9 +189,12 @@ class BatchedWalk:
     def _plan(self, node: cst.CSTNode, key: object) -> tuple:
         name = type(node).__name__
         table = self._table
-        fields = tuple(
-            (attr, tuple(table.get(f"visit_{name}_{attr}", ())), tuple(table.get(f"leave_{name}_{attr}", ())))
-            for attr in _fields(node, key))
+        fields = []
+        for attr in _fields(node, key):
+            enter, leave = tuple(table.get(f"visit_{name}_{attr}", ())), tuple(table.get(f"leave_{name}_{attr}", ()))
+            if enter or leave or not self._skip or not holds_only_trivia(type(node), attr):
+                fields.append((attr, enter, leave))
+        fields = tuple(fields)
         plan = self._plans[key] = (tuple(table.get(f"visit_{name}", ())), fields,
                                    tuple(table.get(f"leave_{name}", ())))
         return plan
