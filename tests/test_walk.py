@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from pathlib import Path
 
 import libcst as cst
@@ -11,7 +12,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from breaklint.engine import lint_source
 from breaklint.positions import Positions
-from breaklint.walk import BatchedWalk, find, holds_only_trivia, hook_names, trivia_types
+from breaklint.walk import BatchedWalk, declared_children, find, hook_names, trivia_types, unhooked_types
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,6 +91,16 @@ def _recording_visitor(events: list, trivia: bool = True, attributes: bool = Tru
     return type("Recorder", (cst.BatchableCSTVisitor,), namespace)()
 
 
+def _sparse_visitor(events: list, hooks: set[str]) -> cst.BatchableCSTVisitor:
+    namespace = {}
+    for name in hooks:
+        def hook(self, node, _name=name):
+            events.append((_name, id(node)))
+        hook.__name__ = name
+        namespace[name] = hook
+    return type("Sparse", (cst.BatchableCSTVisitor,), namespace)()
+
+
 @pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
 def test_walk_calls_the_hooks_libcst_calls_in_its_order(name, text):
     module = cst.parse_module(text)
@@ -108,7 +119,7 @@ def test_a_walk_that_hooks_no_trivia_skips_it_and_calls_the_same_hooks(name, tex
     MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_recording_visitor(theirs, trivia=False)])
     ours: list = []
     walk = BatchedWalk([_recording_visitor(ours, trivia=False)])
-    assert walk._skip == trivia_types()
+    assert walk._skip == {t for t in trivia_types() if not inspect.isabstract(t)}  # everything else is hooked
     walk.walk(module)
     assert ours == theirs
     # A hook on a comment (a file with suppressions) walks the trivia again.
@@ -116,7 +127,7 @@ def test_a_walk_that_hooks_no_trivia_skips_it_and_calls_the_same_hooks(name, tex
 
 
 @pytest.mark.parametrize(("name", "text"), _corpus(), ids=lambda v: v if len(v) < 40 else "")
-def test_a_walk_with_node_hooks_only_leaves_out_what_holds_only_trivia_and_calls_the_same_hooks(name, text):
+def test_a_walk_with_node_hooks_only_leaves_out_what_nothing_hooks_and_calls_the_same_hooks(name, text):
     module = cst.parse_module(text)
     theirs: list = []
     MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_recording_visitor(theirs, False, False)])
@@ -124,14 +135,30 @@ def test_a_walk_with_node_hooks_only_leaves_out_what_holds_only_trivia_and_calls
     walk = BatchedWalk([_recording_visitor(ours, False, False)])
     walk.walk(module)
     assert ours == theirs
+    # A few hooks, as the rules have: names, literals and what holds only them are not entered.
+    sparse = {"visit_Call", "leave_Call", "visit_If_body", "leave_If", "visit_Comment", "visit_Subscript"}
+    for hooks in (sparse, sparse - {"visit_Comment"}):
+        theirs, ours = [], []
+        MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_sparse_visitor(theirs, hooks)])
+        BatchedWalk([_sparse_visitor(ours, hooks)]).walk(module)
+        assert ours == theirs
 
 
-def test_what_holds_only_trivia_is_read_from_libcsts_annotations():
-    assert holds_only_trivia(cst.Call, "whitespace_after_func") and holds_only_trivia(cst.Arg, "comma")
-    assert holds_only_trivia(cst.FunctionDef, "leading_lines") and holds_only_trivia(cst.IndentedBlock, "footer")
-    assert not holds_only_trivia(cst.Call, "func") and not holds_only_trivia(cst.Call, "lpar")  # `(` is no trivia
-    assert not holds_only_trivia(cst.FunctionDef, "decorators") and not holds_only_trivia(cst.If, "orelse")
-    assert not holds_only_trivia(cst.Module, "body") and not holds_only_trivia(cst.Name, "value")  # a str
+def test_what_a_walk_need_not_enter_is_read_from_libcsts_annotations():
+    names = {t.__name__ for t in declared_children(cst.Call, "whitespace_after_func")}
+    assert names == {"SimpleWhitespace", "ParenthesizedWhitespace"}
+    assert {t.__name__ for t in declared_children(cst.Name, "lpar")} == {"LeftParen"}
+    assert cst.Call in declared_children(cst.Arg, "value")
+    unhooked = unhooked_types(frozenset({"visit_Call"}))
+    assert {cst.Name, cst.Integer, cst.SimpleString, cst.LeftParen, cst.Comma, cst.Comment} <= unhooked
+    # what may hold a call is entered: an attribute (`f(x).y`), an argument, a statement, a block
+    assert not {cst.Call, cst.Attribute, cst.Arg, cst.Expr, cst.IndentedBlock, cst.Module} & unhooked
+    # a hook on comments enters whatever may hold one, down to the parentheses of a name
+    unhooked = unhooked_types(frozenset({"visit_Call", "visit_Comment"}))
+    assert not {cst.Comment, cst.EmptyLine, cst.ParenthesizedWhitespace, cst.LeftParen, cst.Name} & unhooked
+    assert {cst.SimpleWhitespace, cst.Newline} <= unhooked
+    # an attribute hook counts as a hook on its node type
+    assert cst.Name not in unhooked_types(frozenset({"visit_Name_lpar"}))
     # A walk that skips trivia leaves such attributes out of its plans; one that hooks them does not.
     walk = BatchedWalk([_recording_visitor([], trivia=False, attributes=False)])
     walk.walk(cst.parse_module("f(x, y)\n"))

@@ -87,38 +87,57 @@ def trivia_types() -> frozenset[type]:
 
 
 @cache
-def _subclasses(cls: type) -> frozenset[type]:
+def _concrete(cls: type) -> frozenset[type]:
+    """`cls` and its subclasses that can be nodes of a tree (not abstract)."""
     found, todo = {cls}, [cls]
     while todo:
         for sub in todo.pop().__subclasses__():
             if sub not in found:
                 found.add(sub)
                 todo.append(sub)
+    return frozenset(c for c in found if dataclasses.is_dataclass(c) and not inspect.isabstract(c))
+
+
+@cache
+def declared_children(cls: type[cst.CSTNode], attr: str) -> frozenset[type] | None:
+    """The node types libcst declares attribute `attr` of `cls` may hold (`Call.whitespace_after_func`:
+    the whitespace types; `Name.lpar`: `LeftParen`), or None when its annotation cannot be read."""
+    try:
+        hint = typing.get_type_hints(cls).get(attr)
+    except Exception:  # noqa: BLE001 - an annotation libcst's module cannot resolve: anything may be there
+        return None
+    if hint is None:
+        return None
+    found: set[type] = set()
+    todo = [hint]
+    while todo:
+        current = todo.pop()
+        if typing.get_origin(current) is not None:  # Union, Optional, Sequence, Literal
+            todo.extend(a for a in typing.get_args(current) if not isinstance(a, str))
+        elif isinstance(current, type) and issubclass(current, cst.CSTNode):
+            found |= _concrete(current)
+        elif not isinstance(current, type):
+            return None  # a forward reference or a form not known here
     return frozenset(found)
 
 
 @cache
-def holds_only_trivia(cls: type[cst.CSTNode], attr: str) -> bool:
-    """Whether libcst declares attribute `attr` of `cls` to hold only whitespace and punctuation
-    (or nothing): `Call.whitespace_after_func`, `Arg.comma`, `FunctionDef.leading_lines`. A walk that
-    skips trivia and hooks no such attribute need not look at it at all."""
-    try:
-        hint = typing.get_type_hints(cls).get(attr)
-    except Exception:  # noqa: BLE001 - an annotation libcst's module cannot resolve: look at it
-        return False
-    if hint is None:
-        return False
-    todo, trivia = [hint], trivia_types()
-    while todo:
-        current = todo.pop()
-        if typing.get_origin(current) is not None:  # Union, Optional, Sequence
-            todo.extend(typing.get_args(current))
-        elif current is type(None) or current is MaybeSentinel:
-            continue
-        elif not (isinstance(current, type) and issubclass(current, cst.CSTNode)) \
-                or not all(sub in trivia or inspect.isabstract(sub) for sub in _subclasses(current)):
-            return False
-    return True
+def unhooked_types(hooked: frozenset[str]) -> frozenset[type]:
+    """The node types a walk calling the hooks named `hooked` need not enter: no hook names them, and
+    none of the types libcst declares their attributes to hold needs entering (a `Name`, its
+    parentheses, a number, a string; whitespace and commas unless comments are hooked)."""
+    named = {name.split("_")[1] for name in hooked}
+    nodes = _concrete(cst.CSTNode)
+    children = {cls: [declared_children(cls, f.name) for f in dataclasses.fields(cls)] for cls in nodes}
+    entered = {cls for cls in nodes if cls.__name__ in named or any(c is None for c in children[cls])}
+    changed = True
+    while changed:
+        changed = False
+        for cls in nodes - entered:
+            if any(not held.isdisjoint(entered) for held in children[cls]):
+                entered.add(cls)
+                changed = True
+    return frozenset(nodes - entered)
 
 
 _FIELDS: dict[object, tuple[str, ...]] = {}  # child_fields per node shape, learned once per process
@@ -181,10 +200,7 @@ class BatchedWalk:
                     table.setdefault(name, []).append(getattr(visitor, name))
         self._table = table
         self._plans: dict[object, tuple] = {}
-        trivia = trivia_types()
-        names = {t.__name__ for t in trivia}
-        hooked = any(name.split("_")[1] in names for name in table)
-        self._skip = frozenset() if hooked else trivia
+        self._skip = unhooked_types(frozenset(table))
 
     def _plan(self, node: cst.CSTNode, key: object) -> tuple:
         name = type(node).__name__
@@ -192,7 +208,8 @@ class BatchedWalk:
         fields = []
         for attr in _fields(node, key):
             enter, leave = tuple(table.get(f"visit_{name}_{attr}", ())), tuple(table.get(f"leave_{name}_{attr}", ()))
-            if enter or leave or not self._skip or not holds_only_trivia(type(node), attr):
+            held = declared_children(type(node), attr)
+            if enter or leave or held is None or not held <= self._skip:
                 fields.append((attr, enter, leave))
         fields = tuple(fields)
         plan = self._plans[key] = (tuple(table.get(f"visit_{name}", ())), fields,
