@@ -3,7 +3,8 @@
     python bench/speed.py                      # kornia, torch_geometric and diffusers, as installed
     python bench/speed.py path/to/tree ...     # any trees
     python bench/speed.py --torch              # also the whole installed torch package (peak RSS)
-    python bench/speed.py --peers              # also TorchFix (--select ALL) and flake8, on the same files
+    python bench/speed.py --peers              # also TorchFix (--select ALL) and flake8, on the same files,
+                                               # each alternating with a cold breaklint run
 
 Every row is measured as a user meets it: a fresh `python -m breaklint` process (interpreter start
 and imports included), no cache unless the row says warm. Its floor is a fresh process that only
@@ -222,7 +223,7 @@ def main() -> int:
                                      floor_cmd(torch_listing, args.jobs), 1, work))
         peers = []
         if args.peers:
-            peers = peer_rows(files, args.jobs, args.peer_bin, work)
+            peers = peer_rows(files, tree_args, args.jobs, args.rounds, args.peer_bin, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -239,15 +240,18 @@ def main() -> int:
         print(f"| {row['work']} | {row['breaklint']:.2f} s | {row['floor']:.2f} s | {floor_name} | {ratio} | {rss} "
               f"| {pss} |")
     if peers:
-        print("\n| peer, same files | seconds | x breaklint |")
-        print("| --- | ---: | ---: |")
-        for name, secs in peers:
-            print(f"| {name} | {secs:.1f} | {secs / cold['breaklint']:.1f}x |")
+        print(f"\n| peer, same files, {args.jobs} processes | seconds | breaklint, run beside it | x breaklint |")
+        print("| --- | ---: | ---: | ---: |")
+        for name, secs, ours in peers:
+            print(f"| {name} | {secs:.1f} | {ours:.1f} | {secs / ours:.1f}x |")
     return 0
 
 
-def peer_rows(files: list[Path], jobs: int, where: Path | None, work: Path) -> list[tuple[str, float]]:
-    """TorchFix (`--select ALL`, libcst-based, its own pool) and flake8, each once, on the same files."""
+def peer_rows(files: list[Path], tree_args: list[str], jobs: int, rounds: int, where: Path | None,
+              work: Path) -> list[tuple[str, float, float]]:
+    """TorchFix (`--select ALL`, libcst-based, its own pool) and flake8 on the same files, each run
+    alternating with a cold breaklint run on as many processes: (name, peer's seconds, breaklint's
+    seconds), medians of `rounds`."""
     out = []
     listing = [str(f) for f in files]
     for name, cmd in (("TorchFix --select ALL", ["torchfix", "--select", "ALL", "--jobs", str(jobs)]),
@@ -256,9 +260,14 @@ def peer_rows(files: list[Path], jobs: int, where: Path | None, work: Path) -> l
         if exe is None:
             print(f"({cmd[0]} is not installed: pip install {cmd[0]})", file=sys.stderr)
             continue
-        start = time.perf_counter()
-        subprocess.run([exe, *cmd[1:], *listing], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        out.append((name, time.perf_counter() - start))
+        peer, ours = [], []
+        for _ in range(rounds):
+            ours.append(run(breaklint_cmd(tree_args, jobs, None), work)[0])
+            start = time.perf_counter()
+            subprocess.run([exe, *cmd[1:], *listing], cwd=work, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            peer.append(time.perf_counter() - start)
+        out.append((name, statistics.median(peer), statistics.median(ours)))
     return out
 
 
