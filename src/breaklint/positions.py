@@ -66,20 +66,11 @@ class _PositionState(CodegenState):
         self._starts: list[tuple[int, int]] = []
         self._syntactic = _Syntactic(self)
 
-    def _advance(self, value: str) -> None:
-        if "\n" in value or "\r" in value:
-            parts = _NEWLINE.split(value)
-            self.line += len(parts) - 1
-            self.column = len(parts[-1])
-        else:
-            self.column += len(value)
-
     def add_indent_tokens(self) -> None:
-        self.tokens.extend(self.indent_tokens)
         for token in self.indent_tokens:
-            self._advance(token)
+            self.add_token(token)
 
-    def add_token(self, value: str) -> None:  # `_advance`, inline: called for every token
+    def add_token(self, value: str) -> None:
         self.tokens.append(value)
         if "\n" in value or "\r" in value:
             parts = _NEWLINE.split(value)

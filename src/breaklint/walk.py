@@ -6,8 +6,8 @@ On a large tree, libcst's `visit_batched` took longer than the rules themselves:
 - `MetadataWrapper` walks the whole tree once more, with no visitors, after computing positions.
 Here a visitor class's hooks are found once, each node type's once per walk, and the walk reads the
 tree in place, announcing the same attributes in the same order (learned from libcst, never listed
-by hand); whitespace and punctuation are not entered when no visitor hooks them. Positions come from
-`positions.Positions`. Tests compare every hook call with libcst's own traversal.
+by hand); a node type whose subtree no visitor hooks (a name, a number, whitespace and punctuation
+unless comments are hooked) is not entered. Positions come from `positions.Positions`. Tests compare every hook call with libcst's own traversal.
 """
 
 from __future__ import annotations
