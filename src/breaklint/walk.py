@@ -7,7 +7,8 @@ On a large tree, libcst's `visit_batched` took longer than the rules themselves:
 Here a visitor class's hooks are found once, each node type's once per walk, and the walk reads the
 tree in place, announcing the same attributes in the same order (learned from libcst, never listed
 by hand); a node type whose subtree no visitor hooks (a name, a number, whitespace and punctuation
-unless comments are hooked) is not entered. Positions come from `positions.Positions`. Tests compare every hook call with libcst's own traversal.
+unless comments are hooked) is not entered. Positions come from `positions.Positions`. Tests compare
+every hook call with libcst's own traversal.
 """
 
 from __future__ import annotations
@@ -76,26 +77,26 @@ _TRIVIA_MODULES = ("libcst._nodes.whitespace", "libcst._nodes.op")
 
 
 @cache
-def trivia_types() -> frozenset[type]:
-    found, todo = set(), [cst.CSTNode]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.add(sub)
-                todo.append(sub)
-    return frozenset(t for t in found if t.__module__ in _TRIVIA_MODULES)
-
-
-@cache
-def _concrete(cls: type) -> frozenset[type]:
-    """`cls` and its subclasses that can be nodes of a tree (not abstract)."""
+def _subclasses(cls: type) -> frozenset[type]:
+    """`cls` and every class derived from it."""
     found, todo = {cls}, [cls]
     while todo:
         for sub in todo.pop().__subclasses__():
             if sub not in found:
                 found.add(sub)
                 todo.append(sub)
-    return frozenset(c for c in found if dataclasses.is_dataclass(c) and not inspect.isabstract(c))
+    return frozenset(found)
+
+
+@cache
+def trivia_types() -> frozenset[type]:
+    return frozenset(t for t in _subclasses(cst.CSTNode) if t.__module__ in _TRIVIA_MODULES)
+
+
+@cache
+def _concrete(cls: type) -> frozenset[type]:
+    """`cls` and its subclasses that can be nodes of a tree (not abstract)."""
+    return frozenset(c for c in _subclasses(cls) if dataclasses.is_dataclass(c) and not inspect.isabstract(c))
 
 
 @cache
@@ -160,15 +161,22 @@ def _fields(node: cst.CSTNode, shape: object) -> tuple[str, ...]:
     return fields
 
 
+@cache
+def _not_holding(types: type | tuple[type, ...]) -> frozenset[type]:
+    """The node types whose subtree can hold no node of `types`: what a walk hooking only them skips."""
+    wanted = (types,) if isinstance(types, type) else types
+    return unhooked_types(frozenset(f"visit_{cls.__name__}" for t in wanted for cls in _concrete(t)))
+
+
 def find(node: cst.CSTNode, types: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
     """Every node of `types` in `node`'s subtree (`node` included), in the order libcst's traversal
     meets them, as `libcst.matchers.findall(node, m.TypeName())` gives them.
 
     `findall` runs a full visit, which rebuilds and validates a copy of every node of the subtree
     (a tenth of a model library's walk went to the fixes' searches for comments), and importing
-    `libcst.matchers` takes 0.18 s, a tenth of a pre-commit call. This reads the tree in place and
-    enters whitespace and punctuation only when `types` includes them."""
-    skip = frozenset() if any(issubclass(t, types) for t in trivia_types()) else trivia_types()
+    `libcst.matchers` takes 0.18 s, a tenth of a pre-commit call. This reads the tree in place and,
+    as the walk does, enters no node type whose subtree cannot hold one of `types`."""
+    skip = _not_holding(types)
     todo = [node]
     while todo:
         current = todo.pop()
@@ -207,7 +215,8 @@ class BatchedWalk:
         table = self._table
         fields = []
         for attr in _fields(node, key):
-            enter, leave = tuple(table.get(f"visit_{name}_{attr}", ())), tuple(table.get(f"leave_{name}_{attr}", ()))
+            enter = tuple(table.get(f"visit_{name}_{attr}", ()))
+            leave = tuple(table.get(f"leave_{name}_{attr}", ()))
             held = declared_children(type(node), attr)
             if enter or leave or held is None or not held <= self._skip:
                 fields.append((attr, enter, leave))
