@@ -62,3 +62,21 @@ def test_bool_op_chain_reports_each_tested_operand_once() -> None:
             w = (x.any() or flag) and flag
             return x + y + z + w
     """) == [(6, "BL202"), (6, "BL202"), (8, "BL202")]
+
+
+def test_an_element_of_a_tensor_or_tuple_of_tensors_is_a_tensor() -> None:
+    assert findings("""
+        from typing import Optional, Union
+        import torch
+        from torch import Tensor
+
+        @torch.compile
+        def f(state: Union[Tensor, tuple[Tensor, Tensor]], other: Tensor | list[Tensor] | None, n: Union[int, Tensor]):
+            if (state[1] == 0).all():
+                n = n + 1
+            if other[0].sum() > 0:
+                n = n + 2
+            if n > 0:
+                n = n + 3
+            return n
+    """) == [(8, "BL201"), (10, "BL201")]

@@ -474,7 +474,7 @@ class FileContext(cst.BatchableCSTVisitor):
                 return self.annotation_value(inner[0])  # Optional[X] is what X is
         if self._is_tensor_annotation(ann):
             return V.TENSOR
-        if self._is_sequence_annotation(ann):
+        if self._is_sequence_annotation(ann) or self._tensor_elements(ann):
             return V.seq([V.TENSOR])
         scalar = self._scalar_annotation(ann)
         if scalar is not None:
@@ -527,6 +527,20 @@ class FileContext(cst.BatchableCSTVisitor):
                 for el in ann.slice
             )
         return self.qualify(ann) in TENSOR_ANNOTATIONS
+
+    def _tensor_elements(self, ann: cst.BaseExpression) -> bool:
+        """`Union[Tensor, tuple[Tensor, Tensor]]`, `Tensor | list[Tensor]`: either way, its elements are
+        tensors (a value the `isinstance` tests of the body tell apart)."""
+        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+            members = [ann.left, ann.right]
+        elif isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Union"):
+            members = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+        else:
+            return False
+        members = [m for m in members if not (isinstance(m, cst.Name) and m.value == "None")]
+        return (any(self._is_sequence_annotation(m) or self._tensor_elements(m) for m in members)
+                and all(self._is_tensor_annotation(m) or self._is_sequence_annotation(m) or self._tensor_elements(m)
+                        for m in members))
 
     def _is_sequence_annotation(self, ann: cst.BaseExpression) -> bool:
         if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
