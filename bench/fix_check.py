@@ -23,6 +23,7 @@ import argparse
 import difflib
 import importlib.util
 import json
+import linecache
 import os
 import shutil
 import subprocess
@@ -228,6 +229,9 @@ def library_table(library: str, package: str, names: list[str], tmp: Path, jobs:
                 print(f"  {library} {mode}: removed {s[0]}:{s[1]}", file=sys.stderr)
             for s in sorted(unique_after - unique_before):
                 print(f"  {library} {mode}: new {s[0]}:{s[1]}", file=sys.stderr)
+            for s in sorted(unique_after & unique_before) if mode == "safe+unsafe" else ():
+                text = linecache.getline(str(original / s[0]), s[1]).strip()
+                print(f"  {library} {mode}: left {s[0]}:{s[1]}: {text[:100]}", file=sys.stderr)
     return rows
 
 

@@ -19,7 +19,7 @@ from breaklint.finding import Edit, Fix
 from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
-SAFE_CODES = {"BL102", "BL401", "BL402", "BL403", "BL415", "BL417"}
+SAFE_CODES = {"BL102", "BL301", "BL401", "BL402", "BL403", "BL415", "BL417"}
 UNSAFE_CODES = {"BL101", "BL103", "BL201", "BL202", "BL302", "BL404", "BL405", "BL416"}
 VARYING = {"BL404", "BL405"}  # fixtures whose outputs hold a clock reading or a random draw
 
@@ -95,6 +95,53 @@ def test_branch_fix_keeps_header_comment_and_skips_other_comments() -> None:
     assert _fixed(kept) == (kept, [])
     two = base.format("    if x.sum() > 0:\n        x = x + 1\n        y = 2\n")
     assert _fixed(two) == (two, [])
+
+
+def test_a_parenthesized_test_keeps_its_parentheses() -> None:
+    base = "import torch\nimport warnings\n\n@torch.compile\ndef f(x):\n{}    return x\n"
+    # the test's own parentheses lie outside its position: without them the lines are no expression
+    source = base.format("    if (\n        (x > 1).any()  # big\n        or (x < -1).any()\n    ):\n"
+                         "        warnings.warn(f\"out of range: {x.dtype}\")\n")
+    new, applied = _fixed(source)
+    assert len(applied) == 1
+    assert new == base.format("    if not torch.compiler.is_compiling():\n        if (\n"
+                              "            (x > 1).any()  # big\n            or (x < -1).any()\n        ):\n"
+                              "            warnings.warn(f\"out of range: {x.dtype}\")\n")
+    # the where form rewrites the test: a comment in it would be lost
+    kept = base.format("    if ((x > 1).any()  # big\n            or (x < -1).any()):\n        x = x + 1\n")
+    assert _fixed(kept) == (kept, [])
+    # parentheses around one operand are kept too
+    one = base.format("    y = (x + 1) if ((x.sum()\n                    > 0)) else x\n")
+    assert "torch.where(((x.sum()\n                    > 0)), (x + 1), x)" in _fixed(one)[0]
+
+
+def test_unique_is_dropped_only_where_every_use_tests_every_element() -> None:
+    base = "import torch\n\n@torch.compile\ndef f(x, other, k: int = 3):\n    u = torch.unique(x)\n{}"
+    for body in ("    return torch.any((u != 0) & (u != k))\n", "    a = (u >= 0).all()\n    return a, u.max()\n"):
+        new, applied = _fixed(base.format(body), unsafe=False)
+        assert len(applied) == 1 and "    u = x\n" in new, body
+    for body in ("    return len(u)\n", "    return (u != other).all()\n", "    return u + 1\n",
+                 "    u = u + 1\n    return u.any()\n", "    return torch.any(u @ u)\n",
+                 "    print(u)\n    return (u > 0).all()\n"):
+        source = base.format(body)
+        found = [f for f in lint_source(source, Path("m.py")) if f.code == "BL301"]
+        assert found and all(f.fix is None for f in found), body
+    returned = base.replace("torch.unique(x)", "torch.unique(x, return_counts=True)").format(
+        "    return (u[0] > 0).all()\n")
+    assert all(f.fix is None for f in lint_source(returned, Path("m.py")))
+
+
+def test_a_zero_d_index_from_argmax_is_flagged_and_kept_a_tensor() -> None:
+    base = "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, y: torch.Tensor):\n{}"
+    source = base.format("    i = torch.argmin(x.abs())\n    return x[i] + y[x.argmax()]\n")
+    found = [f for f in lint_source(source, Path("m.py")) if f.code == "BL103"]
+    assert [(f.line, f.col) for f in found] == [(6, 13), (6, 20)]
+    new, _ = _fixed(source)
+    assert "return x[i.unsqueeze(0)].squeeze(0) + y[x.argmax().unsqueeze(0)].squeeze(0)" in new
+    # along a dimension, reassigned, or written to: no finding
+    for body in ("    i = x.argmax(dim=0)\n    return x[i]\n", "    i = x.argmax()\n    i = i + y\n    return x[i]\n",
+                 "    i = x.argmax()\n    x[i] = 0\n    return x\n"):
+        assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body
 
 
 # ---------------------------------------------------------------------- applying

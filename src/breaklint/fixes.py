@@ -41,9 +41,49 @@ def torch_name(ctx: "FileContext") -> str | None:
 
 
 def text_of(ctx: "FileContext", node: cst.CSTNode) -> str:
-    """The exact source text of a node, parentheses included."""
+    """The exact source text of a node, its own parentheses included (a position leaves them out:
+    `(a\n or b)` without them is not an expression)."""
     pos = ctx.position(node)
-    return span_text(ctx.lines, pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+    span = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+    if getattr(node, "lpar", None):
+        span = _with_parentheses(ctx.lines, span, len(node.lpar), len(node.rpar))
+        if span is None:  # a comment inside the parentheses: the node's own code, parentheses and all
+            return cst.Module([]).code_for_node(node)
+    return span_text(ctx.lines, *span)
+
+
+def _with_parentheses(lines: list[str], span: tuple[int, int, int, int], opening: int, closing: int
+                      ) -> tuple[int, int, int, int] | None:
+    """`span` widened over the parentheses around it: only whitespace, line breaks and more parentheses
+    lie between them and the node. None when anything else does (a comment)."""
+    line, col, end_line, end_col = span
+    while opening:
+        if col == 0:
+            line -= 1
+            if line < 1:
+                return None
+            col = len(lines[line - 1])
+            continue
+        col -= 1
+        char = lines[line - 1][col]
+        if char == "(":
+            opening -= 1
+        elif not (char.isspace() or char == "\\"):
+            return None
+    while closing:
+        if end_col == len(lines[end_line - 1]):
+            end_line += 1
+            if end_line > len(lines):
+                return None
+            end_col = 0
+            continue
+        char = lines[end_line - 1][end_col]
+        end_col += 1
+        if char == ")":
+            closing -= 1
+        elif not char.isspace():
+            return None
+    return line, col, end_line, end_col
 
 
 def replace(ctx: "FileContext", node: cst.CSTNode, content: str, title: str, safe: bool) -> Fix:
@@ -272,13 +312,15 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     if split is None or isinstance(node.orelse, cst.If) or not isinstance(node.body, cst.IndentedBlock):
         return None
     guard, cond, _ = split
-    # The comment on the `if` line moves to the first new line; any other comment would be lost: no fix.
+    # The comment on the `if` line moves to the first new line, and those inside the test stay in it
+    # where the test is kept whole; any other comment would be lost: no fix.
     header = node.body.header.comment
-    if any(c is not header for c in comments):
+    in_test = {id(c) for c in find(node.test, cst.Comment)}
+    if any(c is not header and id(c) not in in_test for c in comments):
         return None
     returned = _return_pair(ctx, node)
     if returned is not None:
-        return None if guard else _return_fix(ctx, node, torch, cond, returned, header, title)
+        return None if guard or in_test else _return_fix(ctx, node, torch, cond, returned, header, title)
     then = _branch(ctx, node.body)
     other = _branch(ctx, node.orelse.body) if node.orelse is not None else ([], [])
     if then is None or other is None or not (then[0] or then[1]) or (guard and node.orelse is not None):
@@ -299,7 +341,7 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     lines: list[str] = []
     if then[1] or other[1]:
         lines.append(f"if not {torch}.compiler.is_compiling():")
-        lines.append(f"{unit}if {text_of(ctx, node.test)}:")
+        lines.append(f"{unit}if {_deeper(ctx, node.test, unit)}:")
         lines += [f"{unit * 2}{_deeper(ctx, c, unit)}" for c, _ in then[1]] or [f"{unit * 2}pass"]
         if other[1]:
             lines.append(f"{unit}else:")
@@ -311,6 +353,8 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
         lines.append(f"{name} = {torch}.where({cond}, {a}, {b})")
     if guard and then[1] and not then[0]:
         guard = None  # a branch that only reports: its test is kept whole, behind the guard
+    if in_test and (order or guard):
+        return None  # the test is rewritten: its comments would be lost
     if guard:
         lines = [f"if {guard}:", *(f"{unit}{line}" for line in lines)]
     if header is not None:
@@ -517,6 +561,96 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
     fix = replace(ctx, small, f"{x}.copy_({torch}.where({mask}, {code}, {x}))",
                   f"assign through `{torch}.where(mask, ...)` instead of reading through the mask", safe=False)
     return fix, reads
+
+
+_WHOLE_TESTS = frozenset({"any", "all", "max", "min", "amax", "amin"})
+_NOT_ELEMENTWISE = (cst.MatrixMultiply,)
+
+
+def whole_test_operand(ctx: "FileContext", call: cst.Call) -> cst.BaseExpression | None:
+    """E of `torch.any(E)`, `E.all()`, `E.max()`, ...: a reduction over every element that gives the
+    same answer for a tensor and for its distinct values."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in _WHOLE_TESTS and not call.args:
+        return call.func.value
+    qual = ctx.qualify(call.func) or ""
+    if (qual.startswith("torch.") and qual[6:] in _WHOLE_TESTS and len(call.args) == 1
+            and call.args[0].keyword is None and not call.args[0].star):
+        return call.args[0].value
+    return None
+
+
+def elementwise_names(ctx: "FileContext", node: cst.BaseExpression) -> list[cst.Name] | None:
+    """The names an element-by-element expression reads (comparisons, arithmetic and `~`/`-` of
+    names and numbers), when every other leaf is known not to be a tensor; None for anything else."""
+    if isinstance(node, cst.Name):
+        return [node]
+    if isinstance(node, cst.Comparison):
+        parts = [node.left, *(c.comparator for c in node.comparisons)]
+        if any(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons):
+            return None
+    elif isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, _NOT_ELEMENTWISE):
+        parts = [node.left, node.right]
+    elif isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+        parts = [node.expression]
+    elif isinstance(node, (cst.Integer, cst.Float)) or ctx.value(node).not_tensor:
+        return []
+    else:
+        return None
+    names: list[cst.Name] = []
+    for part in parts:
+        found = elementwise_names(ctx, part)
+        if found is None:
+            return None
+        names += [n for n in found if not ctx.value(n).not_tensor]
+    return names
+
+
+def unique_to_input(ctx: "FileContext", call: cst.Call) -> tuple[Fix, cst.Name] | None:
+    """`u = torch.unique(x)` -> `u = x`, where `u` then only feeds tests over every element
+    (`torch.any((u != 0) & (u != 1))`, `u.max()`): the fix, and the name, whose other uses the
+    caller checks (`only_whole_tests`).
+
+    Safe: such a test gives the same answer over a tensor's values as over its distinct values,
+    and no longer needs a tensor whose length depends on the data.
+    """
+    small = sole_statement(ctx)
+    if not (isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)):
+        return None
+    if ctx.qualify(call.func) == "torch.unique":
+        if not call.args or call.args[0].keyword is not None:
+            return None
+        source, rest = call.args[0].value, list(call.args[1:])
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "unique":
+        source, rest = call.func.value, list(call.args)
+    else:
+        return None
+    for arg in rest:  # `sorted=` changes nothing a test sees; `dim=None` is the default
+        key = arg.keyword.value if arg.keyword is not None else None
+        if arg.star or not (key == "sorted" or key == "dim" and isinstance(arg.value, cst.Name)
+                            and arg.value.value == "None"):
+            return None
+    fix = replace(ctx, call, text_of(ctx, source), "test the tensor itself, not its distinct values "
+                  "(a test over every element gives the same answer)", safe=True)
+    return fix, small.targets[0].target
+
+
+def only_whole_tests(function: cst.FunctionDef, name: str, target: cst.Name, tested: set[int]) -> bool:
+    """Whether every other use of `name` in the function, an assignment included, is one of the
+    `tested` name nodes."""
+    not_uses: set[int] = set()  # `obj.name`, `f(name=...)`, `def g(name)`: other names
+    uses = []
+    for node in find(function, (cst.Attribute, cst.Arg, cst.Param, cst.Name)):
+        if isinstance(node, cst.Attribute):
+            not_uses.add(id(node.attr))
+        elif isinstance(node, cst.Arg):
+            if node.keyword is not None:
+                not_uses.add(id(node.keyword))
+        elif isinstance(node, cst.Param):
+            not_uses.add(id(node.name))
+        elif node.value == name and node is not target:
+            uses.append(node)
+    return all(id(n) in tested or id(n) in not_uses for n in uses)
 
 
 _REDUCTIONS = ("sum", "mean")

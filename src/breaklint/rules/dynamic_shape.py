@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import masked_reduction, masked_write
+from ..fixes import elementwise_names, masked_reduction, masked_write, only_whole_tests, unique_to_input, \
+    whole_test_operand
 from ..rule import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
@@ -47,9 +50,41 @@ class DynamicShapeOp(Rule):
         repeats = args[index] if len(args) > index else keyword(node, "repeats")
         return self.ctx.tensor_requirement(repeats.value) if repeats is not None else None
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # per function being walked: (candidate index, name) of `name = torch.unique(x)` findings whose
+        # fix stands only if `name` then only feeds tests over every element
+        self._pending: list[list[tuple[int, cst.Name]]] = []
+        self._tested: set[int] = set()  # ids of the names such tests read
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._pending.append([])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        pending = self._pending.pop()
+        # a name each of whose assignments is such a `torch.unique` is tested the same either way
+        tested = self._tested | {id(target) for _, target in pending}
+        for index, target in pending:
+            if not only_whole_tests(original_node, target.value, target, tested):
+                candidate = self.ctx.candidates[index]
+                self.ctx.candidates[index] = dataclasses.replace(
+                    candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+
+    def _unique_fix(self, node: cst.Call) -> Fix | None:
+        offer = unique_to_input(self.ctx, node) if self._pending else None
+        if offer is None:
+            return None
+        self._pending[-1].append((len(self.ctx.candidates), offer[1]))
+        return offer[0]
+
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
+        operand = whole_test_operand(self.ctx, node)
+        if operand is not None:
+            names = elementwise_names(self.ctx, operand) or []
+            if len({n.value for n in names}) == 1:  # one tensor, tested with numbers
+                self._tested.update(id(n) for n in names)
         qual = self.ctx.qualify(node.func)
         op = DYNAMIC_FUNCS.get(qual or "")
         if op is None and qual == "torch.where" and len(node.args) == 1:
@@ -80,6 +115,7 @@ class DynamicShapeOp(Rule):
             f"`{self.ctx.source(node)}` has an output shape that depends on the data ({op})",
             f"use {REWRITES[op]}",
             requires=requires,
+            fix=self._unique_fix(node) if op == "unique" else None,
         )
 
 

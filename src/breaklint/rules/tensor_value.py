@@ -180,6 +180,7 @@ class TensorScalarCast(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._fixes: dict[cst.Call, Fix] = {}
+        self._positions: list[dict[str, cst.Call]] = []  # per function: names holding `x.argmax()`
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """`x * float(t)`: the number only feeds arithmetic with a tensor, so `t` can stay a tensor."""
@@ -220,6 +221,42 @@ class TensorScalarCast(Rule):
                     fix=math_to_torch(self.ctx, node, qual) if len(args) == 1 else None)
 
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._positions.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._positions.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`i = x.argmax()`: `i` holds a 0-d index tensor until it is assigned again."""
+        if not self._positions:
+            return
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                if len(node.targets) == 1 and _whole_arg_reduction(self.ctx, node.value):
+                    self._positions[-1][target.target.value] = node.value
+                else:
+                    self._positions[-1].pop(target.target.value, None)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int."""
+        if not self.ctx.active() or node in self.ctx.assign_targets or len(node.slice) != 1:
+            return
+        element = node.slice[0].slice
+        if not isinstance(element, cst.Index) or element.star:
+            return
+        index = element.value
+        known = isinstance(index, cst.Name) and self._positions and index.value in self._positions[-1]
+        requires = self.ctx.tensor_requirement(node.value)
+        if not (known or _whole_arg_reduction(self.ctx, index)) or requires is None:
+            return
+        text = wrapped(index, text_of(self.ctx, index))
+        fix = replace(self.ctx, node, f"{text_of(self.ctx, node.value)}[{text}.unsqueeze(0)].squeeze(0)",
+                      "index with a 1-element tensor (`i.unsqueeze(0)`), then drop that dimension", safe=False)
+        self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used as an index: indexing reads it "
+                           "as a Python int", "index with a 1-element tensor and drop that dimension: "
+                           "`x[i.unsqueeze(0)].squeeze(0)`", fix=fix, requires=requires)
+
     def visit_Slice(self, node: cst.Slice) -> None:
         """`x[a:b]` reads `a` and `b` as Python ints: a tensor bound breaks as `int()` does."""
         if not self.ctx.active():
@@ -234,6 +271,16 @@ class TensorScalarCast(Rule):
                 self.report(bound, f"`{self.ctx.source(bound)}` is a tensor used as a slice bound: slicing "
                                    "reads it as a Python int", requires=value)
                 return
+
+
+def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
+    """`torch.argmax(x)`, `x.argmin()`: the position in the flattened tensor, a 0-d tensor."""
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("argmax", "argmin") and not node.args:
+        return ctx.tensor_requirement(node.func.value) is not None
+    return (ctx.qualify(node.func) in ("torch.argmax", "torch.argmin") and len(node.args) == 1
+            and node.args[0].keyword is None and not node.args[0].star)
 
 
 def _mentions_param(value: V.Val) -> bool:

@@ -43,7 +43,22 @@ def slice_to_shape(x):
     return x[:n] + x[n:]
 
 
+@torch.compile
+def closest_to_zero(x):
+    x = x * 2
+    i = torch.argmin(x.abs())
+    return x[i.unsqueeze(0)].squeeze(0) + 1  # expect: BL103
+
+
+@torch.compile
+def best_per_column(x):
+    x = (x * 2).view(2, 4)
+    i = x.argmax(dim=0)
+    return x[i] + 1
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
-            (slice_to_tensor, (x,)), (slice_to_shape, (x,))]
+            (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
+            (closest_to_zero, (x,)), (best_per_column, (x,))]

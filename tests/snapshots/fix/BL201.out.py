@@ -74,6 +74,16 @@ def reports_only(x):
 
 
 @torch.compile
+def reports_on_a_long_test(x):
+    x = x * 2
+    if not torch.compiler.is_compiling():
+        if ((x > 100).any()  # expect: BL201
+                or (x < -100).any()):
+            note(f"values out of range, dtype {x.dtype}")
+    return x + 1
+
+
+@torch.compile
 def checked_unless_ignored(x, ignore=None):
     x = x * 2
     if ignore is None:  # expect: BL201
@@ -120,6 +130,7 @@ def cases():
         (early_return, (x,)),
         (checked_with_values, (x,)),
         (reports_only, (x * 100,)),
+        (reports_on_a_long_test, (x * 100,)),
         (checked_unless_ignored, (x,)),
         (in_loop, (x,)),
         (on_shape, (x,)),

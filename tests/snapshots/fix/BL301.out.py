@@ -1,0 +1,84 @@
+import torch
+
+
+@torch.compile
+def indices(x):
+    x = x * 2
+    idx = torch.nonzero(x > 0)  # expect: BL301
+    return idx + 1
+
+
+@torch.compile
+def method_nonzero(x):
+    x = x * 2
+    idx = (x > 0).nonzero()  # expect: BL301
+    return idx + 1
+
+
+@torch.compile
+def one_arg_where(x):
+    x = x * 2
+    rows = torch.where(x > 0)[0]  # expect: BL301
+    return rows + 1
+
+
+@torch.compile
+def uniques(x):
+    x = x * 2
+    values = torch.unique(x)  # expect: BL301
+    return values + 1
+
+
+@torch.compile
+def labels_are_binary(target, ignore_index: int = -1):
+    target = target * 1
+    values = target  # expect: BL301
+    return torch.any((values != 0) & (values != 1) & (values != ignore_index))
+
+
+@torch.compile
+def label_count(target):
+    target = target * 1
+    values = target.unique()  # expect: BL301
+    return values.numel() + (values != 0).all()
+
+
+@torch.compile
+def selected(x):
+    x = x * 2
+    values = torch.masked_select(x, x > 0)  # expect: BL301
+    return values + 1
+
+
+@torch.compile
+def counts(x):
+    x = x * 2
+    c = torch.bincount(x.long().abs())  # expect: BL301
+    return c + 1
+
+
+@torch.compile
+def repeats(x):
+    x = x * 2
+    r = torch.repeat_interleave(x, torch.tensor([1, 2, 1, 2, 1, 2, 1, 2]))  # expect: BL301
+    return r + 1
+
+
+@torch.compile
+def static_forms(x):
+    x = x * 2
+    a = torch.where(x > 0, x, 0)
+    b = torch.nonzero_static(x, size=8)
+    c = torch.repeat_interleave(x, 2)
+    d = torch.repeat_interleave(x, torch.tensor([1, 2, 1, 2, 1, 2, 1, 2]), output_size=12)
+    return a.sum() + b.sum() + c.sum() + d.sum()
+
+
+def cases():
+    x = torch.randn(8)
+    labels = torch.tensor([0, 1, 1, 0, 2, 1])
+    return [
+        (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
+        (labels_are_binary, (labels,)), (label_count, (labels,)),
+        (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)),
+    ]
