@@ -144,6 +144,19 @@ def test_a_zero_d_index_from_argmax_is_flagged_and_kept_a_tensor() -> None:
         assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body
 
 
+def test_no_where_fix_that_moves_the_break_to_a_later_test() -> None:
+    base = "import torch\n\n@torch.compile\ndef f(s, x):\n    s = s * 1\n{}    return x * (g + 1)\n"
+    # `g` was a Python number; as a tensor, the later `if g > 0` would break instead
+    moved = base.format("    g = 0.5 if s > 0 else 0.0\n    if g > 0:\n        x = x + 1\n")
+    assert all(f.fix is None for f in lint_source(moved, Path("m.py")) if f.code == "BL201")
+    branch = base.format("    if s > 0:\n        g = 0.5\n    else:\n        g = 0.0\n    while g > 1:\n        g = g / 2\n")
+    assert all(f.fix is None for f in lint_source(branch, Path("m.py")) if f.code == "BL201")
+    # no later test, or both sides already tensors: fixed
+    assert "g = torch.where(s > 0, 0.5, 0.0)\n" in _fixed(base.format("    g = 0.5 if s > 0 else 0.0\n"))[0]
+    tensors = base.format("    g = s + 1 if s > 0 else s - 1\n    if g > 0:\n        x = x + 1\n")
+    assert "g = torch.where(s > 0, s + 1, s - 1)\n" in _fixed(tensors)[0]
+
+
 # ---------------------------------------------------------------------- applying
 def test_overlapping_fixes_wait_for_the_next_round() -> None:
     text = "abcdef\n"

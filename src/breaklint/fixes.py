@@ -366,6 +366,42 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     return replace(ctx, node, f"\n{indent}".join(lines), title, safe=safe)
 
 
+def retyped_names(ctx: "FileContext", node: cst.If | cst.IfExp) -> set[str]:
+    """The names a `torch.where` fix of `node` assigns that were not a tensor on each side before
+    (`g = 0.5 if c else 0.0`): after the fix they hold a tensor."""
+    def tensor(value: cst.BaseExpression | None) -> bool:  # or a tensor once the tree is known
+        return value is not None and ctx.tensor_requirement(value) is not None
+
+    if isinstance(node, cst.IfExp):
+        small = sole_statement(ctx)
+        if not (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)):
+            return set()
+        return set() if tensor(node.body) and tensor(node.orelse) else {small.targets[0].target.value}
+    sides = [node.body, *([node.orelse.body] if isinstance(node.orelse, cst.Else) else [])]
+    values: dict[str, list[cst.BaseExpression | None]] = {}
+    for side in sides:
+        for stmt in getattr(side, "body", ()):
+            if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+                    and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name)):
+                values.setdefault(stmt.body[0].targets[0].target.value, []).append(stmt.body[0].value)
+    # a side that does not assign the name keeps its old value, whose type is not known here
+    return {name for name, found in values.items() if len(found) < 2 or not all(map(tensor, found))}
+
+
+_TESTS = (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)
+
+
+def tested_after(ctx: "FileContext", function: cst.FunctionDef, names: set[str], line: int) -> bool:
+    """Whether one of `names` is read in an `if`/`while`/`assert` test after `line`: were it a tensor
+    there, the break would move to that test instead of going away."""
+    for node in find(function, _TESTS):
+        for name in find(node.test, cst.Name):
+            if name.value in names and ctx.positions.span(name)[0] > line:
+                return True
+    return False
+
+
 def _deeper(ctx: "FileContext", node: cst.CSTNode, unit: str) -> str:
     """The node's source, its continuation lines one `unit` deeper (kept as they are when a string
     spans lines: its text would change)."""

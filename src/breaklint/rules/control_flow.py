@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
-from ..fixes import branch_to_where, check_to_assert, logical_chain, logical_not
+from ..fixes import branch_to_where, check_to_assert, logical_chain, logical_not, retyped_names, tested_after
 from ..rule import Rule, register
 
 BRANCH_SUGGESTION = (
@@ -23,6 +25,30 @@ class DataDependentBranch(Rule):
     SUGGESTION = BRANCH_SUGGESTION
     GB_TYPES = ("GB0170", "GB7000")
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # per function being walked: (candidate index, names, last line) of `torch.where` fixes that
+        # make names tensors; each stands only if no later test reads those names
+        self._pending: list[list[tuple[int, set[str], int]]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._pending.append([])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        for index, names, line in self._pending.pop():
+            if tested_after(self.ctx, original_node, names, line):
+                candidate = self.ctx.candidates[index]
+                self.ctx.candidates[index] = dataclasses.replace(
+                    candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+
+    def _where(self, owner: cst.If | cst.IfExp):
+        fix = branch_to_where(self.ctx, owner)
+        if fix is not None and self._pending:
+            names = retyped_names(self.ctx, owner)
+            if names:
+                self._pending[-1].append((len(self.ctx.candidates), names, self.ctx.positions.span(owner)[2]))
+        return fix
+
     def _check(self, test: cst.BaseExpression, what: str, owner: cst.If | cst.IfExp | None = None) -> None:
         if not self.ctx.active():
             return
@@ -37,9 +63,9 @@ class DataDependentBranch(Rule):
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
         fix = None
         if isinstance(owner, cst.If):
-            fix = check_to_assert(self.ctx, owner) or branch_to_where(self.ctx, owner)
+            fix = check_to_assert(self.ctx, owner) or self._where(owner)
         elif owner is not None:
-            fix = branch_to_where(self.ctx, owner)
+            fix = self._where(owner)
         self.report(test, message, fix=fix,
                     requires=requires, test=test)
 
