@@ -157,6 +157,16 @@ def test_no_where_fix_that_moves_the_break_to_a_later_test() -> None:
     assert "g = torch.where(s > 0, s + 1, s - 1)\n" in _fixed(tensors)[0]
 
 
+def test_masked_write_reads_every_tensor_through_the_mask() -> None:
+    base = ("import torch\nimport torch.nn.functional as F\n\n@torch.compile\n"
+            "def f(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor):\n    m = a > 0\n{}    return out\n")
+    fixed = base.format("    out[m] = F.relu(a[m] / b[m].sqrt()).to(out.dtype)\n")
+    assert "    out.copy_(torch.where(m, F.relu(a / b.sqrt()).to(out.dtype), out))\n" in _fixed(fixed)[0]
+    # `b` read whole (a method's receiver) has another shape than the selection: no fix
+    whole = base.format("    out[m] = (a[m] / b.sqrt()).to(out.dtype)\n")
+    assert _fixed(whole) == (whole, [])
+
+
 # ---------------------------------------------------------------------- applying
 def test_overlapping_fixes_wait_for_the_next_round() -> None:
     text = "abcdef\n"

@@ -538,14 +538,20 @@ def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
     reads = [s for s in find(value, cst.Subscript) if _mask(ctx, s) is not None
              and text_of(ctx, _mask(ctx, s)) == mask]
     inside = {id(n) for r in reads for n in find(r, (cst.Name, cst.Attribute))}
-    callees = {id(n) for c in find(value, cst.Call) for n in [c.func, *find(c.func, cst.Name)]}
+    # a function's or method's own name; a method's receiver is a value like any other
+    callees = {id(n) for c in find(value, cst.Call)
+               for n in ([c.func, c.func.attr] if isinstance(c.func, cst.Attribute) else [c.func])}
     attrs = {id(a.attr) for a in find(value, cst.Attribute)}
+    # `x.dtype`, `x.device`: what is read is not the tensor's elements
+    described = {id(n) for a in find(value, cst.Attribute) if ctx.value(a).not_tensor and id(a) not in callees
+                 for n in find(a.value, (cst.Name, cst.Attribute, cst.Subscript))}
     for leaf in find(value, (cst.Name, cst.Attribute, cst.Subscript)):
-        if id(leaf) in inside or id(leaf) in callees or id(leaf) in attrs or leaf in reads:
+        if id(leaf) in inside or id(leaf) in callees or id(leaf) in attrs or id(leaf) in described or leaf in reads:
             continue
         if isinstance(leaf, cst.Subscript) and _mask(ctx, leaf) is not None:
             return None  # a read through another mask
-        if isinstance(leaf, (cst.Name, cst.Attribute)) and not ctx.value(leaf).not_tensor:
+        if isinstance(leaf, (cst.Name, cst.Attribute)) and not ctx.value(leaf).not_tensor \
+                and not (isinstance(leaf, cst.Name) and leaf.value in ctx.aliases):  # `torch`, `F`
             return None  # a tensor, or not known not to be one
     return value.visit(_Unmask({id(r) for r in reads})), reads
 
