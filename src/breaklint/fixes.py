@@ -203,13 +203,20 @@ def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [test]
 
 
+def _tests_a_tensor(ctx: "FileContext", part: cst.BaseExpression) -> bool:
+    """A tensor, `t.item()` or `bool(t)`, or `not` of one."""
+    while isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Not):
+        part = part.expression
+    return ctx.tensor_requirement(part) is not None or _unwrapped(ctx, part) is not None
+
+
 def guarded_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str
                       ) -> tuple[str | None, str, cst.BaseExpression | None] | None:
     """`P and T`, P not a tensor and T one, as (P's source, T as a bool tensor, T's node when it is one
     operand): P stays a Python test. (None, ..) without such P; None when T is not a tensor."""
     parts = _conjuncts(test)
     guard: list[cst.BaseExpression] = []
-    while parts and ctx.tensor_requirement(parts[0]) is None and _unwrapped(ctx, parts[0]) is None:
+    while parts and not _tests_a_tensor(ctx, parts[0]):
         guard.append(parts.pop(0))
     if not parts or (guard and any(isinstance(g, cst.BooleanOperation) and not g.lpar for g in guard)):
         return None
@@ -870,6 +877,15 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     if header is not None:
         lines[0] += f"  {header.value}"
     return replace(ctx, node, "\n".join(lines), title, safe=False)
+
+
+def check_of_test(ctx: "FileContext", ifs: list[cst.If], node: cst.BaseExpression) -> Fix | None:
+    """For `t.item()` or `bool(t)` tested by an `if` that only raises (`if n > 0 and t.item(): raise
+    E("msg")`): that `if` as `torch._assert_async`, as `check_to_assert` writes it. `ifs`: the `if`
+    statements being walked, innermost last."""
+    if not ifs or node not in ctx.condition_parts or not any(n is node for n in find(ifs[-1].test, cst.Call)):
+        return None
+    return check_to_assert(ctx, ifs[-1])
 
 
 # ---------------------------------------------------------------------- applying fixes

@@ -26,6 +26,14 @@ def not_compiled(x):
     return x.sum().item()
 
 
+@torch.compile
+def same_sizes(h, n: int):
+    h = h * 2
+    if n > 0:  # expect: BL101
+        torch._assert_async(torch.logical_not((h != h[0]).any()), "sizes differ")
+    return h + 1
+
+
 def cases():
     x = torch.randn(8)
-    return [(item_scalar, (x,)), (item_in_expression, (x,)), (keeps_tensor, (x,))]
+    return [(item_scalar, (x,)), (item_in_expression, (x,)), (keeps_tensor, (x,)), (same_sizes, (torch.ones(8), 3))]

@@ -57,8 +57,15 @@ def best_per_column(x):
     return x[i] + 1
 
 
+@torch.compile
+def finite_only(x):
+    x = x * 2
+    torch._assert_async(torch.isfinite(x).all(), "x must be finite")  # expect: BL103
+    return x + 1
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
-            (closest_to_zero, (x,)), (best_per_column, (x,))]
+            (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,))]
