@@ -19,7 +19,8 @@ from breaklint.finding import Edit, Fix
 from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
-SAFE_CODES = {"BL102", "BL301", "BL401", "BL402", "BL403", "BL415", "BL417"}
+SAFE_CODES = {"BL102", "BL401", "BL402", "BL403", "BL415", "BL417"}
+MIXED_CODES = {"BL301"}  # a safe fix in one form, an unsafe one in another
 UNSAFE_CODES = {"BL101", "BL103", "BL201", "BL202", "BL302", "BL404", "BL405", "BL416"}
 VARYING = {"BL404", "BL405"}  # fixtures whose outputs hold a clock reading or a random draw
 
@@ -42,6 +43,7 @@ def test_fixable_rules_and_their_safety() -> None:
                 by_code.setdefault(f.code, set()).add(f.fix.safe)
     assert {c for c, s in by_code.items() if s == {True}} == SAFE_CODES
     assert {c for c, s in by_code.items() if s == {False}} == UNSAFE_CODES
+    assert {c for c, s in by_code.items() if s == {True, False}} == MIXED_CODES
 
 
 @pytest.mark.parametrize("path", FIXABLE, ids=lambda p: p.stem)

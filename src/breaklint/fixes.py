@@ -684,6 +684,55 @@ def unique_to_input(ctx: "FileContext", call: cst.Call) -> tuple[Fix, cst.Name] 
     return fix, small.targets[0].target
 
 
+def _index_constant(subscript: cst.BaseExpression) -> int | None:
+    """`k` for `x[k]` with a literal integer `k` (negative ones too), else None."""
+    if not (isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1
+            and isinstance(subscript.slice[0].slice, cst.Index)):
+        return None
+    value = subscript.slice[0].slice.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) \
+            and isinstance(value.expression, cst.Integer):
+        return -int(value.expression.value)
+    return int(value.value) if isinstance(value, cst.Integer) else None
+
+
+def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, Fix] | None:
+    """`torch.where(c)[0][0]` (or `c.nonzero(as_tuple=True)[0][0]`) -> `c.int().argmax()`, the first
+    position where a 1-d `c` holds; `[0][-1]`, the last -> `(c.shape[0] - 1 - c.int().flip(0).argmax())`.
+    The call, and the fix.
+
+    Unsafe: the same 0-d index where `c` has one dimension and holds somewhere; where it holds
+    nowhere the original raises an IndexError and this gives a position (0, or the last)."""
+    which, inner = _index_constant(node), node.value
+    if which not in (0, -1) or _index_constant(inner) != 0 or not isinstance(inner.value, cst.Call):
+        return None
+    call = inner.value
+    torch = torch_name(ctx)
+    qual = ctx.qualify(call.func)
+    args = [a for a in call.args if a.keyword is None]
+    as_tuple = [a for a in call.args if a.keyword is not None and a.keyword.value == "as_tuple"]
+    if qual == "torch.where" and len(call.args) == 1 and len(args) == 1:
+        cond = args[0].value
+    elif qual == "torch.nonzero" and len(args) == 1 and len(call.args) == 2 and as_tuple:
+        cond = args[0].value
+    elif (isinstance(call.func, cst.Attribute) and call.func.attr.value == "nonzero" and not args
+          and len(call.args) == 1 and as_tuple and not ctx.is_module_ref(call.func.value)):
+        cond = call.func.value
+    else:
+        return None
+    if torch is None or (as_tuple and not (isinstance(as_tuple[0].value, cst.Name)
+                                           and as_tuple[0].value.value == "True")):
+        return None
+    if ctx.tensor_requirement(cond) is None:
+        return None
+    c = wrapped(cond, text_of(ctx, cond))
+    if which == 0:
+        content, title = f"{c}.int().argmax()", "take the first position with `argmax`"
+    else:
+        content, title = f"({c}.shape[0] - 1 - {c}.int().flip(0).argmax())", "take the last position with `argmax`"
+    return call, replace(ctx, node, content, title, safe=False)
+
+
 def only_whole_tests(function: cst.FunctionDef, name: str, target: cst.Name, tested: set[int]) -> bool:
     """Whether every other use of `name` in the function, an assignment included, is one of the
     `tested` name nodes."""

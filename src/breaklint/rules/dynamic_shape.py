@@ -8,7 +8,7 @@ import libcst as cst
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import elementwise_names, masked_reduction, masked_write, only_whole_tests, unique_to_input, \
+from ..fixes import elementwise_names, first_position, masked_reduction, masked_write, only_whole_tests, unique_to_input, \
     whole_test_operand
 from ..rule import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
@@ -56,6 +56,13 @@ class DynamicShapeOp(Rule):
         # fix stands only if `name` then only feeds tests over every element
         self._pending: list[list[tuple[int, cst.Name]]] = []
         self._tested: set[int] = set()  # ids of the names such tests read
+        self._positions: dict[int, Fix] = {}  # id of `torch.where(c)` -> the fix of `torch.where(c)[0][0]`
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.ctx.active():
+            found = first_position(self.ctx, node)
+            if found is not None:
+                self._positions[id(found[0])] = found[1]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
@@ -115,7 +122,7 @@ class DynamicShapeOp(Rule):
             f"`{self.ctx.source(node)}` has an output shape that depends on the data ({op})",
             f"use {REWRITES[op]}",
             requires=requires,
-            fix=self._unique_fix(node) if op == "unique" else None,
+            fix=self._unique_fix(node) if op == "unique" else self._positions.get(id(node)),
         )
 
 

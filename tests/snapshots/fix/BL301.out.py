@@ -44,6 +44,14 @@ def label_count(target):
 
 
 @torch.compile
+def first_and_last_match(x):
+    x = x * 2
+    first = (x > 0).int().argmax()  # expect: BL301
+    last = ((x > 0).shape[0] - 1 - (x > 0).int().flip(0).argmax())  # expect: BL301
+    return x.sum() + first + last
+
+
+@torch.compile
 def selected(x):
     x = x * 2
     values = torch.masked_select(x, x > 0)  # expect: BL301
@@ -79,6 +87,6 @@ def cases():
     labels = torch.tensor([0, 1, 1, 0, 2, 1])
     return [
         (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
-        (labels_are_binary, (labels,)), (label_count, (labels,)),
+        (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
         (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)),
     ]
