@@ -151,7 +151,8 @@ def test_no_where_fix_that_moves_the_break_to_a_later_test() -> None:
     # `g` was a Python number; as a tensor, the later `if g > 0` would break instead
     moved = base.format("    g = 0.5 if s > 0 else 0.0\n    if g > 0:\n        x = x + 1\n")
     assert all(f.fix is None for f in lint_source(moved, Path("m.py")) if f.code == "BL201")
-    branch = base.format("    if s > 0:\n        g = 0.5\n    else:\n        g = 0.0\n    while g > 1:\n        g = g / 2\n")
+    branch = base.format("    if s > 0:\n        g = 0.5\n    else:\n        g = 0.0\n"
+                         "    while g > 1:\n        g = g / 2\n")
     assert all(f.fix is None for f in lint_source(branch, Path("m.py")) if f.code == "BL201")
     # no later test, or both sides already tensors: fixed
     assert "g = torch.where(s > 0, 0.5, 0.0)\n" in _fixed(base.format("    g = 0.5 if s > 0 else 0.0\n"))[0]

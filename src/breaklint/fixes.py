@@ -389,9 +389,10 @@ def retyped_names(ctx: "FileContext", node: cst.If | cst.IfExp) -> set[str]:
     values: dict[str, list[cst.BaseExpression | None]] = {}
     for side in sides:
         for stmt in getattr(side, "body", ()):
-            if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
-                    and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name)):
-                values.setdefault(stmt.body[0].targets[0].target.value, []).append(stmt.body[0].value)
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+            if isinstance(target, cst.Name):
+                values.setdefault(target.value, []).append(small.value)
     # a side that does not assign the name keeps its old value, whose type is not known here
     return {name for name, found in values.items() if len(found) < 2 or not all(map(tensor, found))}
 
@@ -733,22 +734,28 @@ def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, F
     return call, replace(ctx, node, content, title, safe=False)
 
 
-def only_whole_tests(function: cst.FunctionDef, name: str, target: cst.Name, tested: set[int]) -> bool:
-    """Whether every other use of `name` in the function, an assignment included, is one of the
-    `tested` name nodes."""
-    not_uses: set[int] = set()  # `obj.name`, `f(name=...)`, `def g(name)`: other names
+def name_uses(function: cst.FunctionDef, name: str) -> list[cst.Name]:
+    """The names in the function that refer to the variable `name`: not `obj.name`, `f(name=...)`
+    or `def g(name)`."""
+    others: set[int] = set()
     uses = []
     for node in find(function, (cst.Attribute, cst.Arg, cst.Param, cst.Name)):
         if isinstance(node, cst.Attribute):
-            not_uses.add(id(node.attr))
+            others.add(id(node.attr))
         elif isinstance(node, cst.Arg):
             if node.keyword is not None:
-                not_uses.add(id(node.keyword))
+                others.add(id(node.keyword))
         elif isinstance(node, cst.Param):
-            not_uses.add(id(node.name))
-        elif node.value == name and node is not target:
+            others.add(id(node.name))
+        elif node.value == name:
             uses.append(node)
-    return all(id(n) in tested or id(n) in not_uses for n in uses)
+    return [n for n in uses if id(n) not in others]
+
+
+def only_whole_tests(function: cst.FunctionDef, name: str, target: cst.Name, tested: set[int]) -> bool:
+    """Whether every other use of `name` in the function, an assignment included, is one of the
+    `tested` name nodes."""
+    return all(n is target or id(n) in tested for n in name_uses(function, name))
 
 
 _REDUCTIONS = ("sum", "mean")

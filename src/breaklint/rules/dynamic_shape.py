@@ -8,8 +8,8 @@ import libcst as cst
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import elementwise_names, first_position, masked_reduction, masked_write, only_whole_tests, unique_to_input, \
-    whole_test_operand
+from ..fixes import (elementwise_names, first_position, masked_reduction, masked_write, only_whole_tests,
+                     unique_to_input, whole_test_operand)
 from ..rule import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 

@@ -8,7 +8,8 @@ import libcst as cst
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import arange_to_range, check_of_test, math_to_torch, replace, sole_statement, text_of, wrapped
+from ..fixes import (arange_to_range, check_of_test, math_to_torch, name_uses, replace, sole_statement, text_of,
+                     wrapped)
 from ..rule import Rule, register
 from ..walk import find
 from ._util import builtin_name, maybe_tensor, method_call, positional
@@ -127,29 +128,14 @@ def _with_a_tensor(ctx, node: cst.BinaryOperation) -> list[cst.BaseExpression]:
 def _only_arithmetic(function: cst.FunctionDef, name: str, target: cst.Name) -> bool:
     """Whether every other use of `name` in the function is an operand of arithmetic (and nothing
     else assigns it)."""
-    operands, others, assigned, uses = set(), set(), set(), []
-    for node in find(function, (cst.BinaryOperation, cst.Attribute, cst.Arg, cst.Param, cst.AssignTarget,
-                                cst.AugAssign, cst.AnnAssign, cst.Name)):
+    operands, assigned = set(), set()
+    for node in find(function, (cst.BinaryOperation, cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
         if isinstance(node, cst.BinaryOperation):
             operands.update((id(node.left), id(node.right)))
-        elif isinstance(node, cst.Attribute):
-            others.add(id(node.attr))
-        elif isinstance(node, cst.Arg):
-            if node.keyword is not None:
-                others.add(id(node.keyword))
-        elif isinstance(node, cst.Param):
-            others.add(id(node.name))
-        elif isinstance(node, cst.Name):
-            if node.value == name:
-                uses.append(node)
         else:  # an assignment's target
             assigned.add(id(node.target))
-    for use in uses:
-        if use is target or id(use) in others:
-            continue
-        if id(use) in assigned or id(use) not in operands:
-            return False
-    return True
+    return all(use is target or (id(use) not in assigned and id(use) in operands)
+               for use in name_uses(function, name))
 
 
 @register
@@ -234,7 +220,6 @@ class TensorScalarCast(Rule):
         self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
                           "Python number", requires=requires,
                     fix=math_to_torch(self.ctx, node, qual) if len(args) == 1 else None)
-
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._positions.append({})
