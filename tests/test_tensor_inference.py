@@ -80,3 +80,22 @@ def test_an_element_of_a_tensor_or_tuple_of_tensors_is_a_tensor() -> None:
                 n = n + 3
             return n
     """) == [(8, "BL201"), (10, "BL201")]
+
+
+def test_a_value_of_a_dict_of_tensors_is_a_tensor_and_its_keys_are_not() -> None:
+    assert findings("""
+        from typing import Dict
+        import torch
+
+        @torch.compile
+        def f(x, params: Dict[str, torch.Tensor], extra: dict[str, torch.Tensor], names: dict[str, int]):
+            if params["batch_prob"].sum() > 0:
+                x = x + 1
+            for key in params:
+                if key == "order":
+                    x = x * 2
+            k = "scale"
+            if extra[k].max() > 1 or names["a"] > 0:
+                x = x / 2
+            return x
+    """) == [(7, "BL201"), (13, "BL201")]

@@ -476,6 +476,8 @@ class FileContext(cst.BatchableCSTVisitor):
             return V.TENSOR
         if self._is_sequence_annotation(ann) or self._tensor_elements(ann):
             return V.seq([V.TENSOR])
+        if self._is_tensor_mapping(ann):
+            return V.mapping_of(V.TENSOR)
         scalar = self._scalar_annotation(ann)
         if scalar is not None:
             return scalar
@@ -527,6 +529,14 @@ class FileContext(cst.BatchableCSTVisitor):
                 for el in ann.slice
             )
         return self.qualify(ann) in TENSOR_ANNOTATIONS
+
+    def _is_tensor_mapping(self, ann: cst.BaseExpression) -> bool:
+        """`Dict[str, Tensor]`, `dict[str, Tensor]`, `Mapping[str, Tensor]`: every value a tensor."""
+        if not (isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
+                "dict", "mapping", "mutablemapping", "ordereddict") and len(ann.slice) == 2):
+            return False
+        value = ann.slice[1].slice
+        return isinstance(value, cst.Index) and self._is_tensor_annotation(value.value)
 
     def _tensor_elements(self, ann: cst.BaseExpression) -> bool:
         """`Union[Tensor, tuple[Tensor, Tensor]]`, `Tensor | list[Tensor]`: either way, its elements are
@@ -1006,6 +1016,8 @@ class FileContext(cst.BatchableCSTVisitor):
                 index = node.slice[0].slice.value
                 if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
                     return V.item(base, index.evaluated_value) if base.kind == "dict" else V.elem(base)
+                if base.kind == "dict":
+                    return V.item(base, None)
                 if isinstance(index, cst.Integer) or (isinstance(index, cst.UnaryOperation)
                                                       and isinstance(index.expression, cst.Integer)):
                     number = int(index.value if isinstance(index, cst.Integer) else "-" + index.expression.value, 0)

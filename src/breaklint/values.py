@@ -162,11 +162,18 @@ def elem(container: Val, index: int | None = None) -> Val:
     return UNKNOWN
 
 
-def item(container: Val, key: str) -> Val:
-    """`d[key]` for a dict value with a string key."""
+def mapping_of(value: Val) -> Val:
+    """A dict whose keys are not known and whose every value is `value` (`Dict[str, Tensor]`)."""
+    return Val("dict", name="values", parts=(_bound(value),))
+
+
+def item(container: Val, key: str | None) -> Val:
+    """`d[key]` for a dict value, with a string key (None: a key that is not a literal)."""
     if container.kind == "dict":
-        if key in container.keys:
+        if key is not None and key in container.keys:
             return container.parts[container.keys.index(key)]
+        if container.name == "values" and container.parts:
+            return container.parts[0]
         return UNKNOWN
     return elem(container)
 
