@@ -135,11 +135,12 @@ def test_unique_is_dropped_only_where_every_use_tests_every_element() -> None:
 
 def test_a_zero_d_index_from_argmax_is_flagged_and_kept_a_tensor() -> None:
     base = "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, y: torch.Tensor):\n{}"
-    source = base.format("    i = torch.argmin(x.abs())\n    return x[i] + y[x.argmax()]\n")
+    source = base.format("    i = torch.argmin(x.abs())\n    return x[i] + y[x.argmax()] + y[i + 1]\n")
     found = [f for f in lint_source(source, Path("m.py")) if f.code == "BL103"]
-    assert [(f.line, f.col) for f in found] == [(6, 13), (6, 20)]
+    assert [(f.line, f.col) for f in found] == [(6, 13), (6, 20), (6, 36)]
     new, _ = _fixed(source)
-    assert "return x[i.unsqueeze(0)].squeeze(0) + y[x.argmax().unsqueeze(0)].squeeze(0)" in new
+    assert ("return x[i.unsqueeze(0)].squeeze(0) + y[x.argmax().unsqueeze(0)].squeeze(0)"
+            " + y[(i + 1).unsqueeze(0)].squeeze(0)") in new
     # along a dimension, reassigned, or written to: no finding
     for body in ("    i = x.argmax(dim=0)\n    return x[i]\n", "    i = x.argmax()\n    i = i + y\n    return x[i]\n",
                  "    i = x.argmax()\n    x[i] = 0\n    return x\n"):

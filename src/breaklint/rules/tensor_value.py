@@ -173,7 +173,7 @@ class TensorScalarCast(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._fixes: dict[cst.Call, Fix] = {}
-        self._positions: list[dict[str, cst.Call]] = []  # per function: names holding `x.argmax()`
+        self._positions: list[dict[str, cst.BaseExpression]] = []  # per function: names holding `x.argmax()`
         self._ifs: list[cst.If] = []
 
     def visit_If(self, node: cst.If) -> None:
@@ -233,10 +233,20 @@ class TensorScalarCast(Rule):
             return
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                if len(node.targets) == 1 and _whole_arg_reduction(self.ctx, node.value):
+                if len(node.targets) == 1 and self._zero_d_index(node.value):
                     self._positions[-1][target.target.value] = node.value
                 else:
                     self._positions[-1].pop(target.target.value, None)
+
+    def _zero_d_index(self, node: cst.BaseExpression) -> bool:
+        """A 0-d index tensor: `torch.argmax(y)`, `y.argmin()` (over every element), a name holding one,
+        or one plus or minus an integer."""
+        if isinstance(node, cst.Name):
+            return bool(self._positions) and node.value in self._positions[-1]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            sides = (node.left, node.right)
+            return any(isinstance(s, cst.Integer) for s in sides) and any(self._zero_d_index(s) for s in sides)
+        return _whole_arg_reduction(self.ctx, node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int."""
@@ -246,9 +256,8 @@ class TensorScalarCast(Rule):
         if not isinstance(element, cst.Index) or element.star:
             return
         index = element.value
-        known = isinstance(index, cst.Name) and self._positions and index.value in self._positions[-1]
         requires = self.ctx.tensor_requirement(node.value)
-        if not (known or _whole_arg_reduction(self.ctx, index)) or requires is None:
+        if requires is None or not self._zero_d_index(index):
             return
         text = wrapped(index, text_of(self.ctx, index))
         fix = replace(self.ctx, node, f"{text_of(self.ctx, node.value)}[{text}.unsqueeze(0)].squeeze(0)",
