@@ -99,3 +99,25 @@ def test_a_value_of_a_dict_of_tensors_is_a_tensor_and_its_keys_are_not() -> None
                 x = x / 2
             return x
     """) == [(7, "BL201"), (13, "BL201")]
+
+
+def test_a_comprehension_of_tensors_holds_tensors() -> None:
+    assert findings("""
+        from typing import Dict
+        import torch
+
+        KEYS = ("a", "b")
+
+        @torch.compile
+        def f(x: torch.Tensor, params: Dict[str, torch.Tensor], names: list):
+            factors = tuple(params[key] for key in KEYS)
+            if (factors[0] != 0).any():
+                x = x + 1
+            parts = [x * k for k in range(3)]
+            if parts[0].sum() > 0:
+                x = x - 1
+            same = [x for x in names]
+            if same[0]:
+                x = x * 3
+            return x
+    """) == [(10, "BL201"), (13, "BL201")]

@@ -1065,9 +1065,34 @@ class FileContext(cst.BatchableCSTVisitor):
                 keys.append(el.key.evaluated_value)
                 vals.append(self.value(el.value))
             return V.dict_of(keys, vals)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            element = self._comprehension_element(node)
+            if element.is_tensor:
+                return V.seq([element])  # (a generator: what iterating it gives)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Lambda)):
             return V.Val("seq") if isinstance(node, cst.ListComp) else V.OBJECT
         return V.UNKNOWN
+
+    def _comprehension_element(self, node: cst.ListComp | cst.GeneratorExp) -> Val:
+        """What each element of `[e for t in it]` holds: `e` with `t` bound to an element of `it`, for
+        the moment (the walk binds `t` for good only when it reaches the comprehension)."""
+        if not self._scopes:
+            return V.UNKNOWN
+        values = self._scopes[-1].values
+        saved = dict(values)
+        try:
+            comp: cst.CompFor | None = node.for_in
+            while comp is not None:
+                if not isinstance(comp.target, cst.Name):
+                    return V.UNKNOWN
+                values[comp.target.value] = V.elem(self.value(comp.iter))
+                self._qualified = (None, None)  # names changed meaning
+                comp = comp.inner_for_in
+            return self.value(node.elt)
+        finally:
+            values.clear()
+            values.update(saved)
+            self._qualified = (None, None)
 
     def _attribute_value(self, node: cst.Attribute) -> Val:
         attr = node.attr.value
@@ -1184,6 +1209,8 @@ class FileContext(cst.BatchableCSTVisitor):
                     "enumerate", "map", "filter"):
             return V.STR if name in ("str", "repr", "format") else V.OBJECT
         if name in ("list", "tuple"):
+            if args and args[0].kind == "seq" and args[0].parts:  # `tuple(t * 2 for t in ts)`
+                return args[0]
             return V.Val("seq", parts=(V.elem(args[0]),)) if args and args[0].is_tensor else V.Val("seq")
         return None
 
