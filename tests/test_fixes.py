@@ -141,6 +141,9 @@ def test_a_zero_d_index_from_argmax_is_flagged_and_kept_a_tensor() -> None:
     new, _ = _fixed(source)
     assert ("return x[i.unsqueeze(0)].squeeze(0) + y[x.argmax().unsqueeze(0)].squeeze(0)"
             " + y[(i + 1).unsqueeze(0)].squeeze(0)") in new
+    # one position where a condition holds is 0-d too
+    lookup = base.format("    i = (x == y).nonzero(as_tuple=True)[0][0]\n    return x[i + 1]\n")
+    assert [f.line for f in lint_source(lookup, Path("m.py")) if f.code == "BL103"] == [6]
     # along a dimension, reassigned, or written to: no finding
     for body in ("    i = x.argmax(dim=0)\n    return x[i]\n", "    i = x.argmax()\n    i = i + y\n    return x[i]\n",
                  "    i = x.argmax()\n    x[i] = 0\n    return x\n"):

@@ -697,21 +697,20 @@ def _index_constant(subscript: cst.BaseExpression) -> int | None:
     return int(value.value) if isinstance(value, cst.Integer) else None
 
 
-def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, Fix] | None:
-    """`torch.where(c)[0][0]` (or `c.nonzero(as_tuple=True)[0][0]`) -> `c.int().argmax()`, the first
-    position where a 1-d `c` holds; `[0][-1]`, the last -> `(c.shape[0] - 1 - c.int().flip(0).argmax())`.
-    The call, and the fix.
-
-    Unsafe: the same 0-d index where `c` has one dimension and holds somewhere; where it holds
-    nowhere the original raises an IndexError and this gives a position (0, or the last)."""
-    which, inner = _index_constant(node), node.value
-    if which not in (0, -1) or _index_constant(inner) != 0 or not isinstance(inner.value, cst.Call):
+def position_lookup(ctx: "FileContext", node: cst.BaseExpression
+                    ) -> tuple[cst.Call, cst.BaseExpression, int] | None:
+    """(the call, `c`, `k`) for `torch.where(c)[0][k]` or `c.nonzero(as_tuple=True)[0][k]`, a literal
+    `k`: one position where `c` holds, a 0-d tensor."""
+    which = _index_constant(node)
+    inner = node.value if isinstance(node, cst.Subscript) else None
+    if which is None or _index_constant(inner) != 0 or not isinstance(inner.value, cst.Call):
         return None
     call = inner.value
-    torch = torch_name(ctx)
     qual = ctx.qualify(call.func)
     args = [a for a in call.args if a.keyword is None]
     as_tuple = [a for a in call.args if a.keyword is not None and a.keyword.value == "as_tuple"]
+    if as_tuple and not (isinstance(as_tuple[0].value, cst.Name) and as_tuple[0].value.value == "True"):
+        return None
     if qual == "torch.where" and len(call.args) == 1 and len(args) == 1:
         cond = args[0].value
     elif qual == "torch.nonzero" and len(args) == 1 and len(call.args) == 2 and as_tuple:
@@ -721,11 +720,21 @@ def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, F
         cond = call.func.value
     else:
         return None
-    if torch is None or (as_tuple and not (isinstance(as_tuple[0].value, cst.Name)
-                                           and as_tuple[0].value.value == "True")):
+    return (call, cond, which) if ctx.tensor_requirement(cond) is not None else None
+
+
+def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, Fix] | None:
+    """`torch.where(c)[0][0]` (or `c.nonzero(as_tuple=True)[0][0]`) -> `c.int().argmax()`, the first
+    position where a 1-d `c` holds; `[0][-1]`, the last -> `(c.shape[0] - 1 - c.int().flip(0).argmax())`.
+    The call, and the fix.
+
+    Unsafe: the same 0-d index where `c` has one dimension and holds somewhere; where it holds
+    nowhere the original raises an IndexError and this gives a position (0, or the last)."""
+    found = position_lookup(ctx, node)
+    torch = torch_name(ctx)
+    if found is None or found[2] not in (0, -1) or torch is None:
         return None
-    if ctx.tensor_requirement(cond) is None:
-        return None
+    call, cond, which = found
     c = wrapped(cond, text_of(ctx, cond))
     if which == 0:
         content, title = f"{c}.int().argmax()", "take the first position with `argmax`"

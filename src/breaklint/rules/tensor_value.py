@@ -8,8 +8,8 @@ import libcst as cst
 
 from .. import values as V
 from ..finding import Fix
-from ..fixes import (arange_to_range, check_of_test, math_to_torch, name_uses, replace, sole_statement, text_of,
-                     wrapped)
+from ..fixes import (arange_to_range, check_of_test, math_to_torch, name_uses, position_lookup, replace,
+                     sole_statement, text_of, wrapped)
 from ..rule import Rule, register
 from ..walk import find
 from ._util import builtin_name, maybe_tensor, method_call, positional
@@ -239,14 +239,14 @@ class TensorScalarCast(Rule):
                     self._positions[-1].pop(target.target.value, None)
 
     def _zero_d_index(self, node: cst.BaseExpression) -> bool:
-        """A 0-d index tensor: `torch.argmax(y)`, `y.argmin()` (over every element), a name holding one,
-        or one plus or minus an integer."""
+        """A 0-d index tensor: `torch.argmax(y)`, `y.argmin()` (over every element), `torch.where(c)[0][k]`,
+        a name holding one, or one plus or minus an integer."""
         if isinstance(node, cst.Name):
             return bool(self._positions) and node.value in self._positions[-1]
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
             sides = (node.left, node.right)
             return any(isinstance(s, cst.Integer) for s in sides) and any(self._zero_d_index(s) for s in sides)
-        return _whole_arg_reduction(self.ctx, node)
+        return _whole_arg_reduction(self.ctx, node) or position_lookup(self.ctx, node) is not None
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int."""
