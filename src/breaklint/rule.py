@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -66,6 +67,13 @@ class Rule(cst.BatchableCSTVisitor):
         finding then names."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test)
 
+    def withdraw_fix(self, index: int) -> None:
+        """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the
+        function showed that it would not remove the break (the finding stays)."""
+        candidate = self.ctx.candidates[index]
+        self.ctx.candidates[index] = dataclasses.replace(
+            candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+
 
 @cache
 def load_rules() -> dict[str, type[Rule]]:
@@ -74,5 +82,3 @@ def load_rules() -> dict[str, type[Rule]]:
     for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
         importlib.import_module(info.name)
     return dict(sorted(RULES.items()))
-
-

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import libcst as cst
 
 from ..fixes import branch_to_where, check_to_assert, logical_chain, logical_not, retyped_names, tested_after
@@ -37,9 +35,7 @@ class DataDependentBranch(Rule):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         for index, names, line in self._pending.pop():
             if tested_after(self.ctx, original_node, names, line):
-                candidate = self.ctx.candidates[index]
-                self.ctx.candidates[index] = dataclasses.replace(
-                    candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+                self.withdraw_fix(index)
 
     def _where(self, owner: cst.If | cst.IfExp):
         fix = branch_to_where(self.ctx, owner)
@@ -128,4 +124,3 @@ class DataDependentBoolOp(Rule):
         if requires is not None:
             self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`",
                         requires=requires, fix=logical_not(self.ctx, node))
-

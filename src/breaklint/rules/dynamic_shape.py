@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import libcst as cst
 
 from .. import values as V
@@ -73,9 +71,7 @@ class DynamicShapeOp(Rule):
         tested = self._tested | {id(target) for _, target in pending}
         for index, target in pending:
             if not only_whole_tests(original_node, target.value, target, tested):
-                candidate = self.ctx.candidates[index]
-                self.ctx.candidates[index] = dataclasses.replace(
-                    candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+                self.withdraw_fix(index)
 
     def _unique_fix(self, node: cst.Call) -> Fix | None:
         offer = unique_to_input(self.ctx, node) if self._pending else None

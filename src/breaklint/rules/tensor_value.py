@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import libcst as cst
 
 from .. import values as V
@@ -54,9 +52,7 @@ class TensorItem(Rule):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         for index, name, target in self._pending.pop():
             if not _only_arithmetic(original_node, name, target):
-                candidate = self.ctx.candidates[index]
-                self.ctx.candidates[index] = dataclasses.replace(
-                    candidate, finding=dataclasses.replace(candidate.finding, fix=None))
+                self.withdraw_fix(index)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.ctx.active():
