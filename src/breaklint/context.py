@@ -205,7 +205,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._branch_names: list[set[str]] = []  # per enclosing loop body, `else` or handler: names it bound
         self._guards: list[list[tuple[str, bool]]] = []  # per enclosing `if` body: the conditions it needs
         self._if_guards: dict[cst.If, list[tuple[str, bool]]] = {}
-        self._tests: list[cst.BaseExpression] = []  # the test of the `if` being walked, until its body
+        self._testing: list[cst.If] = []  # the `if` whose test is being walked, until its body
         self._if_frames: list[list[dict[str, Val]] | None] = []
         self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
@@ -588,7 +588,7 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self._if_guards[node] = self.guard_conditions(node.test)
-        self._tests.append(node.test)
+        self._testing.append(node)
         # [values before the `if`, then the values its body left]
         self._if_frames.append([dict(self._scopes[-1].values)] if self._scopes else None)
         if isinstance(node.orelse, cst.Else):
@@ -630,10 +630,14 @@ class FileContext(cst.BatchableCSTVisitor):
     def _leave_branch(self) -> None:
         self._branch_names.pop()
 
+    def tested_if(self) -> cst.If | None:
+        """The `if` whose test is being walked (before its body)."""
+        return self._testing[-1] if self._testing else None
+
     def visit_If_body(self, node: cst.If) -> None:
         self._guards.append(self._if_guards.get(node, []))
-        if self._tests and self._tests[-1] is node.test:
-            self._tests.pop()
+        if self._testing and self._testing[-1] is node:
+            self._testing.pop()
 
     def leave_If_body(self, node: cst.If) -> None:
         self._guards.pop()
@@ -707,9 +711,9 @@ class FileContext(cst.BatchableCSTVisitor):
     def _operand_conditions(self, node: cst.CSTNode) -> list[tuple[str, bool]]:
         """For a node inside the test of the `if` being entered: the operands before the one that
         holds it, which must have come out right for it to run (`self.training and random() < p`)."""
-        if not self._tests:
+        if not self._testing:
             return []
-        parts, is_and = self._chain(self._tests[-1])
+        parts, is_and = self._chain(self._testing[-1].test)
         try:
             where = self.position(node)
         except KeyError:

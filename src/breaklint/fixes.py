@@ -944,13 +944,13 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     return replace(ctx, node, "\n".join(lines), title, safe=False)
 
 
-def check_of_test(ctx: "FileContext", ifs: list[cst.If], node: cst.BaseExpression) -> Fix | None:
+def check_of_test(ctx: "FileContext", node: cst.BaseExpression) -> Fix | None:
     """For `t.item()` or `bool(t)` tested by an `if` that only raises (`if n > 0 and t.item(): raise
-    E("msg")`): that `if` as `torch._assert_async`, as `check_to_assert` writes it. `ifs`: the `if`
-    statements being walked, innermost last."""
-    if not ifs or node not in ctx.condition_parts or not any(n is node for n in find(ifs[-1].test, cst.Call)):
+    E("msg")`): that `if` as `torch._assert_async`, as `check_to_assert` writes it."""
+    owner = ctx.tested_if()
+    if owner is None or node not in ctx.condition_parts or not any(n is node for n in find(owner.test, cst.Call)):
         return None
-    return check_to_assert(ctx, ifs[-1])
+    return check_to_assert(ctx, owner)
 
 
 # ---------------------------------------------------------------------- applying fixes

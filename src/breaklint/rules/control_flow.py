@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..finding import Fix
 from ..fixes import branch_to_where, check_to_assert, logical_chain, logical_not, retyped_names, tested_after
 from ..rule import Rule, register
 
@@ -37,7 +38,7 @@ class DataDependentBranch(Rule):
             if tested_after(self.ctx, original_node, names, line):
                 self.withdraw_fix(index)
 
-    def _where(self, owner: cst.If | cst.IfExp):
+    def _where(self, owner: cst.If | cst.IfExp) -> Fix | None:
         fix = branch_to_where(self.ctx, owner)
         if fix is not None and self._pending:
             names = retyped_names(self.ctx, owner)

@@ -38,13 +38,6 @@ class TensorItem(Rule):
         # per function being walked: (candidate index, name) of `name = t.item()` findings whose fix
         # stands only if `name` then only feeds arithmetic
         self._pending: list[list[tuple[int, str, cst.Name]]] = []
-        self._ifs: list[cst.If] = []
-
-    def visit_If(self, node: cst.If) -> None:
-        self._ifs.append(node)
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self._ifs.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
@@ -90,7 +83,7 @@ class TensorItem(Rule):
         call = method_call(node)
         if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
             self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number",
-                        fix=self._keep_tensor(node, call[0]) or check_of_test(self.ctx, self._ifs, node))
+                        fix=self._keep_tensor(node, call[0]) or check_of_test(self.ctx, node))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         if self._needs_python_value(original_node):
@@ -170,13 +163,6 @@ class TensorScalarCast(Rule):
         super().__init__(ctx)
         self._fixes: dict[cst.Call, Fix] = {}
         self._positions: list[dict[str, cst.BaseExpression]] = []  # per function: names holding `x.argmax()`
-        self._ifs: list[cst.If] = []
-
-    def visit_If(self, node: cst.If) -> None:
-        self._ifs.append(node)
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self._ifs.pop()
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """`x * float(t)`: the number only feeds arithmetic with a tensor, so `t` can stay a tensor."""
@@ -209,7 +195,7 @@ class TensorScalarCast(Rule):
         # a tensor among the arguments is enough: op() is a tensor as soon as one part is
         requires = V.op(*needs)
         if name in ("float", "int", "bool", "complex"):
-            fix = self._fixes.get(node) or (check_of_test(self.ctx, self._ifs, node) if name == "bool" else None)
+            fix = self._fixes.get(node) or (check_of_test(self.ctx, node) if name == "bool" else None)
             self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires,
                         fix=fix)
             return
