@@ -23,6 +23,13 @@ def test_torch_predicates_and_internals_are_not_tensors() -> None:
                 x = x.half()
             ok = x.dtype == torch.float32 and not torch._C._are_functorch_transforms_active()
             return x + ok
+
+        @torch.compile
+        def g(x: torch.Tensor):
+            y = x.clone() if x.is_inference() else x.detach()
+            if x.is_signed() and y.is_same_size(x):
+                y = y.abs()
+            return y
     """) == []
 
 
@@ -121,3 +128,21 @@ def test_a_comprehension_of_tensors_holds_tensors() -> None:
                 x = x * 3
             return x
     """) == [(10, "BL201"), (13, "BL201")]
+
+
+def test_a_comprehension_target_does_not_rebind_the_name_outside_it() -> None:
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x: torch.Tensor, xs: list[torch.Tensor], n: int):
+            scaled = [n * 2 for n in xs]
+            if n > 2:
+                x = x + 1
+            total = sum(t.sum() for t in xs)
+            t = 3
+            sizes = {t: t.item() for t in xs}
+            if t > 1:
+                x = x * 2
+            return x, scaled, total, sizes
+    """) == [(11, "BL101")]

@@ -23,6 +23,7 @@ from libcst.metadata import CodeRange
 from . import values as V
 from .finding import Finding, Fix
 from .positions import Positions
+from .walk import find
 from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
 from .values import Val
 
@@ -77,6 +78,7 @@ NON_TENSOR_METHODS = {
     "element_size", "stride", "storage_offset", "is_contiguous", "is_floating_point",
     "is_complex", "numpy", "get_device", "__len__", "untyped_storage", "storage",
     "is_pinned", "is_set_to", "has_names", "type", "register_hook", "backward",
+    "is_inference", "is_shared", "is_signed", "is_coalesced", "is_same_size", "is_conj", "is_neg",
     "split", "chunk", "unbind", "tensor_split",
 }
 SEQUENCE_METHODS = {"split", "chunk", "unbind", "tensor_split"}
@@ -209,6 +211,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._if_frames: list[list[dict[str, Val]] | None] = []
         self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
+        self._comprehensions: list[dict[str, Val | None]] = []  # per enclosing comprehension: the names it hides
         self._blocks: list[cst.IndentedBlock] = []  # the indented blocks being walked, innermost last
         self._qualified: tuple[cst.CSTNode | None, str | None] = (None, None)
         self.condition_parts: set[cst.CSTNode] = set()
@@ -824,9 +827,59 @@ class FileContext(cst.BatchableCSTVisitor):
         if isinstance(node.target, cst.Name) and attr and cls and attr in cls.submodules:
             self._scopes[-1].modules.add(node.target.value)
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        if self._scopes:
-            self._bind_loop_target(node.target, node.iter)
+    # A comprehension has a scope of its own (Python 3). libcst walks its element before its `for`
+    # clauses, so all its targets are bound on entering it; the names they hide hold their earlier
+    # values again on leaving it.
+    def _enter_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+        hidden: dict[str, Val | None] = {}
+        self._comprehensions.append(hidden)
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        branches, self._branch_names = self._branch_names, []  # bound for good, not joined with a loop's
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            for name in find(comp.target, cst.Name):
+                hidden.setdefault(name.value, values.get(name.value))
+            self._bind_loop_target(comp.target, comp.iter)
+            comp = comp.inner_for_in
+        self._branch_names = branches
+
+    def _leave_comprehension(self) -> None:
+        hidden = self._comprehensions.pop()
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name, old in hidden.items():
+            if old is None:
+                values.pop(name, None)
+            else:
+                values[name] = old
+        self._qualified = (None, None)  # names changed meaning
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._leave_comprehension()
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self._leave_comprehension()
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._leave_comprehension()
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comprehension()
 
     def _bind_loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """`for t in it`: t holds an element of `it`; `zip` and `enumerate` are taken apart."""
