@@ -146,3 +146,34 @@ def test_a_comprehension_target_does_not_rebind_the_name_outside_it() -> None:
                 x = x * 2
             return x, scaled, total, sizes
     """) == [(11, "BL101")]
+
+
+def test_a_flag_the_tree_passes_to_a_forward_is_not_taken_for_a_tensor() -> None:
+    # `forward(x, mask=None, flag=None)` is a compile root; its own callers pass `flag` something
+    # that is not known to be a tensor, so `if flag:` is not flagged; `mask` left out stays a tensor
+    source = """
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def forward(self, x, mask=None, flag=None):
+                if flag:
+                    x = x * 2
+                if mask.any():
+                    x = x + 1
+                return x
+
+        class Model(nn.Module):
+            def __init__(self, flag: bool = False, scale=None, depth=2):
+                super().__init__()
+                self.flag = flag
+                self.scale = scale
+                self.depth = depth
+                self.encoder = Encoder()
+
+            def forward(self, x):
+                if self.depth > 1:
+                    x = self.encoder(x, flag=self.flag)
+                return self.encoder(x, flag=self.scale)
+    """
+    assert findings(source) == [(9, "BL201")]

@@ -340,6 +340,8 @@ class FileContext(cst.BatchableCSTVisitor):
             if self._classes else f"{self.module}."
 
     def _scan_self_attrs(self, fn: cst.FunctionDef, info: ClassInfo) -> None:
+        # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
+        params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
         for stmt in iter_statements(fn.body):
             if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
                 targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
@@ -353,7 +355,10 @@ class FileContext(cst.BatchableCSTVisitor):
                     elif held := self._held_functions(value):
                         info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
-                        literal = self.literal_value(value) or V.UNKNOWN
+                        literal = self.literal_value(value)
+                        if literal is None and isinstance(value, cst.Name) and value.value in params:
+                            literal = self._declared_value(params[value.value])
+                        literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
             elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
@@ -433,6 +438,8 @@ class FileContext(cst.BatchableCSTVisitor):
             default = self._default_value(param)
             if default is not None:
                 info.fallback[name] = default
+            elif param.default is not None:
+                info.optional.add(name)
             scope.values[name] = V.param(qual, name)
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):

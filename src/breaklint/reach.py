@@ -310,10 +310,12 @@ class Values:
         if name in fn.declared:
             return fn.declared[name]
         known: list[Val] = []
+        passed = False
         for _caller, call, offset in self.reach.callers.get(function, []):
             arg = self._argument(fn, call, offset, name)
             if arg is None:
                 continue
+            passed = True
             resolved = self.resolve(arg)
             if resolved.kind != "unknown":
                 known.append(resolved)
@@ -321,6 +323,11 @@ class Values:
             return join(*known)
         if name in fn.fallback:
             return fn.fallback[name]
+        if passed and name in fn.optional:
+            # `forward(self, x, flag=None)` that the tree calls with `flag=<something unknown>`: a
+            # parameter left out by default is no evidence of a tensor when the tree's own callers
+            # pass it something else
+            return UNKNOWN
         # What compile is called with: a parameter of `forward` or of a compiled function with no
         # default (or `None`) and no annotation is taken to be a tensor.
         return TENSOR if function in self.reach.root_set else UNKNOWN

@@ -44,6 +44,7 @@ class FunctionInfo:
     params: list[str] = field(default_factory=list)  # in order, `self` included
     declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
     fallback: dict[str, Val] = field(default_factory=dict)  # a default other than None: what it holds
+    optional: set[str] = field(default_factory=set)  # unannotated, with a `None` default
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
 
