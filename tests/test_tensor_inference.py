@@ -177,3 +177,21 @@ def test_a_flag_the_tree_passes_to_a_forward_is_not_taken_for_a_tensor() -> None
                 return self.encoder(x, flag=self.scale)
     """
     assert findings(source) == [(9, "BL201")]
+
+
+def test_a_forward_parameter_tested_by_its_truth_value_is_a_flag() -> None:
+    # a tensor of more than one element has no truth value: `if word:` and `not kv_caches` say
+    # these parameters are flags or lists, while `mask`, compared, stays a tensor
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def forward(self, x, mask, word=None, kv_caches=None):
+                if not kv_caches:
+                    kv_caches = []
+                y = self.embed(x) if word else x
+                if mask.sum() > 0:
+                    y = y + 1
+                return y, kv_caches
+    """) == [(10, "BL201")]

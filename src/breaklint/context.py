@@ -777,6 +777,11 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def _mark_condition(self, test: cst.BaseExpression) -> None:
         self.condition_parts.add(test)
+        if isinstance(test, cst.Name) and self._scopes:
+            value = self._scopes[-1].values.get(test.value)
+            info = self._scopes[-1].info
+            if value is not None and value.kind == "param" and value.ref == info.qualname:
+                info.flags.add(test.value)
         if isinstance(test, cst.BooleanOperation):
             self._mark_condition(test.left)
             self._mark_condition(test.right)
