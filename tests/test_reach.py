@@ -233,3 +233,34 @@ def test_self_calls_reach_overrides_in_subclasses() -> None:
                 return x.sum().item()
     """)
     assert found == {13: "BL201"}
+
+
+def test_a_class_handed_to_a_type_test_is_not_constructed() -> None:
+    # `isinstance(m, Head)` does not run `Head.__init__`; `checkpoint(helper, x)` runs `helper`, and
+    # a class handed to another call is not taken to be built by it
+    found = codes_by_line("""
+        import torch
+        from torch import nn
+        from torch.utils.checkpoint import checkpoint
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                print("building")
+
+            def forward(self, x):
+                return x
+
+        def helper(x):
+            print("in checkpoint")
+            return x
+
+        class Net(nn.Module):
+            def forward(self, x, layers):
+                for m in layers:
+                    if isinstance(m, Head) or issubclass(type(m), Head):
+                        x = m(x)
+                kinds = list(map(Head, [1]))
+                return checkpoint(helper, x), kinds
+    """)
+    assert found == {15: "BL401"}

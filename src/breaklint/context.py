@@ -72,6 +72,8 @@ TORCH_NON_TENSOR_PREFIXES = (
 )
 # `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
 PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
+# Builtins that inspect what they are handed without calling it.
+TYPE_TESTS = {"isinstance", "issubclass", "hasattr", "getattr", "setattr", "type", "id", "callable"}
 # Tensor methods and attributes whose value is not a tensor.
 NON_TENSOR_METHODS = {
     "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "data_ptr",
@@ -1334,14 +1336,16 @@ class FileContext(cst.BatchableCSTVisitor):
                     args.append(self.value(arg.value))
         calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
                          args=args, kwargs=kwargs, star=star) for kind, target in refs]
-        # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too.
-        for arg in node.args:
+        # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
+        # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
+        handed = node.args if name not in TYPE_TESTS else ()
+        for arg in handed:
             arg_attr = self._self_attr(arg.value)
             target = None
             if arg_attr is not None:
                 target = ("self", arg_attr)
             elif isinstance(arg.value, cst.Name) and arg.value.value in self.aliases:
-                target = ("name", self.aliases[arg.value.value])
+                target = ("ref", self.aliases[arg.value.value])
             if target is not None:
                 calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
                                      pos.end.column, star=True))

@@ -223,10 +223,10 @@ class Reach:
         of `method` in subclasses too: a base class's forward that calls `self.apply_transform(...)`
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
-        if call.kind == "name":
+        if call.kind in ("name", "ref"):
             target = self.canonical(call.target)
             if target in self.classes:
-                init = self.method(target, "__init__")
+                init = self.method(target, "__init__") if call.kind == "name" else None
                 return [(init, 1)] if init else []
             return [(target, 0)]
         if cls is None:

@@ -20,7 +20,8 @@ class CallRef:
     kind: "name" (a dotted name: a function, or a class being constructed), "self" (a method of
     the caller's class), "super", "selfattr" (calling what `self.<target>` holds: a submodule,
     a helper object, a function kept in an attribute), "attrcall" (`self.<attr>.<method>(...)`,
-    target "attr.method").
+    target "attr.method"), "ref" (a dotted name handed to another call, as in `checkpoint(fn, x)`:
+    a function it may run; a class handed over, as in `isinstance(m, Block)`, is not constructed).
     """
 
     kind: str
