@@ -195,3 +195,41 @@ def test_a_forward_parameter_tested_by_its_truth_value_is_a_flag() -> None:
                     y = y + 1
                 return y, kv_caches
     """) == [(10, "BL201")]
+
+
+def test_isinstance_tests_narrow_a_value_in_their_branch() -> None:
+    assert findings("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x, c, s, xs: list[torch.Tensor]):
+            a = c.tolist() if isinstance(c, np.ndarray) else c
+            if not isinstance(x, torch.Tensor):
+                x = torch.tensor(x.tolist())
+            elif x.sum() > 0:
+                x = x - 1
+            factor = 1.0 + 1.0 * (x.size(0) > 1)
+            if isinstance(factor, torch.Tensor):
+                factor = factor.item()
+            if isinstance(xs, (list, tuple)) and isinstance(s, (int, float)):
+                if xs[0].sum() > s:
+                    x = x + 1
+            v = s.item() if torch.is_tensor(s) else s
+            return x, a, v, factor
+    """) == [(10, "BL201"), (16, "BL201"), (18, "BL101")]
+
+
+def test_what_a_compile_check_short_circuits_is_not_traced() -> None:
+    assert findings("""
+        import torch
+        from torch.compiler import is_compiling
+
+        @torch.compile
+        def f(x: torch.Tensor, t: torch.Tensor):
+            if not is_compiling() and not bool((t > 0).all()):
+                raise ValueError("t must be positive")
+            if is_compiling() or bool(t.any()):
+                x = x + 1
+            return x
+    """) == []

@@ -203,6 +203,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._classes: list[ClassInfo] = []
         self._dead: set[cst.CSTNode] = set()
         self._dead_depth = 0
+        self._short_circuits: list[bool] = []  # per `and`/`or` whose right operand is being walked: skipped?
         self._disabled_depth = 0
         self._def_disabled: list[bool] = []  # per enclosing def: did it raise _disabled_depth
         self._loop_depth = 0
@@ -211,6 +212,8 @@ class FileContext(cst.BatchableCSTVisitor):
         self._if_guards: dict[cst.If, list[tuple[str, bool]]] = {}
         self._testing: list[cst.If] = []  # the `if` whose test is being walked, until its body
         self._if_frames: list[list[dict[str, Val]] | None] = []
+        # per `if` branch or conditional expression: name -> (what it held, what an isinstance test made it)
+        self._narrowed: list[dict[str, tuple[Val, Val]]] = []
         self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
         self._comprehensions: list[dict[str, Val | None]] = []  # per enclosing comprehension: the names it hides
@@ -598,6 +601,16 @@ class FileContext(cst.BatchableCSTVisitor):
             return False if left is False and right is False else None
         return None
 
+    # `not is_compiling() and bool(t)`: under compile the right operand is never evaluated.
+    def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        left = self.compile_value(node.left)
+        skipped = left is not None and left == isinstance(node.operator, cst.Or)
+        self._short_circuits.append(skipped)
+        self._dead_depth += skipped
+
+    def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        self._dead_depth -= self._short_circuits.pop()
+
     def visit_If(self, node: cst.If) -> None:
         self._if_guards[node] = self.guard_conditions(node.test)
         self._testing.append(node)
@@ -614,6 +627,93 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._mark_condition(node.test)
+        self._narrow(node.test, True)  # libcst walks `body` first, then `test`, then `orelse`
+
+    def visit_IfExp_test(self, node: cst.IfExp) -> None:
+        self._unnarrow()
+        self._narrowed.append({})
+
+    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
+        self._unnarrow()
+        self._narrow(node.test, False)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self._unnarrow()
+
+    # `isinstance(x, np.ndarray)` tells what `x` holds where the test is true, `not isinstance(x,
+    # torch.Tensor)` where it is false: narrowed while that branch is walked, then back to what it
+    # held unless the branch rebound it.
+    def _narrow(self, test: cst.BaseExpression, holds: bool) -> None:
+        narrowed: dict[str, tuple[Val, Val]] = {}
+        self._narrowed.append(narrowed)
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name, value in self._type_facts(test, holds).items():
+            old = values.get(name)
+            # What is known stays (a branch that tests a float for a tensor does not run); a sequence
+            # keeps its elements.
+            if old is None or old.is_tensor or old.not_tensor:
+                continue
+            narrowed[name] = (old, value)
+            values[name] = value
+        if narrowed:
+            self._qualified = (None, None)  # names changed meaning
+
+    def _unnarrow(self) -> None:
+        narrowed = self._narrowed.pop()
+        if not narrowed or not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name, (old, new) in narrowed.items():
+            if values.get(name) is new:  # not rebound in the branch
+                values[name] = old
+        self._qualified = (None, None)
+
+    def _type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, Val]:
+        """What names hold where `test` is `holds`, from its isinstance tests."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._type_facts(test.expression, not holds)
+        if isinstance(test, cst.BooleanOperation):
+            # `a and b` true: both hold; `a or b` false: neither holds
+            if isinstance(test.operator, cst.And) == holds:
+                return {**self._type_facts(test.left, holds), **self._type_facts(test.right, holds)}
+            return {}
+        if not (isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name)):
+            return {}
+        name = test.args[0].value.value
+        callee = self.qualify(test.func)
+        if callee == "torch.is_tensor" and len(test.args) == 1:
+            return {name: V.TENSOR if holds else V.OBJECT}
+        if callee != "isinstance" or len(test.args) != 2:
+            return {}
+        kinds = test.args[1].value
+        types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        held = [self._type_value(t) for t in types]
+        if holds:
+            if all(v is not None for v in held):
+                return {name: V.join(*held) if len(held) > 1 else held[0]}
+            return {}
+        # false: not a tensor, where a tensor type was tested for
+        if any(v is not None and v.is_tensor for v in held):
+            return {name: V.OBJECT}
+        return {}
+
+    def _type_value(self, node: cst.BaseExpression) -> Val | None:
+        """What an instance of the type `node` names holds; None for a type this cannot tell."""
+        qual = self.qualify(node) or ""
+        if qual in TENSOR_ANNOTATIONS or qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return V.TENSOR
+        if qual in ("int", "float", "complex", "numbers.Number", "numbers.Real", "numbers.Integral"):
+            return V.NUMBER
+        if qual == "bool":
+            return V.BOOL
+        if qual in ("str", "bytes", "dict", "set", "frozenset", "numpy.ndarray", "numpy.generic",
+                    "numpy.number", "numpy.integer", "numpy.floating"):
+            return V.OBJECT
+        if qual in ("list", "tuple"):
+            return V.Val("seq")
+        return None
 
     def visit_While(self, node: cst.While) -> None:
         self._mark_condition(node.test)
@@ -650,16 +750,20 @@ class FileContext(cst.BatchableCSTVisitor):
         self._guards.append(self._if_guards.get(node, []))
         if self._testing and self._testing[-1] is node:
             self._testing.pop()
+        self._narrow(node.test, True)
 
     def leave_If_body(self, node: cst.If) -> None:
         self._guards.pop()
+        self._unnarrow()
         # The `else` (or `elif`) starts again from the values before the `if`.
         frame = self._if_frames[-1]
         if self._scopes and frame is not None:
             frame.append(dict(self._scopes[-1].values))
             self._scopes[-1].values = dict(frame[0])
+        self._narrow(node.test, False)
 
     def leave_If(self, original_node: cst.If) -> None:
+        self._unnarrow()
         frame = self._if_frames.pop()
         if not self._scopes or frame is None or len(frame) < 2:
             return
