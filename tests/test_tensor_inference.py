@@ -233,3 +233,24 @@ def test_what_a_compile_check_short_circuits_is_not_traced() -> None:
                 x = x + 1
             return x
     """) == []
+
+
+def test_a_forward_parameter_used_as_an_integer_is_not_taken_for_a_tensor() -> None:
+    # `z[..., pad : pad + length]` and `range(steps)` say these are integers; `x` stays a tensor
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Decoder(nn.Module):
+            def forward(self, x, length, steps, scale):
+                z = x[..., 2 : 2 + length]
+                if z.shape[-1] != length:
+                    raise ValueError("length")
+                for _ in range(steps):
+                    z = z * 2
+                if steps > 3 or scale > 1:
+                    z = z + 1
+                if x.sum() > 0:
+                    z = z - 1
+                return z
+    """) == [(12, "BL201"), (14, "BL201")]

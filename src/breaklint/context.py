@@ -881,13 +881,26 @@ class FileContext(cst.BatchableCSTVisitor):
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._mark_condition(node.test)
 
-    def _mark_condition(self, test: cst.BaseExpression) -> None:
-        self.condition_parts.add(test)
-        if isinstance(test, cst.Name) and self._scopes:
-            value = self._scopes[-1].values.get(test.value)
+    def _note_scalar_use(self, node: cst.BaseExpression | None) -> None:
+        """`node` is used as a flag or an integer: if it is one of the function's own parameters
+        (or one plus or minus something), the function takes that parameter for a Python scalar."""
+        while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            self._note_scalar_use(node.left)
+            node = node.right
+        if isinstance(node, cst.Name) and self._scopes:
+            value = self._scopes[-1].values.get(node.value)
             info = self._scopes[-1].info
             if value is not None and value.kind == "param" and value.ref == info.qualname:
-                info.flags.add(test.value)
+                info.scalar_uses.add(node.value)
+
+    def visit_Slice(self, node: cst.Slice) -> None:
+        for bound in (node.lower, node.upper, node.step):
+            self._note_scalar_use(bound)
+
+    def _mark_condition(self, test: cst.BaseExpression) -> None:
+        self.condition_parts.add(test)
+        if isinstance(test, cst.Name):
+            self._note_scalar_use(test)
         if isinstance(test, cst.BooleanOperation):
             self._mark_condition(test.left)
             self._mark_condition(test.right)
@@ -1404,6 +1417,9 @@ class FileContext(cst.BatchableCSTVisitor):
                 ctor = self.qualify(target.func)
                 if ctor:
                     self.summary.entries.append(ctor)
+        if name == "range":
+            for arg in node.args:
+                self._note_scalar_use(arg.value)
         if not self.active():
             return
         fn = self.function

@@ -329,9 +329,10 @@ class Values:
             # pass it something else
             return UNKNOWN
         # What compile is called with: a parameter of `forward` or of a compiled function with no
-        # default (or `None`) and no annotation is taken to be a tensor, unless the function tests it
-        # by its truth value alone (`if p:`): a tensor of more than one element has none, so it is a flag.
-        return TENSOR if function in self.reach.root_set and name not in fn.flags else UNKNOWN
+        # default (or `None`) and no annotation is taken to be a tensor, unless the function uses it
+        # as a flag (`if p:`: a tensor of more than one element has no truth value) or as an integer
+        # (`x[:p]`, `range(p)`).
+        return TENSOR if function in self.reach.root_set and name not in fn.scalar_uses else UNKNOWN
 
     @staticmethod
     def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:
