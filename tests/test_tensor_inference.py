@@ -254,3 +254,24 @@ def test_a_forward_parameter_used_as_an_integer_is_not_taken_for_a_tensor() -> N
                     z = z - 1
                 return z
     """) == [(12, "BL201"), (14, "BL201")]
+
+
+def test_an_isinstance_test_whose_branch_leaves_narrows_what_follows() -> None:
+    assert findings("""
+        import torch
+        from mylib import load
+
+        @torch.compile
+        def f(x: torch.Tensor, scale):
+            s = load(scale)
+            if isinstance(s, torch.Tensor):
+                return x * s
+            if s > 1:
+                x = x * 2
+            t = load(x)
+            if not torch.is_tensor(t):
+                raise TypeError("t")
+            if t.sum() > 0:
+                x = x + 1
+            return x
+    """) == [(15, "BL201")]

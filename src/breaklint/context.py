@@ -157,6 +157,25 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _narrows(old: Val) -> bool:
+    """Whether a type test may replace what a name holds: what is known stays (a branch that tests a
+    float for a tensor does not run); what is not known, or known only once the tree is (a parameter,
+    what a helper returns), takes what the test says for the code that runs only when it holds."""
+    return not (old.is_tensor or old.not_tensor)
+
+
+def _leaves_block(body: cst.BaseSuite) -> bool:
+    """A suite whose last statement returns or raises (or leaves the loop): what follows it in the
+    enclosing block runs only when the suite did not."""
+    statements = body.body
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    return False
+
+
 def _is_super_call(node: cst.BaseExpression) -> bool:
     """`super()` (with or without arguments)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
@@ -651,9 +670,7 @@ class FileContext(cst.BatchableCSTVisitor):
         values = self._scopes[-1].values
         for name, value in self._type_facts(test, holds).items():
             old = values.get(name)
-            # What is known stays (a branch that tests a float for a tensor does not run); a sequence
-            # keeps its elements.
-            if old is None or old.is_tensor or old.not_tensor:
+            if old is None or not _narrows(old):
                 continue
             narrowed[name] = (old, value)
             values[name] = value
@@ -766,6 +783,16 @@ class FileContext(cst.BatchableCSTVisitor):
         self._unnarrow()
         frame = self._if_frames.pop()
         if not self._scopes or frame is None or len(frame) < 2:
+            return
+        if original_node.orelse is None and _leaves_block(original_node.body):
+            # `if not isinstance(x, torch.Tensor): raise TypeError(...)`: past it, the test was false
+            # and the body's values never get here.
+            values = self._scopes[-1].values
+            for name, value in self._type_facts(original_node.test, False).items():
+                old = values.get(name)
+                if old is not None and _narrows(old):
+                    values[name] = value
+            self._qualified = (None, None)
             return
         # After the `if`: what either branch left (joined where both bound a name).
         body, rest = frame[1], self._scopes[-1].values
