@@ -242,8 +242,8 @@ def test_a_forward_parameter_used_as_an_integer_is_not_taken_for_a_tensor() -> N
         from torch import nn
 
         class Decoder(nn.Module):
-            def forward(self, x, length, steps, scale):
-                z = x[..., 2 : 2 + length]
+            def forward(self, x, length, steps, scale, tail):
+                z = x[..., 2 : 2 + length] + x[..., -tail:].mean()
                 if z.shape[-1] != length:
                     raise ValueError("length")
                 for _ in range(steps):
@@ -252,6 +252,8 @@ def test_a_forward_parameter_used_as_an_integer_is_not_taken_for_a_tensor() -> N
                     z = z + 1
                 if x.sum() > 0:
                     z = z - 1
+                if tail > 2:
+                    z = z * 3
                 return z
     """) == [(12, "BL201"), (14, "BL201")]
 

@@ -910,10 +910,16 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def _note_scalar_use(self, node: cst.BaseExpression | None) -> None:
         """`node` is used as a flag or an integer: if it is one of the function's own parameters
-        (or one plus or minus something), the function takes that parameter for a Python scalar."""
-        while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
-            self._note_scalar_use(node.left)
-            node = node.right
+        (or one negated, or plus or minus something), the function takes that parameter for a Python
+        scalar."""
+        while True:
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+                self._note_scalar_use(node.left)
+                node = node.right
+            elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+                node = node.expression
+            else:
+                break
         if isinstance(node, cst.Name) and self._scopes:
             value = self._scopes[-1].values.get(node.value)
             info = self._scopes[-1].info
