@@ -277,3 +277,27 @@ def test_an_isinstance_test_whose_branch_leaves_narrows_what_follows() -> None:
                 x = x + 1
             return x
     """) == [(15, "BL201")]
+
+
+def test_a_flag_handed_down_from_a_forward_stays_a_flag() -> None:
+    # `use_cache` is only assumed a tensor in `Model.forward`; `Layers.forward` tests it for truth,
+    # so it is a flag there. A tensor the caller computes (`done`) stays a tensor.
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Layers(nn.Module):
+            def forward(self, x, use_cache=None, done=None):
+                cache = () if use_cache else None
+                if done:
+                    x = x + 1
+                return x, cache
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = Layers()
+
+            def forward(self, x, use_cache=None):
+                return self.layers(x, use_cache=use_cache, done=(x > 0).all())
+    """) == [(8, "BL201")]

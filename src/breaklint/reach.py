@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 
 from .summary import CallRef, ClassInfo, FunctionInfo, ModuleSummary
-from .values import OBJECT, TENSOR, UNKNOWN, Val, elem, join, op
+from .values import OBJECT, UNKNOWN, Val, elem, join, op
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -261,6 +261,11 @@ class Reach:
         return out
 
 
+# What a compile root's unannotated parameter is taken to hold: a tensor, told apart from one that
+# the code shows, so that a callee's own use of it can overrule the guess.
+ASSUMED_TENSOR = Val("tensor", ref="assumed")
+
+
 class Values:
     """Symbolic values resolved over the reached tree (context-insensitive, cycles are unknown)."""
 
@@ -317,6 +322,10 @@ class Values:
                 continue
             passed = True
             resolved = self.resolve(arg)
+            if resolved == ASSUMED_TENSOR and name in fn.scalar_uses:
+                # a root's parameter passed on to one this function uses as a flag or an integer
+                # (`use_cache` handed down to `if use_cache:`): only assumed a tensor, and not one here
+                continue
             if resolved.kind != "unknown":
                 known.append(resolved)
         if known:
@@ -332,7 +341,7 @@ class Values:
         # default (or `None`) and no annotation is taken to be a tensor, unless the function uses it
         # as a flag (`if p:`: a tensor of more than one element has no truth value) or as an integer
         # (`x[:p]`, `range(p)`).
-        return TENSOR if function in self.reach.root_set and name not in fn.scalar_uses else UNKNOWN
+        return ASSUMED_TENSOR if function in self.reach.root_set and name not in fn.scalar_uses else UNKNOWN
 
     @staticmethod
     def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:
