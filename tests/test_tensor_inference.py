@@ -301,3 +301,28 @@ def test_a_flag_handed_down_from_a_forward_stays_a_flag() -> None:
             def forward(self, x, use_cache=None):
                 return self.layers(x, use_cache=use_cache, done=(x > 0).all())
     """) == [(8, "BL201")]
+
+
+def test_the_right_operand_of_and_or_runs_where_the_left_one_says() -> None:
+    # `t != 1` runs only where `t` is an int or a float, even though `self.t` looks like a tensor;
+    # `p.sum() > 0` runs only where `p` is a tensor
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Pow(nn.Module):
+            def __init__(self, t, learn):
+                super().__init__()
+                if learn:
+                    self.t = nn.Parameter(torch.tensor(t))
+                else:
+                    self.t = t
+
+            def forward(self, x, p=None):
+                t = self.t
+                if not isinstance(t, (int, float)) or t != 1:
+                    x = x.pow(t)
+                if isinstance(p, torch.Tensor) and p.sum() > 0:
+                    x = x + p
+                return x
+    """) == [(17, "BL201")]

@@ -157,11 +157,17 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _narrows(old: Val) -> bool:
-    """Whether a type test may replace what a name holds: what is known stays (a branch that tests a
-    float for a tensor does not run); what is not known, or known only once the tree is (a parameter,
-    what a helper returns), takes what the test says for the code that runs only when it holds."""
-    return not (old.is_tensor or old.not_tensor)
+def _narrows(old: Val, new: Val) -> bool:
+    """Whether a type test's answer `new` replaces what a name holds, `old`, in the code it guards.
+
+    That code runs only where the test holds. A test that it is not a tensor (`isinstance(t, float)`)
+    always wins: where `t` is a tensor, the code never runs. A test that it is one wins only over
+    what is not known: code testing a float for a tensor never runs either, and judged on a tensor
+    it would report breaks that cannot happen. What is known not to be a tensor stays (a sequence
+    keeps its elements)."""
+    if new.is_tensor:
+        return not (old.is_tensor or old.not_tensor)
+    return not old.not_tensor
 
 
 def _leaves_block(body: cst.BaseSuite) -> bool:
@@ -231,7 +237,8 @@ class FileContext(cst.BatchableCSTVisitor):
         self._if_guards: dict[cst.If, list[tuple[str, bool]]] = {}
         self._testing: list[cst.If] = []  # the `if` whose test is being walked, until its body
         self._if_frames: list[list[dict[str, Val]] | None] = []
-        # per `if` branch or conditional expression: name -> (what it held, what an isinstance test made it)
+        # per `if` branch, conditional expression or right operand of `and`/`or`: name -> (what it held,
+        # what an isinstance test made it)
         self._narrowed: list[dict[str, tuple[Val, Val]]] = []
         self._if_elses: set[cst.Else] = set()
         self._stmts: list[cst.CSTNode] = []
@@ -626,8 +633,10 @@ class FileContext(cst.BatchableCSTVisitor):
         skipped = left is not None and left == isinstance(node.operator, cst.Or)
         self._short_circuits.append(skipped)
         self._dead_depth += skipped
+        self._narrow(node.left, isinstance(node.operator, cst.And))
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        self._unnarrow()
         self._dead_depth -= self._short_circuits.pop()
 
     def visit_If(self, node: cst.If) -> None:
@@ -670,10 +679,9 @@ class FileContext(cst.BatchableCSTVisitor):
         values = self._scopes[-1].values
         for name, value in self._type_facts(test, holds).items():
             old = values.get(name)
-            if old is None or not _narrows(old):
-                continue
-            narrowed[name] = (old, value)
-            values[name] = value
+            if old is not None and _narrows(old, value):
+                narrowed[name] = (old, value)
+                values[name] = value
         if narrowed:
             self._qualified = (None, None)  # names changed meaning
 
@@ -790,7 +798,7 @@ class FileContext(cst.BatchableCSTVisitor):
             values = self._scopes[-1].values
             for name, value in self._type_facts(original_node.test, False).items():
                 old = values.get(name)
-                if old is not None and _narrows(old):
+                if old is not None and _narrows(old, value):
                     values[name] = value
             self._qualified = (None, None)
             return
@@ -1270,8 +1278,14 @@ class FileContext(cst.BatchableCSTVisitor):
             return V.op(*operands, comparison=True)
         if isinstance(node, cst.BooleanOperation):
             # Every operand but the last is tested for truth, and the result is one of them:
-            # for a test, it holds a tensor as soon as one operand does.
-            return V.op(self.value(node.left), self.value(node.right), comparison=True)
+            # for a test, it holds a tensor as soon as one operand does. The right operand runs
+            # only where the left one is true (`and`) or false (`or`).
+            self._narrow(node.left, isinstance(node.operator, cst.And))
+            try:
+                right = self.value(node.right)
+            finally:
+                self._unnarrow()
+            return V.op(self.value(node.left), right, comparison=True)
         if isinstance(node, cst.IfExp):
             return V.join(self.value(node.body), self.value(node.orelse))
         if isinstance(node, (cst.Tuple, cst.List)):
