@@ -672,10 +672,14 @@ class FileContext(cst.BatchableCSTVisitor):
     # torch.Tensor)` where it is false: narrowed while that branch is walked, then back to what it
     # held unless the branch rebound it.
     def _narrow(self, test: cst.BaseExpression, holds: bool) -> None:
+        self._narrowed.append(self._apply_type_facts(test, holds))
+
+    def _apply_type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, tuple[Val, Val]]:
+        """Give the names `test` tells of, where it is `holds`, what it says they hold; the names
+        changed, each with (what it held, what it holds now)."""
         narrowed: dict[str, tuple[Val, Val]] = {}
-        self._narrowed.append(narrowed)
         if not self._scopes:
-            return
+            return narrowed
         values = self._scopes[-1].values
         for name, value in self._type_facts(test, holds).items():
             old = values.get(name)
@@ -684,6 +688,7 @@ class FileContext(cst.BatchableCSTVisitor):
                 values[name] = value
         if narrowed:
             self._qualified = (None, None)  # names changed meaning
+        return narrowed
 
     def _unnarrow(self) -> None:
         narrowed = self._narrowed.pop()
@@ -727,7 +732,7 @@ class FileContext(cst.BatchableCSTVisitor):
     def _type_value(self, node: cst.BaseExpression) -> Val | None:
         """What an instance of the type `node` names holds; None for a type this cannot tell."""
         qual = self.qualify(node) or ""
-        if qual in TENSOR_ANNOTATIONS or qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        if self._is_tensor_annotation(node) or qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
             return V.TENSOR
         if qual in ("int", "float", "complex", "numbers.Number", "numbers.Real", "numbers.Integral"):
             return V.NUMBER
@@ -795,11 +800,7 @@ class FileContext(cst.BatchableCSTVisitor):
         if original_node.orelse is None and _leaves_block(original_node.body):
             # `if not isinstance(x, torch.Tensor): raise TypeError(...)`: past it, the test was false
             # and the body's values never get here.
-            values = self._scopes[-1].values
-            for name, value in self._type_facts(original_node.test, False).items():
-                old = values.get(name)
-                if old is not None and _narrows(old, value):
-                    values[name] = value
+            self._apply_type_facts(original_node.test, False)
             self._qualified = (None, None)
             return
         # After the `if`: what either branch left (joined where both bound a name).
@@ -1310,24 +1311,19 @@ class FileContext(cst.BatchableCSTVisitor):
 
     def _comprehension_element(self, node: cst.ListComp | cst.GeneratorExp) -> Val:
         """What each element of `[e for t in it]` holds: `e` with `t` bound to an element of `it`, for
-        the moment (the walk binds `t` for good only when it reaches the comprehension)."""
+        the moment, as the walk binds it inside the comprehension (plain-name targets only)."""
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            if not isinstance(comp.target, cst.Name):
+                return V.UNKNOWN
+            comp = comp.inner_for_in
         if not self._scopes:
             return V.UNKNOWN
-        values = self._scopes[-1].values
-        saved = dict(values)
+        self._enter_comprehension(node)
         try:
-            comp: cst.CompFor | None = node.for_in
-            while comp is not None:
-                if not isinstance(comp.target, cst.Name):
-                    return V.UNKNOWN
-                values[comp.target.value] = V.elem(self.value(comp.iter))
-                self._qualified = (None, None)  # names changed meaning
-                comp = comp.inner_for_in
             return self.value(node.elt)
         finally:
-            values.clear()
-            values.update(saved)
-            self._qualified = (None, None)
+            self._leave_comprehension()
 
     def _attribute_value(self, node: cst.Attribute) -> Val:
         attr = node.attr.value
