@@ -235,23 +235,65 @@ def library_table(library: str, package: str, names: list[str], tmp: Path, jobs:
     return rows
 
 
+# Fixtures whose outputs hold a clock reading or a random draw: compared by shape and dtype only.
+VARYING = {"BL404.py", "BL405.py"}
+
+
+def _eager_outputs(path: Path, name: str) -> list:
+    """Each case of the module at `path`, run eagerly from the same random state; an exception is kept as
+    its text (the fixed module must raise no more than the original)."""
+    import torch
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        torch.manual_seed(0)
+        found = module.cases()
+    except Exception as exc:  # the module itself no longer imports: every case fails
+        return [f"raised {type(exc).__name__}: {exc}"]
+    outputs = []
+    for case in found if isinstance(found, list) else [found]:
+        fn, args, kwargs = (*case, {})[:3]
+        try:
+            with torch.no_grad():
+                outputs.append(fn(*args, **kwargs))
+        except Exception as exc:
+            outputs.append(f"raised {type(exc).__name__}: {exc}")
+    return outputs
+
+
+def _shapes(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return (tuple(value.shape), value.dtype)
+    if isinstance(value, (list, tuple)):
+        return [_shapes(v) for v in value]
+    return type(value)
+
+
 def fixtures_table() -> None:
-    """The project's fixtures: break sites dynamo reports before and after `--fix` (safe, then safe +
-    unsafe), applied round after round as the CLI does."""
+    """The project's fixtures (and the runnable modules of `fixtures/safety/`): break sites dynamo reports
+    before and after `--fix` (safe, then safe + unsafe), applied round after round as the CLI does; and
+    whether each fixed module still runs eagerly with the original's outputs."""
     from breaklint import fixes
     from breaklint.calibrate import calibrate, static_findings
 
     root = HERE.parent / "fixtures"
-    print("| fixtures | run | sites | left | removed |\n|---|---|---|---|---|")
-    totals = {"safe": [0, 0], "safe+unsafe": [0, 0]}
+    print("| fixtures | run | sites | left | removed | cases that raise | outputs differ |\n|---|---|---|---|---|---|---|")
+    totals = {"safe": [0, 0, 0, 0], "safe+unsafe": [0, 0, 0, 0]}
     with tempfile.TemporaryDirectory() as tmp:
         # fixtures that run: not engine diagnostics (BL00x), and with cases (a debugger call has none)
-        paths = [p for p in sorted(root.glob("BL*.py"))
+        paths = [p for p in [*sorted(root.glob("BL*.py")), *sorted((root / "safety").glob("*.py"))]
                  if not p.name.startswith("BL00") and "def cases(" in p.read_text(encoding="utf-8")]
-        for path in paths:
+        for number, path in enumerate(paths):
             before = calibrate(path)
+            expected = _eager_outputs(path, f"_fix_check_original_{number}")
             for mode, unsafe in (("safe", False), ("safe+unsafe", True)):
-                text, fixed = path.read_text(encoding="utf-8"), Path(tmp) / path.name
+                text, fixed = path.read_text(encoding="utf-8"), Path(tmp) / mode / path.name
+                fixed.parent.mkdir(exist_ok=True)
                 for _ in range(8):
                     fixed.write_text(text, encoding="utf-8")
                     found = [f.fix for f in static_findings(fixed) if f.fix and (f.fix.safe or unsafe)]
@@ -261,13 +303,23 @@ def fixtures_table() -> None:
                     text = new
                 fixed.write_text(text, encoding="utf-8")
                 after = calibrate(fixed)
-                if os.environ.get("FIX_CHECK_VERBOSE"):
-                    print(f"  {path.name} {mode}: {len(before.sites)} -> {len(after.sites)}", file=sys.stderr)
+                got = _eager_outputs(fixed, f"_fix_check_{mode.replace('+', '_')}_{number}")
+                raised = sum(isinstance(g, str) and not isinstance(e, str) for g, e in zip(got, expected))
+                raised += max(len(expected) - len(got), 0)
+                if path.name in VARYING:
+                    differ = sum(_shapes(g) != _shapes(e) for g, e in zip(got, expected) if not isinstance(g, str))
+                else:
+                    differ = sum(not same(g, e) for g, e in zip(got, expected) if not isinstance(g, str))
+                if os.environ.get("FIX_CHECK_VERBOSE") or raised or differ:
+                    print(f"  {path.name} {mode}: {len(before.sites)} -> {len(after.sites)} sites, "
+                          f"{raised} raise, {differ} differ", file=sys.stderr)
                 totals[mode][0] += len(before.sites)
                 totals[mode][1] += len(set(before.sites) - set(after.sites))
-    for mode, (sites_before, removed) in totals.items():
+                totals[mode][2] += raised
+                totals[mode][3] += differ
+    for mode, (sites_before, removed, raised, differ) in totals.items():
         print(f"| all {len(paths)} | {mode} | {sites_before} | {sites_before - removed} | "
-              f"{removed} ({removed / max(sites_before, 1):.0%}) |")
+              f"{removed} ({removed / max(sites_before, 1):.0%}) | {raised} | {differ} |")
 
 
 def main(argv: list[str]) -> int:

@@ -3,11 +3,14 @@
     python bench/robustness.py                      # the standard library, the installed torch, numpy
     python bench/robustness.py path/to/tree ...     # any trees
     python bench/robustness.py --generated 3000     # also that many generated programs per strategy
+    python bench/robustness.py --fix                # also as `--fix --unsafe-fixes --diff` would run
 
 Every `.py` file under each tree is linted (gitignore and the default excludes are off, so a
 standard library's tests are included). The table gives, per tree: files, internal errors (BL003,
 with their causes below), files Python itself rejects (BL001), and files Python accepts that
-breaklint did not analyze (BL004, with the reasons), and the time taken.
+breaklint did not analyze (BL004, with the reasons), and the time taken. With `--fix`, each tree is
+also run as `--fix --unsafe-fixes --diff` runs it (every fix built and applied in memory, each fixed
+text parsed), and the internal errors of that run are counted too.
 """
 
 from __future__ import annotations
@@ -58,12 +61,26 @@ def lint_tree(tree: Path, jobs: int) -> tuple[int, collections.Counter, list[str
     return len(result.files), counts, internal, elapsed
 
 
+def fix_tree(tree: Path, jobs: int) -> tuple[int, list[str], float]:
+    """`--fix --unsafe-fixes --diff` over the tree: its internal errors (of the lint, or of applying)."""
+    from breaklint import fixes
+
+    config = Config(root=tree, exclude=[], respect_gitignore=False)
+    start = time.perf_counter()
+    run = fixes.run([tree], config, unsafe=True, write=False, jobs=jobs, use_cache=False)
+    elapsed = time.perf_counter() - start
+    internal = [f"{e.path}: {e.message}" for e in run.result.errors if e.code == "BL003"]
+    internal += [p for p in run.problems if "BL003" in p]
+    return sum(len(c.applied) for c in run.files), internal, elapsed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trees", nargs="*", type=Path)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--generated", type=int, default=0,
                         help="also run the generated-program tests with this many programs per strategy")
+    parser.add_argument("--fix", action="store_true", help="also run each tree as --fix --unsafe-fixes --diff")
     args = parser.parse_args()
     trees = args.trees or default_trees()
     print(f"breaklint robustness, Python {sys.version.split()[0]}, {args.jobs} processes")
@@ -82,6 +99,12 @@ def main() -> int:
                     "BL003": "internal error"}[key[0]]
             details.append(f"  {tree.name}: {n:>4} x {key[0]} ({kind}): {key[1]}")
         details.extend(f"  {line}" for line in internal)
+        if args.fix:
+            applied, fix_internal, fix_elapsed = fix_tree(tree, args.jobs)
+            total_internal += len(fix_internal)
+            print(f"{'  with --fix --unsafe-fixes --diff':<52} {'':>6} {len(fix_internal):>6} {'':>6} {'':>6} "
+                  f"{fix_elapsed:>7.1f}s  ({applied} fixes applied in memory)")
+            details.extend(f"  {line} (--fix --unsafe-fixes --diff)" for line in fix_internal)
     print(f"{'all':<52} {total_files:>6} {total_internal:>6}")
     print("\n".join(details))
     status = 1 if total_internal else 0

@@ -90,7 +90,7 @@ def test_guard_uses_the_torch_alias_and_tab_indents() -> None:
 
 
 def test_branch_fix_keeps_header_comment_and_skips_other_comments() -> None:
-    base = "import torch\n\n@torch.compile\ndef f(x):\n{}    return x\n"
+    base = "import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n{}    return x\n"
     new, _ = _fixed(base.format("    if x.sum() > 0:  # why\n        x = x + 1\n    else:\n        x = x - 1\n"))
     assert "    x = torch.where(x.sum() > 0, x + 1, x - 1)  # why\n" in new
     kept = base.format("    if x.sum() > 0:\n        # keep me\n        x = x + 1\n")
@@ -100,7 +100,7 @@ def test_branch_fix_keeps_header_comment_and_skips_other_comments() -> None:
 
 
 def test_a_parenthesized_test_keeps_its_parentheses() -> None:
-    base = "import torch\nimport warnings\n\n@torch.compile\ndef f(x):\n{}    return x\n"
+    base = "import torch\nimport warnings\n\n@torch.compile\ndef f(x: torch.Tensor):\n{}    return x\n"
     # the test's own parentheses lie outside its position: without them the lines are no expression
     source = base.format("    if (\n        (x > 1).any()  # big\n        or (x < -1).any()\n    ):\n"
                          "        warnings.warn(f\"out of range: {x.dtype}\")\n")
@@ -151,7 +151,7 @@ def test_a_zero_d_index_from_argmax_is_flagged_and_kept_a_tensor() -> None:
 
 
 def test_no_where_fix_that_moves_the_break_to_a_later_test() -> None:
-    base = "import torch\n\n@torch.compile\ndef f(s, x):\n    s = s * 1\n{}    return x * (g + 1)\n"
+    base = "import torch\n\n@torch.compile\ndef f(s: torch.Tensor, x):\n    s = s * 1\n{}    return x * (g + 1)\n"
     # `g` was a Python number; as a tensor, the later `if g > 0` would break instead
     moved = base.format("    g = 0.5 if s > 0 else 0.0\n    if g > 0:\n        x = x + 1\n")
     assert all(f.fix is None for f in lint_source(moved, Path("m.py")) if f.code == "BL201")

@@ -28,7 +28,7 @@ from . import __version__
 from .finding import Finding
 from .values import Val, from_plain, to_plain
 
-FORMAT = 4
+FORMAT = 5
 SUFFIX = ".json"
 
 

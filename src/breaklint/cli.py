@@ -176,6 +176,7 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
                                               and "NO_COLOR" not in os.environ)
     if statistics:
         body = text.statistics(findings)
+        _echo_errors(result)  # counts do not say which files went unchecked
     elif fmt == "json":
         from .report import json as json_report
         body = json_report.render(findings)
@@ -203,7 +204,8 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
         hint = text.fixable(findings, unsafe_fixes)
         if hint:
             click.echo(hint, err=to_stderr)
-    sys.exit(2 if missing else exit_status(findings, exit_zero))
+    internal = fixrun is not None and fixrun.internal_errors
+    sys.exit(2 if missing or internal else exit_status(findings, exit_zero))
 
 
 def _fixed_list(fixrun) -> str:
@@ -226,7 +228,7 @@ def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_er
     internal error, or a file `--add-noqa` could not change)."""
     from . import baseline
 
-    status = 2 if usage_error or any(f.code == "BL003" for f in result.errors) else 0
+    status = 2 if usage_error or _internal_error(result) else 0
     if write_baseline is not None:
         try:
             count = baseline.write(write_baseline, result.findings, config.root)
@@ -241,8 +243,7 @@ def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_er
         click.echo(f"Added noqa comments to {lines} line{'s' * (lines != 1)} in {files} "
                    f"file{'s' * (files != 1)}.", err=True)
         status = 2 if problems else status
-    for err in result.errors:
-        click.echo(f"breaklint: {err.path}:{err.line}: {err.code} {err.message}", err=True)
+    _echo_errors(result)
     sys.exit(status)
 
 
@@ -253,9 +254,24 @@ def _print_diff(fixrun, result, usage_error: bool) -> None:
     for change in sorted(fixrun.files, key=lambda c: str(c.path)):
         click.echo(unified_diff(change, display_path(change.path)), nl=False)
     count, files = sum(len(c.applied) for c in fixrun.files), len(fixrun.files)
+    _echo_errors(result)
     click.echo(f"Would fix {count} finding{'s' * (count != 1)} in {files} file{'s' * (files != 1)}.", err=True)
-    status = 2 if usage_error or any(f.code == "BL003" for f in result.all) else (1 if files else 0)
+    status = 2 if usage_error or _internal_error(result, fixrun) else (1 if files else 0)
     sys.exit(status)
+
+
+def _echo_errors(result) -> None:
+    """Name each file that was not checked (BL001, BL003, BL004) on stderr, for the modes whose output
+    is not a report of findings (`--diff`, `--add-noqa`, `--write-baseline`)."""
+    from .report import display_path
+
+    for err in result.errors:
+        click.echo(f"breaklint: {display_path(err.path)}:{err.line}:{err.col + 1}: {err.code} {err.message}",
+                   err=True)
+
+
+def _internal_error(result, fixrun=None) -> bool:
+    return any(f.code == "BL003" for f in result.errors) or bool(fixrun is not None and fixrun.internal_errors)
 
 
 def exit_status(findings, exit_zero: bool) -> int:

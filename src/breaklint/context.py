@@ -22,6 +22,7 @@ from libcst.metadata import CodeRange
 
 from . import values as V
 from .finding import Finding, Fix
+from .literals import integer
 from .positions import Positions
 from .walk import find
 from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
@@ -166,7 +167,7 @@ def _narrows(old: Val, new: Val) -> bool:
     it would report breaks that cannot happen. What is known not to be a tensor stays (a sequence
     keeps its elements)."""
     if new.is_tensor:
-        return not (old.is_tensor or old.not_tensor)
+        return not (old.known_tensor or old.not_tensor)
     return not old.not_tensor
 
 
@@ -1248,9 +1249,8 @@ class FileContext(cst.BatchableCSTVisitor):
                     return V.item(base, index.evaluated_value) if base.kind == "dict" else V.elem(base)
                 if base.kind == "dict":
                     return V.item(base, None)
-                if isinstance(index, cst.Integer) or (isinstance(index, cst.UnaryOperation)
-                                                      and isinstance(index.expression, cst.Integer)):
-                    number = int(index.value if isinstance(index, cst.Integer) else "-" + index.expression.value, 0)
+                number = integer(index)
+                if number is not None:
                     return V.elem(base, number)
                 return V.elem(base)
             if base.kind == "size":
@@ -1393,7 +1393,8 @@ class FileContext(cst.BatchableCSTVisitor):
             if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
                 head = self.aliases.get(receiver.value, "")
                 if head == "" and receiver.value not in ("self", "cls"):
-                    return V.BOOL_TENSOR if method in BOOL_METHODS else V.TENSOR
+                    # a guess from the method's name alone: assumed, never known
+                    return V.tensor(method in BOOL_METHODS, known=False)
             cls = self.class_info()
             if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)
@@ -1551,8 +1552,17 @@ class FileContext(cst.BatchableCSTVisitor):
         stmt_lines: tuple[int, int] | None = None,
         requires: Val | None = None,
         test: cst.BaseExpression | None = None,
+        fix_needs: tuple[Val | None, ...] = (),
     ) -> None:
         pos = self.position(node)
+        deferred: list[Val] = []
+        if fix is not None:
+            for need in fix_needs:
+                if need is not None and need.symbolic:
+                    deferred.append(need)
+                elif need is None or not need.known_tensor:
+                    fix = None  # a Python value here would make the rewrite raise
+                    break
         start, end = stmt_lines or self.statement_lines()
         conditions = self.conditions(test, node)
         kind = rule.KIND
@@ -1576,7 +1586,8 @@ class FileContext(cst.BatchableCSTVisitor):
         )
         owner = scope if scope is not None else (self.function.qualname if self.function else None)
         self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line,
-                                         requires if requires is not None and requires.symbolic else None))
+                                         requires if requires is not None and requires.symbolic else None,
+                                         tuple(deferred) if fix is not None else ()))
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

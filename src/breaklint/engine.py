@@ -10,6 +10,7 @@ their candidates become findings.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gc
 import hashlib
 import os
@@ -798,7 +799,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         file_ignores = config.ignored_for(rel)
         allowed = {c for c in enabled if not any(c.startswith(i) for i in file_ignores)}
         for err in res.errors:
-            if err.code in allowed:
+            # an internal error is never silent: no selection or ignore hides that a file went unchecked
+            if err.code in allowed or err.code == "BL003":
                 errors.append(err)
         seen: set[tuple] = set()
         candidates = []
@@ -808,6 +810,10 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
             if cand.scope in reach.reached and f.code in allowed and key not in seen and (
                     cand.requires is None or values.resolve(cand.requires).is_tensor):
                 seen.add(key)
+                if f.fix is not None and cand.fix_needs and not all(
+                        values.resolve(need).known_tensor for need in cand.fix_needs):
+                    # the finding stands on an assumed tensor; its rewrite needs a known one
+                    cand = dataclasses.replace(cand, finding=dataclasses.replace(f, fix=None))
                 candidates.append(cand)
         kept, unused = suppress.apply(candidates, res.suppressions)
         findings.extend(c.finding for c in kept)

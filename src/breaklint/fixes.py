@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .context import dotted
+from .literals import integer
 from .source import decode_source, line_starts, span_text
 from .walk import find
 from .finding import Edit, Finding, Fix
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .context import FileContext
     from .engine import LintResult
+    from .values import Val
 
 
 # ---------------------------------------------------------------------- building fixes (rules)
@@ -195,6 +197,29 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
     if ctx.value(test).bool_shaped:
         return text
     return f"{wrapped(test, text)} != 0"
+
+
+def tensor_operands(ctx: "FileContext", test: cst.BaseExpression) -> tuple[Val, ...]:
+    """The values of the parts of a test that `tensor_condition` hands to torch (a comparison, a
+    tensor tested for truth, `t` of `t.item()` and `bool(t)`); Python parts that stay a Python test
+    give nothing. A rewrite through them must only be offered where each is a known tensor."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if isinstance(test, cst.BooleanOperation):
+        return tensor_operands(ctx, test.left) + tensor_operands(ctx, test.right)
+    inner = _unwrapped(ctx, test)
+    if inner is not None:
+        return tensor_operands(ctx, inner)
+    requirement = ctx.tensor_requirement(test)
+    return (requirement,) if requirement is not None else ()
+
+
+REPORT_ONLY = "report only when not compiling"
+
+
+def reports_only(fix: Fix) -> bool:
+    """A fix that puts reporting code behind `not is_compiling()` and computes nothing new."""
+    return fix.title.startswith(REPORT_ONLY)
 
 
 def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -369,7 +394,7 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     # A branch that only reports, behind `not is_compiling()`: eager runs it as before, and
     # dynamo skips it. Safe when every call is known to only report (print, logging, warnings).
     safe = not order and all(known for _, known in then[1] + other[1])
-    title = title if order else f"report only when not compiling: `if not {torch}.compiler.is_compiling():`"
+    title = title if order else f"{REPORT_ONLY}: `if not {torch}.compiler.is_compiling():`"
     return replace(ctx, node, f"\n{indent}".join(lines), title, safe=safe)
 
 
@@ -690,11 +715,7 @@ def _index_constant(subscript: cst.BaseExpression) -> int | None:
     if not (isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1
             and isinstance(subscript.slice[0].slice, cst.Index)):
         return None
-    value = subscript.slice[0].slice.value
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) \
-            and isinstance(value.expression, cst.Integer):
-        return -int(value.expression.value)
-    return int(value.value) if isinstance(value, cst.Integer) else None
+    return integer(subscript.slice[0].slice.value)
 
 
 def position_lookup(ctx: "FileContext", node: cst.BaseExpression
@@ -1070,6 +1091,7 @@ class FixRun:
     files: list[FileFix]
     fixed: int
     problems: list[str]  # files that could not be fixed, one line each
+    internal_errors: int = 0  # files whose fixing raised unexpectedly (named among the problems, BL003)
 
 
 def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs: int | None = None,
@@ -1084,7 +1106,7 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
     changes: dict[Path, FileFix] = {}
     problems: list[str] = []
     refused: set[Path] = set()
-    fixed = 0
+    fixed = internal = 0
     for _ in range(rounds if write else 1):
         round_applied = 0
         code_of = {id(f.fix): f.code for f in result.all if f.fix is not None}
@@ -1109,6 +1131,11 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
                 problems.append(f"{path}: cannot fix: {exc}")
                 refused.add(path)
                 continue
+            except Exception as exc:  # a bug here must not lose the other files' fixes, nor pass unseen
+                problems.append(f"{path}: BL003 internal error while applying fixes: {type(exc).__name__}: {exc}")
+                refused.add(path)
+                internal += 1
+                continue
             entry = changes.setdefault(path, FileFix(path, before, after, []))
             entry.after = after
             entry.applied.extend(applied)
@@ -1118,7 +1145,8 @@ def run(paths: list[Path], config: "Config", *, unsafe: bool, write: bool, jobs:
         if not write or not round_applied:
             break
         result = lint(paths, config, jobs=jobs, use_cache=use_cache)
-    return FixRun(result=result, files=list(changes.values()), fixed=fixed, problems=problems)
+    return FixRun(result=result, files=list(changes.values()), fixed=fixed, problems=problems,
+                  internal_errors=internal)
 
 
 def unified_diff(change: FileFix, label: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 
 from .summary import CallRef, ClassInfo, FunctionInfo, ModuleSummary
-from .values import OBJECT, UNKNOWN, Val, elem, join, op
+from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, join, op
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -261,9 +261,10 @@ class Reach:
         return out
 
 
-# What a compile root's unannotated parameter is taken to hold: a tensor, told apart from one that
-# the code shows, so that a callee's own use of it can overrule the guess.
-ASSUMED_TENSOR = Val("tensor", ref="assumed")
+# What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
+# apart from one that the code shows, and from what is computed from it, so that a callee's own use
+# of the parameter itself can overrule the guess.
+ASSUMED_TENSOR = Val("tensor", ref=ASSUMED, name="parameter")
 
 
 class Values:

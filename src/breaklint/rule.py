@@ -60,12 +60,16 @@ class Rule(cst.BatchableCSTVisitor):
         fix: Fix | None = None,
         requires: "Val | None" = None,
         test: cst.BaseExpression | None = None,
+        fix_needs: tuple["Val | None", ...] = (),
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
         tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
         condition being reported, whose trace-time conjuncts (`self.training`, a dtype check) the
-        finding then names."""
-        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test)
+        finding then names. `fix_needs`: the values of the fix's operands that must be known tensors
+        (not only assumed ones) for the fix to be offered: `torch.where(c, ...)` or `t.float()` on a
+        Python value would make working code raise. None among them: not a tensor, no fix."""
+        self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
+                             fix_needs=fix_needs)
 
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the

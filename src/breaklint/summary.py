@@ -82,10 +82,13 @@ class Candidate:
     """A finding before the engine knows whether compile reaches its function.
 
     `requires`, when set, is a symbolic value that must turn out to be a tensor once the whole
-    tree is known (a parameter, what a helper returns, ...) for the finding to stand."""
+    tree is known (a parameter, what a helper returns, ...) for the finding to stand. `fix_needs`:
+    symbolic values that must turn out to be *known* tensors (values.py) for the finding's fix to
+    stand; where one is only assumed, the finding stays and its fix goes."""
 
     scope: str | None  # qualname of the enclosing top-level function or method
     finding: Finding
     stmt_start: int  # lines of the statement, for suppression comments
     stmt_end: int
     requires: Val | None = None
+    fix_needs: tuple[Val, ...] = ()

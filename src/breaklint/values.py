@@ -12,6 +12,14 @@ A `Val` is one point of a small lattice, in the spirit of ruff's `ResolvedPython
   `parts`: a tensor when any part is), `cmp` (the same, giving a bool tensor), `elem` (an
   element of `parts[0]`, at index `name` when known), `join` (one of `parts`: two branches).
 
+A tensor is *known* (a torch call, a tensor method on a tensor, an annotation, a tensor a reached
+caller computes) or only *assumed* (`ref="assumed"`: an unannotated parameter of a compile root, a
+tensor-only method on a value nothing else tells of, one branch of a join whose other branch is
+unknown). Both are tensors to the rules that report breaks; a fix that needs a tensor operand
+(`torch.where(c, ...)`, `t.float()`) is offered only on known ones, since on a Python value it
+would make working code raise. Arithmetic, elements and joins keep the mark: a result is known as
+soon as one tensor in it is.
+
 Values are plain frozen data: they travel in summaries and cache entries as JSON.
 Unknown is honest: it is never a tensor, so a rule that needs a tensor stays quiet.
 """
@@ -50,6 +58,11 @@ class Val:
         return self.kind in ("tensor", "booltensor")
 
     @property
+    def known_tensor(self) -> bool:
+        """A tensor that the code shows, not one only assumed (see the module's docstring)."""
+        return self.kind in ("tensor", "booltensor") and self.ref != ASSUMED
+
+    @property
     def is_bool_tensor(self) -> bool:
         return self.kind == "booltensor"
 
@@ -78,8 +91,11 @@ class Val:
         return f"{self.kind}({label}{'; ' if label and inner else ''}{inner})"
 
 
+ASSUMED = "assumed"
 TENSOR = Val("tensor")
 BOOL_TENSOR = Val("booltensor")
+ASSUMED_TENSOR = Val("tensor", ref=ASSUMED)
+ASSUMED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED)
 UNKNOWN = Val("unknown")
 NONE = Val("none")
 NUMBER = Val("number")
@@ -87,6 +103,13 @@ BOOL = Val("bool")
 STR = Val("str")
 SIZE = Val("size")
 OBJECT = Val("object")
+
+
+def tensor(bool_valued: bool = False, known: bool = True) -> Val:
+    """A tensor (of bools), known or only assumed."""
+    if bool_valued:
+        return BOOL_TENSOR if known else ASSUMED_BOOL_TENSOR
+    return TENSOR if known else ASSUMED_TENSOR
 
 
 def param(function: str, name: str) -> Val:
@@ -124,10 +147,9 @@ def _flatten(kind: str, parts: tuple[Val, ...] | list[Val]) -> list[Val]:
 
 def op(*parts: Val, comparison: bool = False) -> Val:
     """Arithmetic on values (a comparison when `comparison`): a tensor as soon as one operand is."""
-    result = BOOL_TENSOR if comparison else TENSOR
     flat = _flatten("op", parts)
     if any(p.is_tensor for p in flat):
-        return result
+        return tensor(comparison, known=any(p.known_tensor for p in flat))
     symbolic = [p for p in flat if p.symbolic]
     if not symbolic:
         if any(p.kind == "unknown" for p in flat):
@@ -150,7 +172,7 @@ def method_result(receiver: Val, comparison: bool = False) -> Val:
 def elem(container: Val, index: int | None = None) -> Val:
     """An element of a value: of a tensor, a tensor; of a tuple, the element itself."""
     if container.is_tensor:
-        return TENSOR
+        return tensor(known=container.known_tensor)
     if container.kind == "seq" and container.parts:
         if index is not None and -len(container.parts) <= index < len(container.parts):
             return container.parts[index]
@@ -193,11 +215,11 @@ def join(*parts: Val) -> Val:
     if len(real) == 1:
         return real[0]
     if all(p.is_tensor for p in real):
-        return BOOL_TENSOR if all(p.is_bool_tensor for p in real) else TENSOR
+        return tensor(all(p.is_bool_tensor for p in real), known=all(p.known_tensor for p in real))
     if any(p.is_tensor for p in real) and all(p.is_tensor or p.kind == "unknown" for p in real):
         # a tensor on one path and nothing known on the other (`x, v = helper(x)` in one branch):
-        # no evidence of anything but a tensor
-        return BOOL_TENSOR if all(p.is_bool_tensor for p in real if p.is_tensor) else TENSOR
+        # no evidence of anything but a tensor, and none that it is one on every path
+        return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
     if any(p.kind == "unknown" for p in real):
         return UNKNOWN
     if all(p.kind == "seq" for p in real) and len({len(p.parts) for p in real}) == 1:

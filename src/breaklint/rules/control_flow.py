@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..finding import Fix
-from ..fixes import branch_to_where, check_to_assert, logical_chain, logical_not, retyped_names, tested_after
+from ..fixes import (branch_to_where, check_to_assert, logical_chain, logical_not, reports_only, retyped_names,
+                     tensor_operands, tested_after)
 from ..rule import Rule, register
 
 BRANCH_SUGGESTION = (
@@ -63,8 +64,11 @@ class DataDependentBranch(Rule):
             fix = check_to_assert(self.ctx, owner) or self._where(owner)
         elif owner is not None:
             fix = self._where(owner)
+        # a rewrite that computes with the test (`torch.where`, `_assert_async`) runs only on known
+        # tensors; one that only guards reporting code needs none
+        needs = tensor_operands(self.ctx, test) if fix is not None and not reports_only(fix) else ()
         self.report(test, message, fix=fix,
-                    requires=requires, test=test)
+                    requires=requires, test=test, fix_needs=needs)
 
     def visit_If(self, node: cst.If) -> None:
         self._check(node.test, "`if`", node)
@@ -115,7 +119,8 @@ class DataDependentBoolOp(Rule):
             if requires is not None:
                 word = "and" if isinstance(op, cst.And) else "or"
                 self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`",
-                            requires=requires, fix=fix)
+                            requires=requires, fix=fix,
+                            fix_needs=tuple(self.ctx.tensor_requirement(o) for o, _ in operands))
                 fix = None  # one fix for the chain
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
@@ -124,4 +129,4 @@ class DataDependentBoolOp(Rule):
         requires = self.ctx.tensor_requirement(node.expression)
         if requires is not None:
             self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`",
-                        requires=requires, fix=logical_not(self.ctx, node))
+                        requires=requires, fix=logical_not(self.ctx, node), fix_needs=(requires,))

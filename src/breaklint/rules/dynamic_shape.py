@@ -7,7 +7,7 @@ import libcst as cst
 from .. import values as V
 from ..finding import Fix
 from ..fixes import (elementwise_names, first_position, masked_reduction, masked_write, only_whole_tests,
-                     unique_to_input, whole_test_operand)
+                     position_lookup, unique_to_input, whole_test_operand)
 from ..rule import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
@@ -54,13 +54,16 @@ class DynamicShapeOp(Rule):
         # fix stands only if `name` then only feeds tests over every element
         self._pending: list[list[tuple[int, cst.Name]]] = []
         self._tested: set[int] = set()  # ids of the names such tests read
-        self._positions: dict[int, Fix] = {}  # id of `torch.where(c)` -> the fix of `torch.where(c)[0][0]`
+        # id of `torch.where(c)` -> the fix of `torch.where(c)[0][0]`, and the value of `c`, which the fix
+        # hands to torch: it must be a known tensor
+        self._positions: dict[int, tuple[Fix, tuple[V.Val | None, ...]]] = {}
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.ctx.active():
             found = first_position(self.ctx, node)
             if found is not None:
-                self._positions[id(found[0])] = found[1]
+                _, cond, _ = position_lookup(self.ctx, node)
+                self._positions[id(found[0])] = (found[1], (self.ctx.tensor_requirement(cond),))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
@@ -113,12 +116,14 @@ class DynamicShapeOp(Rule):
             op = None
         if op is None:
             return
+        fix, needs = (self._unique_fix(node), ()) if op == "unique" else self._positions.get(id(node), (None, ()))
         self.report(
             node,
             f"`{self.ctx.source(node)}` has an output shape that depends on the data ({op})",
             f"use {REWRITES[op]}",
             requires=requires,
-            fix=self._unique_fix(node) if op == "unique" else self._positions.get(id(node)),
+            fix=fix,
+            fix_needs=needs,
         )
 
 
@@ -137,24 +142,32 @@ class BooleanMaskIndex(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._fixes: dict[cst.Subscript, Fix | None] = {}  # masked reads a statement or call rewrites
+        # masked reads a statement or call rewrites -> the fix, and the values it hands to torch (the
+        # masks, the tensors read and the one written): each must be a known tensor
+        self._fixes: dict[cst.Subscript, tuple[Fix, tuple[V.Val | None, ...]]] = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.ctx.active() and len(node.targets) == 1:
-            self._offer(masked_write(self.ctx, node.targets[0].target, None, node.value))
+            target = node.targets[0].target
+            self._offer(masked_write(self.ctx, target, None, node.value), target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self.ctx.active():
-            self._offer(masked_write(self.ctx, node.target, node.operator, node.value))
+            self._offer(masked_write(self.ctx, node.target, node.operator, node.value), node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.active():
             self._offer(masked_reduction(self.ctx, node))
 
-    def _offer(self, offer: tuple[Fix, list[cst.Subscript]] | None) -> None:
-        if offer is not None:
-            for read in offer[1]:
-                self._fixes.setdefault(read, offer[0])
+    def _offer(self, offer: tuple[Fix, list[cst.Subscript]] | None, written: cst.BaseExpression | None = None
+               ) -> None:
+        if offer is None:
+            return
+        masked = [*offer[1], *([written] if isinstance(written, cst.Subscript) else [])]
+        needs = tuple(self.ctx.tensor_requirement(part) for read in masked
+                      for part in (read.value, read.slice[0].slice.value))
+        for read in offer[1]:
+            self._fixes.setdefault(read, (offer[0], needs))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         # `x[mask] = v` traces (an index_put); `x[mask] += v` reads `x[mask]` first, and breaks
@@ -165,9 +178,10 @@ class BooleanMaskIndex(Rule):
                 continue
             value = self.ctx.value(element.slice.value)
             if value.bool_shaped:
+                fix, needs = self._fixes.get(node, (None, ()))
                 self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
                                   "the result's length depends on the data", requires=value,
-                            fix=self._fixes.get(node))
+                            fix=fix, fix_needs=needs)
                 return
 
 

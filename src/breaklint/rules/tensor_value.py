@@ -7,7 +7,7 @@ import libcst as cst
 from .. import values as V
 from ..finding import Fix
 from ..fixes import (arange_to_range, check_of_test, math_to_torch, name_uses, position_lookup, replace,
-                     sole_statement, text_of, wrapped)
+                     sole_statement, tensor_operands, text_of, wrapped)
 from ..rule import Rule, register
 from ..walk import find
 from ._util import builtin_name, maybe_tensor, method_call, positional
@@ -82,8 +82,17 @@ class TensorItem(Rule):
             return
         call = method_call(node)
         if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
+            fix = self._keep_tensor(node, call[0])
+            if fix is not None:  # `t` goes on as a tensor: it must be one
+                needs = (self.ctx.tensor_requirement(call[0]),)
+            else:
+                fix, needs = check_of_test(self.ctx, node), self._tested_operands()
             self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number",
-                        fix=self._keep_tensor(node, call[0]) or check_of_test(self.ctx, node))
+                        fix=fix, fix_needs=needs)
+
+    def _tested_operands(self) -> tuple:
+        owner = self.ctx.tested_if()
+        return tensor_operands(self.ctx, owner.test) if owner is not None else ()
 
     def leave_Call(self, original_node: cst.Call) -> None:
         if self._needs_python_value(original_node):
@@ -195,13 +204,17 @@ class TensorScalarCast(Rule):
         # a tensor among the arguments is enough: op() is a tensor as soon as one part is
         requires = V.op(*needs)
         if name in ("float", "int", "bool", "complex"):
-            fix = self._fixes.get(node) or (check_of_test(self.ctx, node) if name == "bool" else None)
+            fix, fix_needs = self._fixes.get(node), (requires,)
+            if fix is None and name == "bool":
+                fix = check_of_test(self.ctx, node)
+                owner = self.ctx.tested_if()
+                fix_needs = tensor_operands(self.ctx, owner.test) if owner is not None else ()
             self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires,
-                        fix=fix)
+                        fix=fix, fix_needs=fix_needs)
             return
         self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
                           "Python number", requires=requires,
-                    fix=math_to_torch(self.ctx, node, qual) if len(args) == 1 else None)
+                    fix=math_to_torch(self.ctx, node, qual) if len(args) == 1 else None, fix_needs=(requires,))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._positions.append({})
@@ -246,7 +259,8 @@ class TensorScalarCast(Rule):
                       "index with a 1-element tensor (`i.unsqueeze(0)`), then drop that dimension", safe=False)
         self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used as an index: indexing reads it "
                            "as a Python int", "index with a 1-element tensor and drop that dimension: "
-                           "`x[i.unsqueeze(0)].squeeze(0)`", fix=fix, requires=requires)
+                           "`x[i.unsqueeze(0)].squeeze(0)`", fix=fix, requires=requires,
+                    fix_needs=(requires, self.ctx.tensor_requirement(index)))
 
     def visit_Slice(self, node: cst.Slice) -> None:
         """`x[a:b]` reads `a` and `b` as Python ints: a tensor bound breaks as `int()` does."""

@@ -2,14 +2,14 @@ import torch
 
 
 @torch.compile
-def item_scalar(x):
+def item_scalar(x: torch.Tensor):
     x = x * 2
     s = x.sum()  # expect: BL101
     return x + s
 
 
 @torch.compile
-def item_in_expression(x):
+def item_in_expression(x: torch.Tensor):
     x = x + 1
     return x * x.max()  # expect: BL101
 
@@ -27,7 +27,7 @@ def not_compiled(x):
 
 
 @torch.compile
-def same_sizes(h, n: int):
+def same_sizes(h: torch.Tensor, n: int):
     h = h * 2
     if n > 0:  # expect: BL101
         torch._assert_async(torch.logical_not((h != h[0]).any()), "sizes differ")

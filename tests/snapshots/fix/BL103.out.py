@@ -4,7 +4,7 @@ import torch
 
 
 @torch.compile
-def float_of_tensor(x):
+def float_of_tensor(x: torch.Tensor):
     x = x * 2
     return x * x.sum().float()  # expect: BL103
 
@@ -17,7 +17,7 @@ def int_of_tensor(x):
 
 
 @torch.compile
-def math_of_tensor(x):
+def math_of_tensor(x: torch.Tensor):
     x = x * 2
     return x + torch.sqrt(x.abs().sum())  # expect: BL103
 
@@ -44,7 +44,7 @@ def slice_to_shape(x):
 
 
 @torch.compile
-def closest_to_zero(x):
+def closest_to_zero(x: torch.Tensor):
     x = x * 2
     i = torch.argmin(x.abs())
     return x[i.unsqueeze(0)].squeeze(0) + 1  # expect: BL103

@@ -3,20 +3,20 @@ from torch import nn
 
 
 class Gate(nn.Module):
-    def forward(self, x):
+    def forward(self, x: torch.Tensor):
         x = x * 2
         x = torch.where(x.sum() > 0, x + 1, x)  # expect: BL201
         return x - 1
 
 
 @torch.compile
-def ternary(x):
+def ternary(x: torch.Tensor):
     x = x * 2
     return torch.where(x.mean() > 0, x + 1, x - 1)  # expect: BL201
 
 
 @torch.compile
-def in_range(x):
+def in_range(x: torch.Tensor):
     x = x * 2
     scale = torch.where(torch.logical_and(-1 <= x.mean(), x.mean() <= 1), 0.5, 2.0)  # expect: BL201
     return x * scale
@@ -41,7 +41,7 @@ def note(message):
 
 
 @torch.compile
-def rates(counts, thresholds):
+def rates(counts: torch.Tensor, thresholds: torch.Tensor):
     counts = counts.cumsum(0)
     if not torch.compiler.is_compiling():  # expect: BL201
         if counts[-1] <= 0:
@@ -52,7 +52,7 @@ def rates(counts, thresholds):
 
 
 @torch.compile
-def early_return(x):
+def early_return(x: torch.Tensor):
     x = x * 2
     return torch.where(x.sum() > 0, x + 1, x - 1)  # expect: BL201
 
@@ -84,7 +84,7 @@ def reports_on_a_long_test(x):
 
 
 @torch.compile
-def checked_unless_ignored(x, ignore=None):
+def checked_unless_ignored(x: torch.Tensor, ignore=None):
     x = x * 2
     if ignore is None:  # expect: BL201
         torch._assert_async(torch.logical_not(x.max() > 1e6), "values too large")
@@ -92,7 +92,7 @@ def checked_unless_ignored(x, ignore=None):
 
 
 @torch.compile
-def in_loop(x):
+def in_loop(x: torch.Tensor):
     x = x * 2
     for i in range(3):
         x = torch.where(x[i] > 0, x + 1, x)  # expect: BL201

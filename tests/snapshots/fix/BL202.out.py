@@ -2,14 +2,14 @@ import torch
 
 
 @torch.compile
-def tensor_and(x):
+def tensor_and(x: torch.Tensor):
     x = x * 2
     both = torch.logical_and(x.any(), x.all())  # expect: BL202
     return x + both
 
 
 @torch.compile
-def tensor_not(x):
+def tensor_not(x: torch.Tensor):
     x = x * 2
     flag = torch.logical_not(x.any())  # expect: BL202
     return x + flag

@@ -44,7 +44,7 @@ def label_count(target):
 
 
 @torch.compile
-def first_and_last_match(x):
+def first_and_last_match(x: torch.Tensor):
     x = x * 2
     first = (x > 0).int().argmax()  # expect: BL301
     last = ((x > 0).shape[0] - 1 - (x > 0).int().flip(0).argmax())  # expect: BL301

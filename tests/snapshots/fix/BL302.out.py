@@ -24,14 +24,14 @@ def mask_assign(x):
 
 
 @torch.compile
-def mask_add_in_place(x):
+def mask_add_in_place(x: torch.Tensor):
     x = x * 2
     x.copy_(torch.where(x > 0, x + 1, x))  # expect: BL302
     return x + 1
 
 
 @torch.compile
-def mask_ratio(num, den):
+def mask_ratio(num: torch.Tensor, den: torch.Tensor):
     out = torch.zeros_like(num)
     valid = den != 0
     out.copy_(torch.where(valid, 1 - num / den, out))  # expect: BL302
@@ -39,7 +39,7 @@ def mask_ratio(num, den):
 
 
 @torch.compile
-def masked_mean(x):
+def masked_mean(x: torch.Tensor):
     x = x * 2
     mean = (torch.where(x > 0, x, 0).sum() / (x > 0).sum())  # expect: BL302
     return mean + torch.where(x > 0, x, 0).sum()  # expect: BL302
