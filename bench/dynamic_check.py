@@ -24,7 +24,7 @@ def torch_logs_sites(target: str, root: Path, device: str) -> set[tuple[str, int
     where, factory = target.rsplit(":", 1)
     code = textwrap.dedent(f'''
         import importlib.util, sys, torch
-        from breaklint._worker import to_device
+        from breaklint.dynamic.worker import to_device
         spec = importlib.util.spec_from_file_location("t", {where!r})
         m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
         dev = {device!r}

@@ -40,8 +40,8 @@ import json, os, sys, importlib, torch
 from torch.utils._pytree import tree_flatten
 sys.path.insert(0, sys.argv[1])
 import cases
-from breaklint._worker import normalize_cases, _outputs_agree
-from breaklint.dynamic import collect_breaks, eager_callable
+from breaklint.dynamic.worker import normalize_cases, _outputs_agree
+from breaklint.dynamic.explain import collect_breaks, eager_callable
 package, names, config, compare, out = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5] == "1", sys.argv[6]
 for key, value in config.items():
     setattr(torch._dynamo.config, key, value)
@@ -278,8 +278,9 @@ def fixtures_table() -> None:
     """The project's fixtures (and the runnable modules of `fixtures/safety/`): break sites dynamo reports
     before and after `--fix` (safe, then safe + unsafe), applied round after round as the CLI does; and
     whether each fixed module still runs eagerly with the original's outputs."""
-    from breaklint import fixes
-    from breaklint.calibrate import calibrate, static_findings
+    from breaklint import autofix
+    from breaklint.fixes import apply as applier
+    from breaklint.dynamic.calibrate import calibrate, static_findings
 
     root = HERE.parent / "fixtures"
     print("| fixtures | run | sites | left | removed | cases that raise | outputs differ |\n|---|---|---|---|---|---|---|")
@@ -297,7 +298,7 @@ def fixtures_table() -> None:
                 for _ in range(8):
                     fixed.write_text(text, encoding="utf-8")
                     found = [f.fix for f in static_findings(fixed) if f.fix and (f.fix.safe or unsafe)]
-                    new, applied = fixes.apply(text, found)
+                    new, applied = applier.apply(text, found)
                     if not applied or new == text:
                         break
                     text = new

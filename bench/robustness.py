@@ -63,11 +63,12 @@ def lint_tree(tree: Path, jobs: int) -> tuple[int, collections.Counter, list[str
 
 def fix_tree(tree: Path, jobs: int) -> tuple[int, list[str], float]:
     """`--fix --unsafe-fixes --diff` over the tree: its internal errors (of the lint, or of applying)."""
-    from breaklint import fixes
+    from breaklint import autofix
+    from breaklint.fixes import apply as applier
 
     config = Config(root=tree, exclude=[], respect_gitignore=False)
     start = time.perf_counter()
-    run = fixes.run([tree], config, unsafe=True, write=False, jobs=jobs, use_cache=False)
+    run = autofix.run([tree], config, unsafe=True, write=False, jobs=jobs, use_cache=False)
     elapsed = time.perf_counter() - start
     internal = [f"{e.path}: {e.message}" for e in run.result.errors if e.code == "BL003"]
     internal += [p for p in run.problems if "BL003" in p]

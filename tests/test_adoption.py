@@ -9,7 +9,7 @@ from textwrap import dedent
 
 import pytest
 
-from breaklint.baseline import add_noqa_text
+from breaklint.adopt.baseline import add_noqa_text
 from conftest import ROOT, run_cli
 
 EXAMPLES = ROOT / "examples" / "models"

@@ -17,7 +17,7 @@ from breaklint.config import load as load_config
 from breaklint.source import module_name_for
 from breaklint.engine import FileResult, _analyze_path, _entry, analyze_source
 from breaklint.finding import Finding
-from breaklint.summary import Candidate
+from breaklint.analysis.summary import Candidate
 from conftest import ROOT, run_cli
 from test_cli import MODEL  # print, .item() and .cpu() in a forward
 

@@ -13,9 +13,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from breaklint.calibrate import calibrate, expected_markers  # noqa: E402
-from breaklint.dynamic import registry  # noqa: E402
-from breaklint.registry import load_rules  # noqa: E402
+from breaklint.dynamic.calibrate import calibrate, expected_markers  # noqa: E402
+from breaklint.dynamic.explain import registry  # noqa: E402
+from breaklint.rules import load_rules  # noqa: E402
 
 from conftest import FIXTURES  # noqa: E402
 

@@ -9,7 +9,8 @@ import pytest
 
 from breaklint.config import Config
 from breaklint.engine import lint_source
-from breaklint.registry import all_codes, docs_dir, load_rules, rule_doc
+from breaklint.registry import all_codes, docs_dir, rule_doc
+from breaklint.rules import load_rules
 
 from conftest import run_cli
 
@@ -74,7 +75,7 @@ def test_rules_command_lists_every_code() -> None:
 
 
 def test_rules_with_fixes_document_their_safety() -> None:
-    from breaklint.calibrate import static_findings
+    from breaklint.dynamic.calibrate import static_findings
 
     from conftest import FIXTURES
 

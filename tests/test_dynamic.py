@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from breaklint import assert_no_graph_breaks  # noqa: E402
-from breaklint.dynamic import GraphBreakError  # noqa: E402
+from breaklint.dynamic.explain import GraphBreakError  # noqa: E402
 
 from conftest import ROOT, run_cli  # noqa: E402
 
@@ -481,7 +481,7 @@ def test_targets_run_in_parallel_each_with_its_own_gpu(monkeypatch) -> None:
     import threading
     import time
 
-    from breaklint import dynamic
+    from breaklint.dynamic import explain as dynamic
 
     in_use, used, peak = set(), set(), [0]
     lock = threading.Lock()

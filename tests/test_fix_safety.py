@@ -13,10 +13,11 @@ from textwrap import dedent
 import libcst as cst
 import pytest
 
-from breaklint import fixes
+from breaklint import autofix
+from breaklint.fixes import apply as applier
 from breaklint.config import Config
 from breaklint.engine import lint_source
-from breaklint.literals import integer, number
+from breaklint.analysis.literals import integer, number
 
 from conftest import FIXTURES, run_cli
 
@@ -115,7 +116,7 @@ def test_unsafe_fixes_leave_every_module_running_with_equal_outputs(tmp_path: Pa
         folder.mkdir()
         for path in RUNNABLE:
             shutil.copy(path, folder / path.name)
-    run = fixes.run([fixed], Config(root=fixed, select=["ALL"], respect_gitignore=False), unsafe=True, write=True,
+    run = autofix.run([fixed], Config(root=fixed, select=["ALL"], respect_gitignore=False), unsafe=True, write=True,
                     use_cache=False)
     assert not run.problems and not run.internal_errors
     # the known tensors were rewritten: the check below runs fixed code, not the original again

@@ -10,8 +10,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from breaklint import fixes
-from breaklint.calibrate import load_module, static_findings
+from breaklint import autofix
+from breaklint.fixes import apply as applier
+from breaklint.dynamic.calibrate import load_module, static_findings
 from breaklint.config import Config
 from breaklint.engine import lint_source
 from breaklint.finding import Edit, Fix
@@ -31,7 +32,7 @@ def _fix(line, col, end_line, end_col, content, safe=True) -> Fix:
 
 def _fixed(source: str, unsafe: bool = True) -> tuple[str, list[Fix]]:
     findings = lint_source(source, Path("m.py"), Config(select=["ALL"]))
-    return fixes.apply(source, [f.fix for f in findings if f.fix and (f.fix.safe or unsafe)])
+    return applier.apply(source, [f.fix for f in findings if f.fix and (f.fix.safe or unsafe)])
 
 
 # ---------------------------------------------------------------------- which rules fix, and how
@@ -177,16 +178,16 @@ def test_masked_write_reads_every_tensor_through_the_mask() -> None:
 # ---------------------------------------------------------------------- applying
 def test_overlapping_fixes_wait_for_the_next_round() -> None:
     text = "abcdef\n"
-    new, applied = fixes.apply(text, [_fix(1, 0, 1, 3, "X"), _fix(1, 2, 1, 5, "Y"), _fix(1, 5, 1, 5, "Z")])
+    new, applied = applier.apply(text, [_fix(1, 0, 1, 3, "X"), _fix(1, 2, 1, 5, "Y"), _fix(1, 5, 1, 5, "Z")])
     assert new == "Xde" + "Z" + "f\n" and len(applied) == 2
     # two insertions at one point: only the first
-    new, applied = fixes.apply(text, [_fix(1, 1, 1, 1, "P"), _fix(1, 1, 1, 1, "Q")])
+    new, applied = applier.apply(text, [_fix(1, 1, 1, 1, "P"), _fix(1, 1, 1, 1, "Q")])
     assert new == "aPbcdef\n" and len(applied) == 1
 
 
 def test_a_fix_that_breaks_the_syntax_is_dropped() -> None:
     text = "x = 1\ny = 2\n"
-    new, applied = fixes.apply(text, [_fix(1, 4, 1, 5, "("), _fix(2, 4, 2, 5, "3")])
+    new, applied = applier.apply(text, [_fix(1, 4, 1, 5, "("), _fix(2, 4, 2, 5, "3")])
     assert new == "x = 1\ny = 3\n" and len(applied) == 1
 
 
@@ -254,8 +255,8 @@ def test_a_file_changed_after_checking_is_not_overwritten(project: Path, monkeyp
         (project / "BL401.py").write_text("# edited by someone else\n")
         return result
 
-    monkeypatch.setattr(engine, "lint", lint_then_edit)
-    run = fixes.run([project / "BL401.py", project / "BL402.py"], Config(root=project), unsafe=False, write=True,
+    monkeypatch.setattr(autofix, "lint", lint_then_edit)
+    run = autofix.run([project / "BL401.py", project / "BL402.py"], Config(root=project), unsafe=False, write=True,
                     use_cache=False)
     assert (project / "BL401.py").read_text() == "# edited by someone else\n"
     assert any("BL401.py: changed on disk" in p for p in run.problems)
@@ -265,8 +266,8 @@ def test_a_file_changed_after_checking_is_not_overwritten(project: Path, monkeyp
 def test_write_refuses_when_the_file_changed(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text("x = 2\n")
-    with pytest.raises(fixes.ChangedOnDisk):
-        fixes.write_source(path, "x = 1\n", "x = 3\n")
+    with pytest.raises(applier.ChangedOnDisk):
+        applier.write_source(path, "x = 1\n", "x = 3\n")
     assert path.read_text() == "x = 2\n"
 
 
@@ -302,10 +303,10 @@ def _eager_outputs(path: Path) -> list:
 @pytest.mark.parametrize("path", FIXABLE, ids=lambda p: p.stem)
 def test_fixes_remove_the_break_and_keep_eager_results(path: Path, tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    from breaklint.calibrate import calibrate
+    from breaklint.dynamic.calibrate import calibrate
 
     findings = [f for f in static_findings(path) if f.fix is not None]
-    new, applied = fixes.apply(path.read_text(encoding="utf-8"), [f.fix for f in findings])
+    new, applied = applier.apply(path.read_text(encoding="utf-8"), [f.fix for f in findings])
     fixed_path = tmp_path / f"{path.stem}_fixed.py"
     fixed_path.write_text(new, encoding="utf-8")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.calibrate import expected_markers, static_findings
+from breaklint.dynamic.calibrate import expected_markers, static_findings
 from breaklint.registry import all_codes
 from breaklint.report import text
 

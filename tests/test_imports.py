@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from breaklint import _catalog
-from breaklint.registry import catalog_source, load_rules, rule_info
+from breaklint.registry import rule_info
+from breaklint.rules import catalog_source, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +53,7 @@ def test_the_installed_version_is_the_package_version():
 
 def test_catalog_is_generated_from_the_rule_classes():
     assert (Path(_catalog.__file__).read_text(encoding="utf-8") == catalog_source()), \
-        "a rule's metadata changed: run `python -m breaklint.registry` to regenerate _catalog.py"
+        "a rule's metadata changed: run `python -m breaklint.rules` to regenerate _catalog.py"
     for code, cls in load_rules().items():
         info = rule_info(code)
         assert (info.name, info.kind, info.default_enabled, info.gb_types) == \

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from breaklint import engine, fixes
+from breaklint import autofix, engine
+from breaklint.fixes import apply as applier
 from breaklint.config import Config
 from breaklint.engine import analyze_source, lint, lint_source
 
@@ -218,7 +219,7 @@ def _every_rule_and_fix(source: str) -> None:
     for _ in range(8):  # as `fixes.run`: fixes that overlap an applied one wait for the next round
         found = lint_source(text, Path("generated.py"), EVERY_RULE)
         assert not [f.message for f in found if f.code == "BL003"]
-        after, applied = fixes.apply(text, [f.fix for f in found if f.fix is not None])
+        after, applied = applier.apply(text, [f.fix for f in found if f.fix is not None])
         if not applied:
             return
         compile(after, "fixed.py", "exec")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
-from breaklint import values as V
+from breaklint.analysis import values as V
 from breaklint.config import Config
 from breaklint.engine import lint, lint_source
 

@@ -11,8 +11,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from breaklint.engine import lint_source
-from breaklint.positions import Positions
-from breaklint.walk import BatchedWalk, declared_children, find, hook_names, trivia_types, unhooked_types
+from breaklint.analysis.positions import Positions
+from breaklint.analysis.walk import BatchedWalk, declared_children, find, hook_names, trivia_types, unhooked_types
 
 ROOT = Path(__file__).resolve().parents[1]
 

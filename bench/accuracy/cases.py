@@ -1,6 +1,6 @@
 """The models and functions the accuracy harness runs under dynamo, found by introspection.
 
-Each case is a factory named `<library>__<group>__<Name>`; `python -m breaklint._worker
+Each case is a factory named `<library>__<group>__<Name>`; `python -m breaklint.dynamic.worker
 bench/accuracy/cases.py:<case> OUT` builds it with random weights and a small input and runs
 it. Cases are chosen by rule (every no-argument module of a namespace, every conv layer that
 takes in/out channels, every binary metric, ...), never by what breaklint says about them. A

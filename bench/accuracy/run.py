@@ -147,7 +147,7 @@ def innermost_function(path: str, line: int) -> tuple[int, int, list[tuple[int, 
 
 # ---------------------------------------------------------------------- the dynamic runs
 def run_cases(names: list[str], roots: list[str], jobs: int, rerun: bool, timeout: float) -> dict[str, dict]:
-    from breaklint.dynamic import run_target
+    from breaklint.dynamic.explain import run_target
 
     RUNS.mkdir(parents=True, exist_ok=True)
     import cases

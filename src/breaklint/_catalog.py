@@ -1,4 +1,4 @@
-"""Every rule's metadata, generated from the rule classes by `python -m breaklint.registry`:
+"""Every rule's metadata, generated from the rule classes by `python -m breaklint.rules`:
 do not edit. Per code: name, kind, message, suggestion, GB types, enabled by default, precision."""
 
 CATALOG = {'BL101': ('tensor-item',

@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type
 
 from . import __version__
 from .finding import Finding
-from .values import Val, from_plain, to_plain
+from .analysis.values import Val, from_plain, to_plain
 
 FORMAT = 5
 SUFFIX = ".json"

@@ -134,9 +134,9 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
     fixrun = None
     try:
         if fix or diff:
-            from . import fixes
+            from . import autofix
 
-            fixrun = fixes.run(paths, config, unsafe=unsafe_fixes, write=not diff, jobs=jobs,
+            fixrun = autofix.run(paths, config, unsafe=unsafe_fixes, write=not diff, jobs=jobs,
                                use_cache=not no_cache)
             result = fixrun.result
         else:
@@ -156,7 +156,7 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
     if baseline_path is None and config.baseline:
         baseline_path = config.root / config.baseline
     if baseline_path is not None:
-        from . import baseline
+        from .adopt import baseline
 
         try:
             applied = baseline.apply(result.findings, baseline.read(baseline_path), config.root)
@@ -226,7 +226,7 @@ def _fixed_list(fixrun) -> str:
 def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_error: bool) -> None:
     """`--write-baseline` and `--add-noqa`: record today's findings, then exit 0 (2 on a usage error, an
     internal error, or a file `--add-noqa` could not change)."""
-    from . import baseline
+    from .adopt import baseline
 
     status = 2 if usage_error or _internal_error(result) else 0
     if write_baseline is not None:
@@ -248,7 +248,7 @@ def _adopt(result, config, write_baseline: Path | None, add_noqa: bool, usage_er
 
 
 def _print_diff(fixrun, result, usage_error: bool) -> None:
-    from .fixes import unified_diff
+    from .fixes.apply import unified_diff
     from .report import display_path
 
     for change in sorted(fixrun.files, key=lambda c: str(c.path)):
@@ -319,7 +319,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     `(model_or_fn, args, kwargs)`. Without TARGETS, `[tool.breaklint.dynamic] targets` is used.
     Each target runs in its own process.
     """
-    from .dynamic import merge, run_targets
+    from .dynamic.explain import merge, run_targets
     from .engine import lint
     from .report import relative, text
 
@@ -358,7 +358,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
                               timeout=timeout, roots=roots, max_memory=max_memory)
     outcomes = []
     if what_if:
-        from . import whatif
+        from .dynamic import whatif
 
         runs = {setting: run_targets(list(targets), min(jobs, len(targets)), device=device, train=train,
                                      timeout=timeout, roots=roots, max_memory=max_memory,
@@ -409,7 +409,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     else:
         click.echo(body, nl=False)
     if outcomes and fmt in ("text", "html"):
-        from .whatif import table
+        from .dynamic.whatif import table
 
         click.echo("\nWhat if (each target again under each setting; outputs compared eagerly vs compiled):\n"
                    + table(outcomes), err=output is not None or fmt != "text")
@@ -437,7 +437,7 @@ def _with_remedies(findings: list, outcomes: list) -> list:
     import os
     from dataclasses import replace
 
-    from .whatif import resolved_sites
+    from .dynamic.whatif import resolved_sites
 
     sites = resolved_sites(outcomes)
     out = []
@@ -453,7 +453,7 @@ def _with_remedies(findings: list, outcomes: list) -> list:
 
 def _budget(reports, root: Path, budget_path: Path | None, write_budget: Path | None, failed: bool) -> int:
     """`explain --baseline` / `--write-baseline`: the exit status (1 only when a target got worse)."""
-    from . import budget
+    from .adopt import budget
 
     status = 0
     try:

@@ -29,15 +29,15 @@ from typing import TYPE_CHECKING, Iterator
 from . import __version__, cache, suppress
 from .config import Config
 from .finding import Finding
-from .reach import Reach, Values
-from .registry import CATALOG, ENGINE_CODES, load_rules, rule_info
+from .analysis.reach import Reach, Values
+from .registry import CATALOG, ENGINE_CODES, rule_info
 from .source import decode_source, line_starts, module_name_for, relative_posix, source_lines
-from .summary import Candidate, ModuleSummary
+from .analysis.summary import Candidate, ModuleSummary
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from .context import FileContext
+    from .analysis.context import FileContext
 
 # libcst, the context and the rules are imported by the first file that is walked: a warm run (every
 # file from the cache), `--version` and the reports never pay for them.
@@ -158,9 +158,10 @@ def _walk(text: str, path: Path, module: str) -> FileContext:
 
 
 def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
-    from .context import FileContext
-    from .positions import Positions
-    from .walk import BatchedWalk
+    from .analysis.context import FileContext
+    from .analysis.positions import Positions
+    from .analysis.walk import BatchedWalk
+    from .rules import load_rules
 
     pieces = _pieces(text) if len(text) >= PIECES_FROM else None
     with _memory_turn(max(len(piece) for _, piece in pieces[1]) if pieces else len(text)):
@@ -734,7 +735,8 @@ def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int,
     the workers fork, so that each does not import them again. A worker that dies (a crash in native
     code) loses only its own file: the files not yet done are analyzed again, each in a process of its
     own, and one whose process dies again is reported as BL004."""
-    from . import context, positions, walk  # noqa: F401 - imported once, inherited by the workers
+    from .analysis import context, positions, walk  # noqa: F401 - imported once, inherited by the workers
+    from .rules import load_rules
 
     load_rules()
     order = _schedule(sizes)

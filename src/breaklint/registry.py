@@ -1,22 +1,19 @@
 """What every code is, without importing the rules (or libcst): the catalog, the engine's codes, the docs.
 
-The rule classes (`breaklint.rule`, `breaklint.rules.*`) are the source of truth; `_catalog.py` is
-generated from them (`python -m breaklint.registry`) so that a warm run, `--version` and the reports
-never pay for importing libcst. A test fails when the two disagree.
+Asked by the CLI, the configuration, the reports and the rules' base class. The rule classes
+(`breaklint.rules.*`) are the source of truth; `_catalog.py` is generated from them
+(`python -m breaklint.rules`) so that a warm run, `--version` and the reports never pay for importing
+libcst. A test fails when the two disagree. This module imports nothing of the rules: they import it.
 """
 
 from __future__ import annotations
 
-import pprint
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from ._catalog import CATALOG
 
-__all__ = ["CATALOG", "ENGINE_CODES", "RuleInfo", "all_codes", "code_info", "rule_info", "load_rules"]
-
-if TYPE_CHECKING:
-    from .rule import Rule
+__all__ = ["CATALOG", "ENGINE_CODES", "RuleInfo", "all_codes", "code_info", "rule_info"]
 
 # Codes the engine itself emits: they are not visitors, but select/ignore,
 # suppressions, reports and `breaklint rule` treat them like any other code.
@@ -48,22 +45,6 @@ def rule_info(code: str) -> RuleInfo:
 
 def rule_codes() -> list[str]:
     return sorted(CATALOG)
-
-
-def load_rules() -> dict[str, type["Rule"]]:
-    """The rule classes (this imports libcst and every rule module)."""
-    from .rule import load_rules as load
-
-    return load()
-
-
-def catalog_source() -> str:
-    """`_catalog.py` as it must read for the rule classes of this checkout."""
-    rows = {code: (cls.NAME, cls.KIND, cls.MESSAGE, cls.SUGGESTION, tuple(cls.GB_TYPES), cls.DEFAULT_ENABLED,
-                   cls.PRECISION) for code, cls in load_rules().items()}
-    header = ('"""Every rule\'s metadata, generated from the rule classes by `python -m breaklint.registry`:\n'
-              'do not edit. Per code: name, kind, message, suggestion, GB types, enabled by default, precision."""\n')
-    return f"{header}\nCATALOG = {pprint.pformat(rows, width=110, sort_dicts=True)}\n"
 
 
 def all_codes() -> list[str]:
@@ -99,7 +80,3 @@ def doc_section(code: str, heading: str) -> str:
         return ""
     body = doc.split(marker, 1)[1]
     return body.split("\n## ", 1)[0].strip()
-
-
-if __name__ == "__main__":  # regenerate the catalog after changing a rule's metadata
-    Path(__file__).with_name("_catalog.py").write_text(catalog_source(), encoding="utf-8")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .summary import Candidate
+from .analysis.summary import Candidate
 
 _IGNORE = re.compile(r"#\s*breaklint\s*:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?", re.I)
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)

@@ -66,7 +66,7 @@ def _display(path: str, root: Path) -> str:
 
 def render(reports: list, findings: list, recompiles: list[dict], summary: dict, root: Path) -> str:
     """`reports`: each target's `TargetReport`; `findings`: the merged findings (with their status)."""
-    from ..dynamic import Break, describe_gb
+    from ..dynamic.explain import Break, describe_gb
 
     files = {os.path.realpath(f.path) for f in findings}
     predicted = {(os.path.realpath(f.path), line): f for f in findings if f.origin == "static" and f.kind == "break"

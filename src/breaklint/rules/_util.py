@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..context import FileContext, dotted
+from ..analysis.context import FileContext, dotted
 
 
 def method_call(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..finding import Fix
-from ..fixes import (branch_to_where, check_to_assert, logical_chain, logical_not, reports_only, retyped_names,
-                     tensor_operands, tested_after)
-from ..rule import Rule, register
+from ..fixes.checks import check_to_assert
+from ..fixes.conditions import tensor_operands
+from ..fixes.guards import reports_only
+from ..fixes.where import branch_to_where, logical_chain, logical_not, retyped_names, tested_after
+from .base import Rule, register
 
 BRANCH_SUGGESTION = (
     "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import values as V
+from ..analysis import values as V
 from ..finding import Fix
-from ..fixes import (elementwise_names, first_position, masked_reduction, masked_write, only_whole_tests,
-                     position_lookup, unique_to_input, whole_test_operand)
-from ..rule import Rule, register
+from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
+                           only_whole_tests, position_lookup, unique_to_input, whole_test_operand)
+from .base import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
 DYNAMIC_FUNCS = {

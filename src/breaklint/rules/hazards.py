@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..context import dotted
-from ..rule import Rule, register
+from ..analysis.context import dotted
+from .base import Rule, register
 from ._util import keyword, method_call, positional
 
 SYNC_CALLS = {"torch.cuda.synchronize", "torch.cuda.current_stream.synchronize", "torch.accelerator.synchronize"}

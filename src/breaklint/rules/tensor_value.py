@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import values as V
+from ..analysis import values as V
 from ..finding import Fix
-from ..fixes import (arange_to_range, check_of_test, math_to_torch, name_uses, position_lookup, replace,
-                     sole_statement, tensor_operands, text_of, wrapped)
-from ..rule import Rule, register
-from ..walk import find
+from ..fixes.checks import check_of_test
+from ..fixes.conditions import tensor_operands
+from ..fixes.edit import replace, sole_statement, text_of, wrapped
+from ..fixes.masks import name_uses, position_lookup
+from ..fixes.numbers import arange_to_range, math_to_torch
+from .base import Rule, register
+from ..analysis.walk import find
 from ._util import builtin_name, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (

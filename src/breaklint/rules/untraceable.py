@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import values as V
-from ..context import TRUE_UNDER_COMPILE, dotted
+from ..analysis import values as V
+from ..analysis.context import TRUE_UNDER_COMPILE, dotted
 from ..finding import Fix
-from ..fixes import clock_outside_compile, guard_statement, replace, text_of, torch_random
-from ..rule import Rule, register
+from ..fixes.edit import replace, text_of
+from ..fixes.guards import clock_outside_compile, guard_statement
+from ..fixes.numbers import torch_random
+from .base import Rule, register
 from ._util import builtin_name, maybe_tensor, method_call
 
 GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"

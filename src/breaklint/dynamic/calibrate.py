@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import Config
-from .engine import combine, analyze_source
-from .finding import Finding
+from ..config import Config
+from ..engine import combine, analyze_source
+from ..finding import Finding
 
 _EXPECT = re.compile(r"expect:\s*((?:BL\d{3}\s*,?\s*)+)")
 
@@ -70,7 +70,7 @@ class Calibration:
 
 
 def calibrate(path: Path) -> Calibration:
-    from .dynamic import collect_breaks, in_file
+    from .explain import collect_breaks, in_file
 
     module = load_module(path)
     within = in_file(path)

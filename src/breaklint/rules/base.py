@@ -1,22 +1,22 @@
-"""The rule base class and the dict of rule classes, filled as `breaklint.rules` is imported."""
+"""The rule base class and the dict of rule classes, filled as each rule module is imported.
+
+A rule asks the file's context (`analysis/context.py`) what an expression holds and where it is; it
+imports neither the context's module (only for type checking) nor the rule catalogue's loader."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import pkgutil
 import re
-from functools import cache
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import libcst as cst
 
-from .finding import Fix
-from .registry import ENGINE_CODES
+from ..finding import Fix
+from ..registry import ENGINE_CODES
 
 if TYPE_CHECKING:
-    from .context import FileContext
-    from .values import Val
+    from ..analysis.context import FileContext
+    from ..analysis.values import Val
 
 _CODE = re.compile(r"^BL\d{3}$")
 
@@ -77,12 +77,3 @@ class Rule(cst.BatchableCSTVisitor):
         candidate = self.ctx.candidates[index]
         self.ctx.candidates[index] = dataclasses.replace(
             candidate, finding=dataclasses.replace(candidate.finding, fix=None))
-
-
-@cache
-def load_rules() -> dict[str, type[Rule]]:
-    from . import rules as pkg
-
-    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-        importlib.import_module(info.name)
-    return dict(sorted(RULES.items()))

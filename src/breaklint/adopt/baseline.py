@@ -15,10 +15,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .finding import Finding
-from .fingerprint import fingerprints
-from .source import decode_source, source_lines
-from .suppress import parse_comment
+from ..finding import Finding
+from ..fingerprint import fingerprints
+from ..source import decode_source, source_lines
+from ..suppress import parse_comment
 
 FORMAT = 1
 
@@ -36,7 +36,7 @@ class Applied:
 
 def write(path: Path, findings: list[Finding], root: Path) -> int:
     """Record `findings` in `path`; returns how many."""
-    from .fingerprint import relative_uri
+    from ..fingerprint import relative_uri
 
     entries = [{"fingerprint": fp, "code": f.code, "path": relative_uri(f.path, root)[0], "line": f.line,
                 "message": f.message} for f, fp in fingerprints(findings, root)]
@@ -156,7 +156,7 @@ def _with_codes(comment: str, codes: str) -> str:
 
 def add_noqa(findings: list[Finding]) -> tuple[int, int, list[str]]:
     """Add `# noqa: BLxxx` for every finding. Returns (lines changed, files changed, problems)."""
-    from .fixes import ChangedOnDisk, write_source
+    from ..fixes.apply import ChangedOnDisk, write_source
 
     by_file: dict[Path, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     for f in findings:

@@ -40,7 +40,7 @@ class Outcome:
 
 
 def _sites(data: dict, root: Path) -> list[tuple[str, int, str]]:
-    from .budget import observed
+    from ..adopt.budget import observed
 
     return observed(data, root)[0].sites
 

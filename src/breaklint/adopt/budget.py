@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .source import relative_posix
+from ..source import relative_posix
 
 FORMAT = 1
 KIND = "graph-break-budget"
@@ -53,7 +53,7 @@ def _within(root: Path):
 
 def observed(data: dict, root: Path) -> tuple[TargetBudget, list[dict]]:
     """A target's report as a budget, and its breaks (each with its site), in the report's order."""
-    from .dynamic import Break
+    from ..dynamic.explain import Break
 
     sites, breaks = [], []
     inside = _within(root)
@@ -109,7 +109,7 @@ def read(path: Path) -> dict[str, TargetBudget]:
 
 def compare(budget: dict[str, TargetBudget], reports: list, root: Path) -> list[Verdict]:
     """Each target that ran against its budget (a target with none is held to no breaks at all)."""
-    from .dynamic import describe_gb
+    from ..dynamic.explain import describe_gb
 
     verdicts = []
     for rep in reports:

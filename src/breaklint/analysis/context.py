@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from . import values as V
-from .finding import Finding, Fix
+from ..finding import Finding, Fix
 from .literals import integer
 from .positions import Positions
 from .walk import find
@@ -29,7 +29,7 @@ from .summary import CallRef, Candidate, ClassInfo, FunctionInfo, ModuleSummary
 from .values import Val
 
 if TYPE_CHECKING:
-    from .rule import Rule
+    from ..rules.base import Rule
 
 COMPILE = {"torch.compile"}
 DISABLE = {
@@ -1085,7 +1085,7 @@ class FileContext(cst.BatchableCSTVisitor):
         self._stmts.pop()
 
     def visit_Comment(self, node: cst.Comment) -> None:
-        from .suppress import parse_comment
+        from ..suppress import parse_comment
 
         parsed = parse_comment(node.value)
         if parsed is not None:

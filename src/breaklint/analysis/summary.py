@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .finding import Finding
+from ..finding import Finding
 from .values import UNKNOWN, Val
 
 

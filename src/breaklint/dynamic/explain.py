@@ -179,7 +179,7 @@ def run_target(target: str, *, device: str = "auto", train: bool = False, timeou
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="breaklint-") as tmp:
         out = Path(tmp) / "report.json"
-        command = [sys.executable, "-m", "breaklint._worker", target, str(out), "--device", device]
+        command = [sys.executable, "-m", "breaklint.dynamic.worker", target, str(out), "--device", device]
         if train:
             command.append("--train")
         if max_memory:
@@ -307,7 +307,7 @@ class Merged:
 def _line_span(path: Path, line: int) -> tuple[int, int]:
     """The columns of a line's code, without its indentation (dynamo reports lines, not columns)."""
     try:
-        from .source import source_lines
+        from ..source import source_lines
 
         text = source_lines(path.read_text(encoding="utf-8"))[line - 1]
     except (OSError, UnicodeDecodeError, IndexError):
@@ -320,8 +320,8 @@ def merge(static: list, reports: list[TargetReport], files: list[Path]) -> Merge
     """Give every static finding a status and turn unpredicted breaks into findings of their own."""
     from dataclasses import replace as _replace
 
-    from .finding import Finding
-    from .registry import ENGINE_CODES
+    from ..finding import Finding
+    from ..registry import ENGINE_CODES
 
     real_files = {os.path.realpath(p): p for p in files}
     ran: dict[str, set[int]] = {}
