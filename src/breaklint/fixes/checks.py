@@ -5,12 +5,11 @@ BL101/BL103 where `.item()` or `bool()` feeds that test): the check stays in the
 from __future__ import annotations
 
 import ast
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..analysis.context import dotted
+from ..analysis.syntax import dotted
 from ..analysis.walk import find
 from ..finding import Fix
 from .conditions import guarded_condition, tensor_condition

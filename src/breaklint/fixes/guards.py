@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..analysis.context import dotted
+from ..analysis.syntax import dotted
 from ..finding import Edit, Fix
 from .edit import own_line_indent, replace, text_of, torch_name
 

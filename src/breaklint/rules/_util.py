@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.context import FileContext, dotted
+from ..analysis.context import FileContext
+from ..analysis.syntax import dotted
 
 
 def method_call(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:

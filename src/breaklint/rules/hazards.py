@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.context import dotted
+from ..analysis.syntax import dotted
 from .base import Rule, register
 from ._util import keyword, method_call, positional
 

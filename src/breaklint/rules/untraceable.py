@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import values as V
-from ..analysis.context import TRUE_UNDER_COMPILE, dotted
+from ..analysis.syntax import dotted
+from ..analysis.vocabulary import TRUE_UNDER_COMPILE
 from ..finding import Fix
 from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement

@@ -1,0 +1,121 @@
+"""What annotations say a value holds (`x: Tensor`, `Optional[Tensor]`, `Dict[str, Tensor]`,
+`n: int`), and what a parameter's default holds. Asked by the scopes (parameters), the bindings
+(annotated assignments) and the class model (`self.flag = flag`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .syntax import dotted
+from .values import Val
+from .vocabulary import TENSOR_ANNOTATIONS, UNREADABLE
+
+
+class Annotations:
+    """What annotations and defaults say a value holds.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def _declared_value(self, param: cst.Param) -> Val | None:
+        """What a parameter's annotation says it holds, or None without one (or with one that
+        says nothing this file can read, such as a type alias from elsewhere)."""
+        if param.annotation is None:
+            return None
+        value = self.annotation_value(param.annotation.annotation)
+        return None if value is UNREADABLE else value
+
+    def annotation_value(self, ann: cst.BaseExpression) -> Val:
+        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Optional"):
+            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+            if len(inner) == 1:
+                return self.annotation_value(inner[0])  # Optional[X] is what X is
+        if self._is_tensor_annotation(ann):
+            return V.TENSOR
+        if self._is_sequence_annotation(ann) or self._tensor_elements(ann):
+            return V.seq([V.TENSOR])
+        if self._is_tensor_mapping(ann):
+            return V.mapping_of(V.TENSOR)
+        scalar = self._scalar_annotation(ann)
+        if scalar is not None:
+            return scalar
+        if isinstance(ann, cst.BinaryOperation) or (
+                isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Union")):
+            return V.UNKNOWN  # float | Tensor: either
+        if isinstance(ann, cst.SimpleString) and "Tensor" in ann.value:
+            return V.UNKNOWN
+        name = self.qualify(ann.value if isinstance(ann, cst.Subscript) else ann) or ""
+        if isinstance(ann, cst.Subscript) and name.split(".")[-1] == "Literal":
+            values = [self.literal_value(el.slice.value) for el in ann.slice if isinstance(el.slice, cst.Index)]
+            return V.join(*[v or V.UNKNOWN for v in values]) if values else V.OBJECT
+        if name.split(".")[-1].lower() in ("dict", "list", "tuple", "set", "str", "callable", "mapping",
+                                           "sequence", "iterable", "any") or name.startswith(
+                                               ("typing.", "typing_extensions.", "collections.abc.")):
+            return V.OBJECT
+        # a name this file cannot see into (`Adj`, `OptTensor`, a class): let the call sites tell
+        return UNREADABLE
+
+    def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
+        if isinstance(ann, cst.BinaryOperation):
+            parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
+            if len(parts) == 1:
+                return self._scalar_annotation(parts[0])
+            vals = [self._scalar_annotation(p) for p in parts]
+            return V.NUMBER if all(v is not None and v.kind == "number" for v in vals) else None
+        name = dotted(ann) if not isinstance(ann, cst.SimpleString) else ann.evaluated_value
+        return {"int": V.NUMBER, "float": V.NUMBER, "complex": V.NUMBER, "bool": V.BOOL, "str": V.STR,
+                "bytes": V.STR}.get(name or "")
+
+    def _default_value(self, param: cst.Param) -> Val | None:
+        """What a parameter's default holds, for a default other than `None`."""
+        default = param.default
+        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+            return None
+        value = self.literal_value(default)
+        return value if value is not None else V.UNKNOWN
+
+    def _is_tensor_annotation(self, ann: cst.BaseExpression) -> bool:
+        if isinstance(ann, cst.SimpleString):
+            text = ann.evaluated_value
+            return text.replace("Optional[", "").rstrip("]").split(" |")[0] in ("Tensor", "torch.Tensor")
+        if isinstance(ann, cst.BinaryOperation):  # Tensor | None is a tensor; float | Tensor may not be
+            parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
+            return bool(parts) and all(self._is_tensor_annotation(p) for p in parts)
+        if isinstance(ann, cst.Subscript) and self.qualify(ann.value) in ("typing.Optional", "Optional"):
+            return any(
+                isinstance(el.slice, cst.Index) and self._is_tensor_annotation(el.slice.value)
+                for el in ann.slice
+            )
+        return self.qualify(ann) in TENSOR_ANNOTATIONS
+
+    def _is_tensor_mapping(self, ann: cst.BaseExpression) -> bool:
+        """`Dict[str, Tensor]`, `dict[str, Tensor]`, `Mapping[str, Tensor]`: every value a tensor."""
+        if not (isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
+                "dict", "mapping", "mutablemapping", "ordereddict") and len(ann.slice) == 2):
+            return False
+        value = ann.slice[1].slice
+        return isinstance(value, cst.Index) and self._is_tensor_annotation(value.value)
+
+    def _tensor_elements(self, ann: cst.BaseExpression) -> bool:
+        """`Union[Tensor, tuple[Tensor, Tensor]]`, `Tensor | list[Tensor]`: either way, its elements are
+        tensors (a value the `isinstance` tests of the body tell apart)."""
+        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+            members = [ann.left, ann.right]
+        elif isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Union"):
+            members = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+        else:
+            return False
+        members = [m for m in members if not (isinstance(m, cst.Name) and m.value == "None")]
+        return (any(self._is_sequence_annotation(m) or self._tensor_elements(m) for m in members)
+                and all(self._is_tensor_annotation(m) or self._is_sequence_annotation(m) or self._tensor_elements(m)
+                        for m in members))
+
+    def _is_sequence_annotation(self, ann: cst.BaseExpression) -> bool:
+        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
+            "list", "tuple", "sequence"
+        ):
+            return any(isinstance(el.slice, cst.Index) and self._is_tensor_annotation(el.slice.value)
+                       for el in ann.slice)
+        return False

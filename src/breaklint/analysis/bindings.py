@@ -1,0 +1,197 @@
+"""What names are bound to as the walk passes assignments, `for` targets (`zip`, `enumerate` taken
+apart) and comprehensions (a scope of their own: their targets hide the outer names only inside),
+and which parameters the function uses as flags or integers (a slice bound, `range(n)`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .values import Val
+from .vocabulary import UNREADABLE
+from .walk import find
+
+
+class Bindings:
+    """Names bound by assignments, loop targets and comprehensions; parameters used as scalars.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def _note_scalar_use(self, node: cst.BaseExpression | None) -> None:
+        """`node` is used as a flag or an integer: if it is one of the function's own parameters
+        (or one negated, or plus or minus something), the function takes that parameter for a Python
+        scalar."""
+        while True:
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+                self._note_scalar_use(node.left)
+                node = node.right
+            elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+                node = node.expression
+            else:
+                break
+        if isinstance(node, cst.Name) and self._scopes:
+            value = self._scopes[-1].values.get(node.value)
+            info = self._scopes[-1].info
+            if value is not None and value.kind == "param" and value.ref == info.qualname:
+                info.scalar_uses.add(node.value)
+
+    def visit_Slice(self, node: cst.Slice) -> None:
+        for bound in (node.lower, node.upper, node.step):
+            self._note_scalar_use(bound)
+
+    def visit_For(self, node: cst.For) -> None:
+        if not self._scopes:
+            return
+        self._bind_loop_target(node.target, node.iter)
+        attr = self._self_attr(node.iter)
+        cls = self._classes[-1] if self._classes else None
+        if isinstance(node.target, cst.Name) and attr and cls and attr in cls.submodules:
+            self._scopes[-1].modules.add(node.target.value)
+
+    # A comprehension has a scope of its own (Python 3). libcst walks its element before its `for`
+    # clauses, so all its targets are bound on entering it; the names they hide hold their earlier
+    # values again on leaving it.
+    def _enter_comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+        hidden: dict[str, Val | None] = {}
+        self._comprehensions.append(hidden)
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        branches, self._branch_names = self._branch_names, []  # bound for good, not joined with a loop's
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            for name in find(comp.target, cst.Name):
+                hidden.setdefault(name.value, values.get(name.value))
+            self._bind_loop_target(comp.target, comp.iter)
+            comp = comp.inner_for_in
+        self._branch_names = branches
+
+    def _leave_comprehension(self) -> None:
+        hidden = self._comprehensions.pop()
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name, old in hidden.items():
+            if old is None:
+                values.pop(name, None)
+            else:
+                values[name] = old
+        self._qualified = (None, None)  # names changed meaning
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._leave_comprehension()
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self._leave_comprehension()
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._leave_comprehension()
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._enter_comprehension(node)
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comprehension()
+
+    def _bind_loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """`for t in it`: t holds an element of `it`; `zip` and `enumerate` are taken apart."""
+        scope = self._scopes[-1]
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value in ("zip", "enumerate") \
+                and it.func.value not in self.aliases and isinstance(target, (cst.Tuple, cst.List)):
+            names = [el.value for el in target.elements]
+            args = [a.value for a in it.args if a.keyword is None and not a.star]
+            if it.func.value == "enumerate" and len(names) == 2 and args:
+                self._assign_value(names[0], V.NUMBER)
+                self._assign_value(names[1], V.elem(self.value(args[0])))
+                return
+            if it.func.value == "zip" and len(names) == len(args):
+                for sub, arg in zip(names, args):
+                    self._assign_value(sub, V.elem(self.value(arg)))
+                return
+            for sub in names:
+                self._assign_value(sub, V.UNKNOWN)
+            return
+        self._assign_value(target, V.elem(self.value(it)))
+        if isinstance(target, cst.Name):
+            scope.values.setdefault(target.value, V.UNKNOWN)
+            self._qualified = (None, None)  # names changed meaning
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.assign_targets.add(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if not isinstance(node.target, cst.Subscript):  # `x[i] += v` reads `x[i]` too
+            self.assign_targets.add(node.target)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        if not self._scopes:
+            return
+        value = self.value(original_node.value)
+        attr = self._self_attr(original_node.value)
+        cls = self.class_info()
+        for target in original_node.targets:
+            self._assign_value(target.target, value)
+            if isinstance(target.target, cst.Name):
+                scope = self._scopes[-1]
+                if attr is not None and cls is not None and (attr in cls.submodules or attr in cls.callables):
+                    scope.held[target.target.value] = attr
+                else:
+                    scope.held.pop(target.target.value, None)
+            if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
+                    and self.qualify(original_node.value.func) == "logging.getLogger":
+                self._scopes[-1].loggers.add(target.target.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if not self._scopes or not isinstance(original_node.target, cst.Name):
+            return
+        declared = self.annotation_value(original_node.annotation.annotation)
+        if declared is UNREADABLE:
+            declared = V.UNKNOWN
+        if declared.is_tensor or original_node.value is None:
+            self._assign_value(original_node.target, declared)
+        else:
+            self._assign_value(original_node.target, self.value(original_node.value))
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        if self._scopes and isinstance(original_node.target, cst.Name):
+            scope = self._scopes[-1]
+            name = original_node.target.value
+            before = scope.values.get(name, V.UNKNOWN)
+            scope.values[name] = V.op(before, self.value(original_node.value))
+            self._qualified = (None, None)  # names changed meaning
+
+    def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
+        """Bind a target (a name, or a tuple or list of targets) to a value. Inside a loop body or
+        handler, a name first rebound there is joined with what it held before (the body may not
+        run); branches of an `if` are joined when it ends (`leave_If`), so a flag set to `False`
+        and reassigned only in training stays a Python bool."""
+        scope = self._scopes[-1]
+        if isinstance(target, cst.Name):
+            name = target.value
+            old = scope.values.get(name)
+            if old is not None and self._branch_names and name not in self._branch_names[-1]:
+                value = V.join(old, value)
+            scope.values[name] = value
+            self._qualified = (None, None)  # names changed meaning
+            if self._branch_names:
+                self._branch_names[-1].add(name)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = list(target.elements)
+            starred = any(isinstance(el, cst.StarredElement) for el in elements)
+            for index, el in enumerate(elements):
+                if isinstance(el, cst.StarredElement):
+                    self._assign_value(el.value, V.OBJECT)
+                else:
+                    self._assign_value(el.value, V.elem(value, None if starred else index))

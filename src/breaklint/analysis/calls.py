@@ -1,0 +1,85 @@
+"""The file's part of the call graph: every call made in a function (to a method of `self`, a
+submodule, `super()`, a function of this or another module), with the values of its arguments, and
+the functions and modules passed to `torch.compile`. Reach (`reach.py`) decides over these.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .summary import CallRef
+from .syntax import dotted, is_super_call
+from .values import Val
+from .vocabulary import COMPILE, TYPE_TESTS
+
+
+class Calls:
+    """The calls each function makes, for reach.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.qualify(node.func)
+        if name in COMPILE and node.args:
+            target = node.args[0].value
+            ref = self.qualify(target)
+            if ref:
+                self.summary.entries.append(self.summary.instances.get(dotted(target) or "", ref))
+            elif isinstance(target, cst.Call):
+                ctor = self.qualify(target.func)
+                if ctor:
+                    self.summary.entries.append(ctor)
+        if name == "range":
+            for arg in node.args:
+                self._note_scalar_use(arg.value)
+        if not self.active():
+            return
+        fn = self.function
+        pos = self.positions[node]
+        refs: list[tuple[str, str]] = []
+        func = node.func
+        cls = self.class_info()
+        attr = self._self_attr(func)
+        if attr is not None:
+            held = cls is not None and (attr in cls.submodules or attr in cls.callables)
+            refs.append(("selfattr" if held else "self", attr))
+        elif isinstance(func, cst.Attribute) and is_super_call(func.value):
+            refs.append(("super", func.attr.value))
+        elif isinstance(func, cst.Attribute) and self._self_attr(func.value) is not None:
+            refs.append(("attrcall", f"{self._self_attr(func.value)}.{func.attr.value}"))
+        elif isinstance(func, cst.Subscript) and self.is_module_ref(func):
+            inner = self._self_attr(func.value)
+            if inner:
+                refs.append(("selfattr", inner))
+        elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
+            refs.append(("selfattr", self._scopes[-1].held[func.value]))
+        elif name is not None:
+            refs.append(("name", name))
+        args: list[Val] = []
+        kwargs: dict[str, Val] = {}
+        star = False
+        if refs:
+            for arg in node.args:
+                if arg.star:
+                    star = True
+                elif arg.keyword is not None:
+                    kwargs[arg.keyword.value] = self.value(arg.value)
+                elif not star:
+                    args.append(self.value(arg.value))
+        calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
+                         args=args, kwargs=kwargs, star=star) for kind, target in refs]
+        # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
+        # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
+        handed = node.args if name not in TYPE_TESTS else ()
+        for arg in handed:
+            arg_attr = self._self_attr(arg.value)
+            target = None
+            if arg_attr is not None:
+                target = ("self", arg_attr)
+            elif isinstance(arg.value, cst.Name) and arg.value.value in self.aliases:
+                target = ("ref", self.aliases[arg.value.value])
+            if target is not None:
+                calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
+                                     pos.end.column, star=True))
+        fn.calls.extend(calls)

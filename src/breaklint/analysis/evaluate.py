@@ -1,0 +1,283 @@
+"""Evaluation: an expression to its abstract value (`values.Val`), from literals, names, attributes,
+calls (torch's API, tensor methods, builtins, this file's functions and methods: symbolic where
+the tree decides), subscripts, operators and comprehensions. Asked by rules (`ctx.value(node)`,
+`ctx.tensor_requirement(node)`), by the bindings and by the summary.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .literals import integer
+from .syntax import is_super_call
+from .values import Val
+from .vocabulary import (TORCH_NON_TENSOR, TORCH_SEQUENCE, TORCH_NON_TENSOR_PREFIXES, PREDICATE_PREFIXES,
+                         NON_TENSOR_METHODS, SEQUENCE_METHODS, NON_TENSOR_ATTRS, TENSOR_ATTRS,
+                         TENSOR_ONLY_METHODS, SHAPE_METHODS, _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS,
+                         BOOL_METHODS)
+
+
+class Evaluation:
+    """An expression to its abstract value.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def is_tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether the expression is known, in this file alone, to hold a tensor."""
+        return self.value(node).is_tensor
+
+    def tensor_requirement(self, node: cst.BaseExpression) -> Val | None:
+        """None when the expression is not known to hold a tensor; else its value: concrete
+        (a tensor) or symbolic (a tensor if the tree level resolves it to one)."""
+        value = self.value(node)
+        if value.is_tensor or value.symbolic:
+            return value
+        return None
+
+    def literal_value(self, node: cst.BaseExpression) -> Val | None:
+        # Dispatch on the exact node type: libcst's node classes are final, and isinstance against
+        # their abstract bases goes through ABCMeta, a hot spot of the walk.
+        kind = type(node)
+        literal = _LITERAL_KINDS.get(kind)
+        if literal is not None:
+            return literal
+        if kind is cst.Name:
+            return _NAME_CONSTANTS.get(node.value)
+        if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            return self.literal_value(node.expression)
+        if kind is cst.Tuple or kind is cst.List:
+            parts = [self.literal_value(el.value) for el in node.elements]
+            return V.seq([p or V.UNKNOWN for p in parts])
+        return None
+
+    def value(self, node: cst.BaseExpression) -> Val:
+        """What an expression holds, in terms of this file's facts (symbolic where the tree decides)."""
+        try:
+            return self._value(node)
+        except RecursionError:
+            return V.UNKNOWN
+
+    def _value(self, node: cst.BaseExpression) -> Val:
+        kind = type(node)
+        if kind is cst.Name:
+            literal = _NAME_CONSTANTS.get(node.value)
+            if literal is not None:
+                return literal
+            scope = self._scopes[-1] if self._scopes else None
+            if scope is not None and node.value in scope.values:
+                return scope.values[node.value]
+            return self.globals.get(node.value, V.UNKNOWN)
+        if kind is cst.Attribute:
+            return self._attribute_value(node)
+        if kind is cst.Call:
+            return self._call_value(node)
+        literal = self.literal_value(node) if kind is not cst.Tuple and kind is not cst.List else None
+        if literal is not None:
+            return literal
+        if kind is cst.Subscript:
+            base = self.value(node.value)
+            if base.is_tensor:
+                return V.TENSOR
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+                index = node.slice[0].slice.value
+                if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
+                    return V.item(base, index.evaluated_value) if base.kind == "dict" else V.elem(base)
+                if base.kind == "dict":
+                    return V.item(base, None)
+                number = integer(index)
+                if number is not None:
+                    return V.elem(base, number)
+                return V.elem(base)
+            if base.kind == "size":
+                return V.SIZE  # a slice of a shape
+            return V.elem(base) if base.symbolic else V.UNKNOWN
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.value(node.left), self.value(node.right)
+            logical = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
+            if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
+                    and not (right.is_tensor and not right.bool_shaped):
+                return V.op(left, right, comparison=True)
+            return V.op(left, right)
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.value(node.expression)
+            if isinstance(node.operator, cst.Not):
+                return V.op(inner, comparison=True)
+            if isinstance(node.operator, cst.BitInvert) and inner.bool_shaped:
+                return V.op(inner, comparison=True)
+            return V.op(inner)
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+                return V.BOOL
+            operands = [self.value(node.left), *(self.value(c.comparator) for c in node.comparisons)]
+            if any(v.kind in ("str", "none") for v in operands):  # a tensor never equals a str or None
+                return V.BOOL
+            return V.op(*operands, comparison=True)
+        if isinstance(node, cst.BooleanOperation):
+            # Every operand but the last is tested for truth, and the result is one of them:
+            # for a test, it holds a tensor as soon as one operand does. The right operand runs
+            # only where the left one is true (`and`) or false (`or`).
+            self._narrow(node.left, isinstance(node.operator, cst.And))
+            try:
+                right = self.value(node.right)
+            finally:
+                self._unnarrow()
+            return V.op(self.value(node.left), right, comparison=True)
+        if isinstance(node, cst.IfExp):
+            return V.join(self.value(node.body), self.value(node.orelse))
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+                return V.Val("seq")
+            return V.seq([self.value(el.value) for el in node.elements])
+        if isinstance(node, cst.Dict):
+            keys, vals = [], []
+            for el in node.elements:
+                if not isinstance(el, cst.DictElement) or not isinstance(el.key, cst.SimpleString):
+                    return V.Val("dict")
+                keys.append(el.key.evaluated_value)
+                vals.append(self.value(el.value))
+            return V.dict_of(keys, vals)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            element = self._comprehension_element(node)
+            if element.is_tensor:
+                return V.seq([element])  # (a generator: what iterating it gives)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Lambda)):
+            return V.Val("seq") if isinstance(node, cst.ListComp) else V.OBJECT
+        return V.UNKNOWN
+
+    def _comprehension_element(self, node: cst.ListComp | cst.GeneratorExp) -> Val:
+        """What each element of `[e for t in it]` holds: `e` with `t` bound to an element of `it`, for
+        the moment, as the walk binds it inside the comprehension (plain-name targets only)."""
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            if not isinstance(comp.target, cst.Name):
+                return V.UNKNOWN
+            comp = comp.inner_for_in
+        if not self._scopes:
+            return V.UNKNOWN
+        self._enter_comprehension(node)
+        try:
+            return self.value(node.elt)
+        finally:
+            self._leave_comprehension()
+
+    def _attribute_value(self, node: cst.Attribute) -> Val:
+        attr = node.attr.value
+        if attr == "shape":
+            return V.SIZE
+        if attr in NON_TENSOR_ATTRS:
+            return V.BOOL if attr in ("is_cuda", "requires_grad", "is_leaf", "training") else V.OBJECT
+        self_attr = self._self_attr(node)
+        cls = self.class_info()
+        if self_attr is not None and cls is not None:
+            if self_attr in cls.tensor_attrs:
+                return V.TENSOR
+            if self_attr in cls.submodules:
+                return V.Val("object", ref=cls.submodules[self_attr])
+            if self_attr in cls.callables:
+                return V.OBJECT
+            if self_attr in cls.attr_values:
+                return cls.attr_values[self_attr]
+            return V.UNKNOWN
+        if attr in TENSOR_ATTRS:
+            base = self.value(node.value)
+            return V.TENSOR if base.is_tensor else (V.op(base) if base.symbolic else V.UNKNOWN)
+        qual = self.qualify(node)
+        if qual is not None and qual.startswith("torch.") and not qual.startswith("torch.nn."):
+            return V.OBJECT  # torch.float16, torch.device, ...
+        return V.UNKNOWN
+
+    def _call_value(self, node: cst.Call) -> Val:
+        func = node.func
+        name = self.qualify(func)
+        if name is not None and name.startswith("torch."):
+            if name.startswith("torch.nn.functional."):
+                return V.TENSOR
+            if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
+                return V.seq([V.TENSOR])
+            if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR
+                    or name.startswith(TORCH_NON_TENSOR_PREFIXES)
+                    or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
+                return V.OBJECT
+            return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
+        if isinstance(func, cst.Name) and func.value not in self.aliases:
+            builtin = self._builtin_value(func.value, node)
+            if builtin is not None:
+                return builtin
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            base = self.value(receiver)
+            if method in ("size", "dim", "ndimension", "numel", "nelement", "stride", "element_size",
+                          "storage_offset", "__len__", "get_device"):
+                if base.is_tensor or base.symbolic or base.kind == "unknown":
+                    return V.SIZE if method in ("size", "stride") else V.NUMBER
+            if method in ("item",):
+                return V.NUMBER
+            if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
+                return V.seq([V.TENSOR]) if base.is_tensor else V.UNKNOWN
+            if method in NON_TENSOR_METHODS:
+                return V.OBJECT if base.is_tensor else V.UNKNOWN
+            keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
+            if base.is_tensor:
+                return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
+            if base.symbolic and method in TENSOR_ONLY_METHODS | BOOL_METHODS | SHAPE_METHODS:
+                # a tensor method on a value the tree decides: a tensor if the receiver is one
+                return V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
+            if self.is_module_ref(func):
+                return V.TENSOR
+            if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
+                head = self.aliases.get(receiver.value, "")
+                if head == "" and receiver.value not in ("self", "cls"):
+                    # a guess from the method's name alone: assumed, never known
+                    return V.tensor(method in BOOL_METHODS, known=False)
+            cls = self.class_info()
+            if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
+                return V.ret("self", method, cls.qualname)
+            if is_super_call(receiver) and cls:
+                return V.ret("super", method, cls.qualname)
+            inner = self._self_attr(receiver)
+            if inner is not None and cls is not None and inner in cls.submodules:
+                return V.ret("attrcall", f"{inner}.{method}", cls.qualname)
+            if name is not None and name.split(".")[0] in self.aliases and not self._is_local(name):
+                return V.ret("name", name, cls.qualname if cls else None)
+            return V.UNKNOWN
+        if isinstance(func, cst.Subscript) and self.is_module_ref(func):
+            return V.TENSOR
+        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].modules:
+            return V.TENSOR
+        cls = self.class_info()
+        attr = self._self_attr(func)
+        if attr is None and isinstance(func, cst.Name) and self._scopes:
+            attr = self._scopes[-1].held.get(func.value)
+        if attr is not None and cls is not None:
+            return V.ret("selfattr", attr, cls.qualname)
+        if name is not None and not self._is_local(name):
+            return V.ret("name", name, cls.qualname if cls else None)
+        return V.UNKNOWN
+
+    def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
+        args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]
+        if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
+            if name in ("abs", "sum", "pow") and args:
+                return V.op(*args)
+            return V.NUMBER
+        if name in ("min", "max"):
+            if len(args) == 1:
+                return V.elem(args[0])
+            return V.op(*args) if args else V.UNKNOWN
+        if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
+            return V.BOOL
+        if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
+                    "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
+                    "enumerate", "map", "filter"):
+            return V.STR if name in ("str", "repr", "format") else V.OBJECT
+        if name in ("list", "tuple"):
+            if args and args[0].kind == "seq" and args[0].parts:  # `tuple(t * 2 for t in ts)`
+                return args[0]
+            return V.Val("seq", parts=(V.elem(args[0]),)) if args and args[0].is_tensor else V.Val("seq")
+        return None
+
+    def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
+        return self.value(node).is_bool_tensor

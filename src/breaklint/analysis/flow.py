@@ -1,0 +1,212 @@
+"""The flow of the walk through branches: which code compile skips (`if not is_compiling():`, a file's
+own wrappers of the compile checks, the right operand of a short-circuit), the values before and
+after an `if` (each branch starts from the values before it; the join comes after), loop and
+handler bodies whose bindings may not happen, and the `if` whose test is being walked.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .syntax import leaves_block
+from .vocabulary import TRUE_UNDER_COMPILE, COMPILING_HELPERS, FALSE_UNDER_COMPILE
+
+
+class Flow:
+    """Branches compile skips, `if` snapshots and joins, loops, handlers, the test being walked.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def compile_value(self, test: cst.BaseExpression) -> bool | None:
+        """The value of a condition under torch.compile, when it is known statically."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.compile_value(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.Call) and not test.args:
+            name = self.qualify(test.func)
+            # Libraries wrap the check in helpers of the same name (`kornia.core.utils.is_compiling`).
+            if name in TRUE_UNDER_COMPILE or (name or "").rsplit(".", 1)[-1] in COMPILING_HELPERS:
+                return True
+            if name in FALSE_UNDER_COMPILE:
+                return False
+            if name in self.compile_helpers:
+                return self.compile_helpers[name]
+        if isinstance(test, cst.BooleanOperation):
+            left, right = self.compile_value(test.left), self.compile_value(test.right)
+            if isinstance(test.operator, cst.And):
+                if left is False or right is False:
+                    return False
+                return True if left and right else None
+            if left is True or right is True:
+                return True
+            return False if left is False and right is False else None
+        return None
+
+    # `not is_compiling() and bool(t)`: under compile the right operand is never evaluated.
+    def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        left = self.compile_value(node.left)
+        skipped = left is not None and left == isinstance(node.operator, cst.Or)
+        self._short_circuits.append(skipped)
+        self._dead_depth += skipped
+        self._narrow(node.left, isinstance(node.operator, cst.And))
+
+    def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        self._unnarrow()
+        self._dead_depth -= self._short_circuits.pop()
+
+    def visit_If(self, node: cst.If) -> None:
+        self._if_guards[node] = self.guard_conditions(node.test)
+        self._testing.append(node)
+        # [values before the `if`, then the values its body left]
+        self._if_frames.append([dict(self._scopes[-1].values)] if self._scopes else None)
+        if isinstance(node.orelse, cst.Else):
+            self._if_elses.add(node.orelse)
+        value = self.compile_value(node.test)
+        if value is True and node.orelse is not None:
+            self._dead.add(node.orelse)
+        elif value is False:
+            self._dead.add(node.body)
+        self._mark_condition(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._mark_condition(node.test)
+        self._narrow(node.test, True)  # libcst walks `body` first, then `test`, then `orelse`
+
+    def visit_IfExp_test(self, node: cst.IfExp) -> None:
+        self._unnarrow()
+        self._narrowed.append({})
+
+    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
+        self._unnarrow()
+        self._narrow(node.test, False)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self._unnarrow()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._mark_condition(node.test)
+
+    def visit_While_body(self, node: cst.While) -> None:
+        self._loop_depth += 1
+        self._enter_branch()
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self._loop_depth -= 1
+        self._leave_branch()
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self._loop_depth += 1
+        self._enter_branch()
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self._loop_depth -= 1
+        self._leave_branch()
+
+    # A name bound inside a loop body, the `else` of a loop or `try`, or a handler may keep the
+    # value it had before: see `_assign_value`. (An `if` keeps a snapshot instead: `leave_If`.)
+    def _enter_branch(self) -> None:
+        self._branch_names.append(set())
+
+    def _leave_branch(self) -> None:
+        self._branch_names.pop()
+
+    def tested_if(self) -> cst.If | None:
+        """The `if` whose test is being walked (before its body)."""
+        return self._testing[-1] if self._testing else None
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._guards.append(self._if_guards.get(node, []))
+        if self._testing and self._testing[-1] is node:
+            self._testing.pop()
+        self._narrow(node.test, True)
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._guards.pop()
+        self._unnarrow()
+        # The `else` (or `elif`) starts again from the values before the `if`.
+        frame = self._if_frames[-1]
+        if self._scopes and frame is not None:
+            frame.append(dict(self._scopes[-1].values))
+            self._scopes[-1].values = dict(frame[0])
+        self._narrow(node.test, False)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._unnarrow()
+        frame = self._if_frames.pop()
+        if not self._scopes or frame is None or len(frame) < 2:
+            return
+        if original_node.orelse is None and leaves_block(original_node.body):
+            # `if not isinstance(x, torch.Tensor): raise TypeError(...)`: past it, the test was false
+            # and the body's values never get here.
+            self._apply_type_facts(original_node.test, False)
+            self._qualified = (None, None)
+            return
+        # After the `if`: what either branch left (joined where both bound a name).
+        body, rest = frame[1], self._scopes[-1].values
+        merged = dict(rest)
+        for name, value in body.items():
+            other = rest.get(name)
+            merged[name] = value if other is None or other == value else V.join(value, other)
+        self._scopes[-1].values = merged
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._enter_branch()
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._leave_branch()
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._mark_condition(node.test)
+
+    def _mark_condition(self, test: cst.BaseExpression) -> None:
+        self.condition_parts.add(test)
+        if isinstance(test, cst.Name):
+            self._note_scalar_use(test)
+        if isinstance(test, cst.BooleanOperation):
+            self._mark_condition(test.left)
+            self._mark_condition(test.right)
+        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self._mark_condition(test.expression)
+
+    def _enter_maybe_dead(self, node: cst.CSTNode) -> None:
+        if node in self._dead:
+            self._dead_depth += 1
+
+    def _leave_maybe_dead(self, node: cst.CSTNode) -> None:
+        if node in self._dead:
+            self._dead_depth -= 1
+
+    # libcst collects visitor methods by their __name__, so aliases would be missed.
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._enter_maybe_dead(node)
+        self._blocks.append(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._leave_maybe_dead(original_node)
+        self._blocks.pop()
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._enter_maybe_dead(node)
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
+        self._leave_maybe_dead(original_node)
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._enter_maybe_dead(node)
+        if node not in self._if_elses:  # the `else` of a loop or `try` (an `if`'s is handled there)
+            self._enter_branch()
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        self._leave_maybe_dead(original_node)
+        if original_node not in self._if_elses:
+            self._leave_branch()
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        if node.orelse is not None and isinstance(node.orelse, cst.If):
+            self._enter_maybe_dead(node.orelse)
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        if node.orelse is not None and isinstance(node.orelse, cst.If):
+            self._leave_maybe_dead(node.orelse)

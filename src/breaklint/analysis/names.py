@@ -1,0 +1,215 @@
+"""The semantic model of a file: its imports and what each local name stands for (`qualify`),
+its classes with their bases, methods and attributes (`self.head = Head()`, `self.w = nn.Parameter(...)`,
+functions held in attributes), and the module-level facts reach needs (instances, tables of functions,
+loggers). Asked by every layer and rule that resolves a name (`ctx.qualify(node)`, `ctx.class_info()`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .summary import ClassInfo
+from .syntax import dotted, iter_statements
+from .vocabulary import TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, NOT_MODULES
+
+
+class Names:
+    """Imports, qualified names and classes: the semantic model's names half.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.indent_unit = node.default_indent
+        for stmt in iter_statements(node):
+            if isinstance(stmt, cst.Import):
+                for alias in stmt.names:
+                    full = dotted(alias.name)
+                    if alias.asname is not None:
+                        self.aliases[alias.asname.name.value] = full
+                    else:
+                        top = full.split(".")[0]
+                        self.aliases[top] = top
+            elif isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+                base = self._import_base(stmt)
+                for alias in stmt.names:
+                    name = alias.name.value
+                    local = alias.asname.name.value if alias.asname else name
+                    self.aliases[local] = f"{base}.{name}" if base else name
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
+        # Module-level helpers that only wrap the compile checks (`def _tracing(): return
+        # torch.compiler.is_compiling() or torch.jit.is_tracing()`) decide branches as they do.
+        for stmt in node.body:
+            if isinstance(stmt, cst.FunctionDef) and len(stmt.body.body) == 1:
+                only = stmt.body.body[0]
+                if isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1 \
+                        and isinstance(only.body[0], cst.Return) and only.body[0].value is not None:
+                    value = self.compile_value(only.body[0].value)
+                    if value is not None:
+                        self.compile_helpers[f"{self.module}.{stmt.name.value}"] = value
+        self.summary.imports = {k: v for k, v in self.aliases.items()
+                                if v and v != f"{self.module}.{k}" and "." in v and not v.startswith("torch.")}
+        for stmt in iter_statements(node):
+            if isinstance(stmt, cst.Assign) and isinstance(stmt.value, (cst.Dict, cst.List, cst.Tuple)):
+                elements = [el.value for el in stmt.value.elements if isinstance(el, (cst.DictElement, cst.Element))]
+                held = [self.aliases[e.value] for e in elements if isinstance(e, cst.Name) and e.value in self.aliases]
+                if held:
+                    for target in stmt.targets:
+                        if isinstance(target.target, cst.Name):
+                            self.summary.function_tables[target.target.value] = held
+            if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+                name = stmt.targets[0].target.value
+                if isinstance(stmt.value, cst.Call):
+                    made = self.qualify(stmt.value.func)
+                    value = V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN
+                else:
+                    value = self.literal_value(stmt.value) or V.UNKNOWN
+                old = self.globals.get(name)
+                self.globals[name] = value if old is None else V.join(old, value)
+            if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call):
+                callee = self.qualify(stmt.value.func)
+                for target in stmt.targets:
+                    if not isinstance(target.target, cst.Name):
+                        continue
+                    name = target.target.value
+                    if callee == "logging.getLogger":
+                        self.loggers.add(name)
+                    elif callee and callee.startswith(self.module + ".") and callee.split(".")[-1][:1].isupper():
+                        self.summary.instances[name] = callee
+
+    def _import_base(self, node: cst.ImportFrom) -> str:
+        base = dotted(node.module) if node.module is not None else ""
+        if not node.relative:
+            return base or ""
+        package = self.module.split(".")
+        if self.path.stem != "__init__":
+            package = package[:-1]
+        depth = len(node.relative) - 1
+        if depth:
+            package = package[:-depth] if depth <= len(package) else []
+        return ".".join([*package, base] if base else package)
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        """Resolve a name chain through the module's imports: `nn.Module` -> `torch.nn.Module`."""
+        # Every rule that looks at a call asks about its callee in turn, at the same point of the
+        # walk: the last answer is kept for the next question about the same node.
+        if node is self._qualified[0]:
+            return self._qualified[1]
+        name = dotted(node)
+        if name is None:
+            full = None
+        else:
+            head, _, rest = name.partition(".")
+            if self._scopes and head in self._scopes[-1].values:
+                full = None  # a local variable, not the imported name
+            else:
+                full = self.aliases.get(head, head)
+                full = f"{full}.{rest}" if rest else full
+        self._qualified = (node, full)
+        return full
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        qual = f"{self._prefix()}{node.name.value}"
+        bases = [self.qualify(arg.value) or "" for arg in node.bases if arg.keyword is None]
+        info = ClassInfo(qualname=qual, bases=[b for b in bases if b])
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.FunctionDef):
+                info.methods.add(stmt.name.value)
+                self._scan_self_attrs(stmt, info)
+        self.summary.classes[qual] = info
+        self._classes.append(info)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+
+    def _prefix(self) -> str:
+        return ".".join([self.module, *[c.qualname.rsplit(".", 1)[-1] for c in self._classes[-1:]]]) + "." \
+            if self._classes else f"{self.module}."
+
+    def _scan_self_attrs(self, fn: cst.FunctionDef, info: ClassInfo) -> None:
+        # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
+        params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
+        for stmt in iter_statements(fn.body):
+            if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+                value = stmt.value
+                for target in targets:
+                    attr = self._self_attr(target)
+                    if attr is None or value is None:
+                        continue
+                    if isinstance(value, cst.Call):
+                        self._classify_attr(attr, value, info)
+                    elif held := self._held_functions(value):
+                        info.callables.setdefault(attr, []).extend(held)
+                    if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
+                        literal = self.literal_value(value)
+                        if literal is None and isinstance(value, cst.Name) and value.value in params:
+                            literal = self._declared_value(params[value.value])
+                        literal = literal or V.UNKNOWN
+                        old = info.attr_values.get(attr)
+                        info.attr_values[attr] = literal if old is None else V.join(old, literal)
+            elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
+                    and self._self_attr(stmt.value.func) in ("register_buffer", "register_parameter"):
+                args = stmt.value.args
+                if args and isinstance(args[0].value, cst.SimpleString):
+                    info.tensor_attrs.add(args[0].value.evaluated_value)
+
+    def _held_functions(self, value: cst.BaseExpression) -> list[str]:
+        """Functions an attribute may hold: `fn`, `TABLE[key]` (a module-level table of functions),
+        `a if c else b`."""
+        if isinstance(value, cst.IfExp):
+            return self._held_functions(value.body) + self._held_functions(value.orelse)
+        if isinstance(value, cst.Subscript):
+            name = dotted(value.value)
+            if name in self.summary.function_tables:
+                return [f"{self.module}.{name}"]
+            qual = self.qualify(value.value) if name else None
+            return [qual] if qual and qual != name else []
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            name = dotted(value)
+            head = (name or "").split(".")[0]
+            if name and head in self.aliases and head != "self":
+                qual = self.qualify(value)
+                if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
+                    return [qual]
+        return []
+
+    def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo) -> None:
+        callee = self.qualify(value.func)
+        if callee is None:
+            return
+        if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
+            callee.startswith("torch.") and not callee.startswith("torch.nn.")
+            and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
+        ):
+            info.tensor_attrs.add(attr)
+        elif callee not in NOT_MODULES and callee.split(".")[-1][:1].isupper():
+            held = info.submodules.setdefault(attr, callee)
+            if held != callee:  # assigned different classes on different paths: calls reach each
+                info.callables.setdefault(attr, []).append(callee)
+
+    def _self_attr(self, node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return node.attr.value
+        return None
+
+    def is_logger(self, name: str) -> bool:
+        """A name bound to `logging.getLogger(...)`, at module level or in the current function."""
+        return name in self.loggers or bool(self._scopes and name in self._scopes[-1].loggers)
+
+    def class_info(self) -> ClassInfo | None:
+        return self._classes[-1] if self._classes else None
+
+    def is_module_ref(self, node: cst.BaseExpression) -> bool:
+        """`self.encoder`, `self.blocks[i]`, a loop variable over `self.blocks`."""
+        cls = self.class_info()
+        attr = self._self_attr(node)
+        if attr is not None:
+            return bool(cls and attr in cls.submodules)
+        if isinstance(node, cst.Subscript):
+            return self.is_module_ref(node.value)
+        if isinstance(node, cst.Name) and self._scopes:
+            return node.value in self._scopes[-1].modules
+        return False

@@ -1,0 +1,109 @@
+"""isinstance narrowing: `isinstance(x, np.ndarray)`, `torch.is_tensor(x)` and their negations tell
+what `x` holds in the code they guard (an `if` branch, a conditional expression's side, the right
+operand of `and`/`or`, and what follows an `if` that returns or raises). Asked by the flow layer
+and by the evaluation of `and`/`or`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .values import Val
+
+
+def narrows(old: Val, new: Val) -> bool:
+    """Whether a type test's answer `new` replaces what a name holds, `old`, in the code it guards.
+
+    That code runs only where the test holds. A test that it is not a tensor (`isinstance(t, float)`)
+    always wins: where `t` is a tensor, the code never runs. A test that it is one wins only over
+    what is not known: code testing a float for a tensor never runs either, and judged on a tensor
+    it would report breaks that cannot happen. What is known not to be a tensor stays (a sequence
+    keeps its elements)."""
+    if new.is_tensor:
+        return not (old.known_tensor or old.not_tensor)
+    return not old.not_tensor
+
+
+class Narrowing:
+    """isinstance facts applied to names where a test holds, and undone after.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    # `isinstance(x, np.ndarray)` tells what `x` holds where the test is true, `not isinstance(x,
+    # torch.Tensor)` where it is false: narrowed while that branch is walked, then back to what it
+    # held unless the branch rebound it.
+    def _narrow(self, test: cst.BaseExpression, holds: bool) -> None:
+        self._narrowed.append(self._apply_type_facts(test, holds))
+
+    def _apply_type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, tuple[Val, Val]]:
+        """Give the names `test` tells of, where it is `holds`, what it says they hold; the names
+        changed, each with (what it held, what it holds now)."""
+        narrowed: dict[str, tuple[Val, Val]] = {}
+        if not self._scopes:
+            return narrowed
+        values = self._scopes[-1].values
+        for name, value in self._type_facts(test, holds).items():
+            old = values.get(name)
+            if old is not None and narrows(old, value):
+                narrowed[name] = (old, value)
+                values[name] = value
+        if narrowed:
+            self._qualified = (None, None)  # names changed meaning
+        return narrowed
+
+    def _unnarrow(self) -> None:
+        narrowed = self._narrowed.pop()
+        if not narrowed or not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name, (old, new) in narrowed.items():
+            if values.get(name) is new:  # not rebound in the branch
+                values[name] = old
+        self._qualified = (None, None)
+
+    def _type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, Val]:
+        """What names hold where `test` is `holds`, from its isinstance tests."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._type_facts(test.expression, not holds)
+        if isinstance(test, cst.BooleanOperation):
+            # `a and b` true: both hold; `a or b` false: neither holds
+            if isinstance(test.operator, cst.And) == holds:
+                return {**self._type_facts(test.left, holds), **self._type_facts(test.right, holds)}
+            return {}
+        if not (isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name)):
+            return {}
+        name = test.args[0].value.value
+        callee = self.qualify(test.func)
+        if callee == "torch.is_tensor" and len(test.args) == 1:
+            return {name: V.TENSOR if holds else V.OBJECT}
+        if callee != "isinstance" or len(test.args) != 2:
+            return {}
+        kinds = test.args[1].value
+        types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        held = [self._type_value(t) for t in types]
+        if holds:
+            if all(v is not None for v in held):
+                return {name: V.join(*held) if len(held) > 1 else held[0]}
+            return {}
+        # false: not a tensor, where a tensor type was tested for
+        if any(v is not None and v.is_tensor for v in held):
+            return {name: V.OBJECT}
+        return {}
+
+    def _type_value(self, node: cst.BaseExpression) -> Val | None:
+        """What an instance of the type `node` names holds; None for a type this cannot tell."""
+        qual = self.qualify(node) or ""
+        if self._is_tensor_annotation(node) or qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return V.TENSOR
+        if qual in ("int", "float", "complex", "numbers.Number", "numbers.Real", "numbers.Integral"):
+            return V.NUMBER
+        if qual == "bool":
+            return V.BOOL
+        if qual in ("str", "bytes", "dict", "set", "frozenset", "numpy.ndarray", "numpy.generic",
+                    "numpy.number", "numpy.integer", "numpy.floating"):
+            return V.OBJECT
+        if qual in ("list", "tuple"):
+            return V.Val("seq")
+        return None

@@ -1,0 +1,122 @@
+"""Functions as the walk enters and leaves them: the function's scope (what each local name holds),
+its parameters as the summary records them (annotated, defaulted, optional), what it returns or
+yields, and whether the code being walked is traced at all (`ctx.active()`: inside a function, not in
+a disabled one, not in a branch compile skips).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import values as V
+from .summary import FunctionInfo
+from .values import Val
+from .vocabulary import COMPILE, DISABLE
+
+
+@dataclass
+class Scope:
+    info: FunctionInfo
+    values: dict[str, Val] = field(default_factory=dict)  # local name -> what it holds
+    modules: set[str] = field(default_factory=set)
+    loggers: set[str] = field(default_factory=set)
+    returns: list[Val] = field(default_factory=list)
+    generator: bool = False
+    held: dict[str, str] = field(default_factory=dict)  # local name -> the `self.<attr>` module it holds
+
+
+class Scopes:
+    """Functions and their scopes: the semantic model's bindings half.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    @property
+    def function(self) -> FunctionInfo | None:
+        return self._scopes[0].info if self._scopes else None
+
+    @property
+    def in_loop(self) -> bool:
+        return self._loop_depth > 0
+
+    def active(self) -> bool:
+        """Inside a function body that compile would trace, were the function reached."""
+        return bool(self._scopes) and self._dead_depth == 0 and self._disabled_depth == 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorators = [self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      for d in node.decorators]
+        disabled = any(d in DISABLE for d in decorators)
+        self._def_disabled.append(disabled)
+        self._disabled_depth += disabled
+        if self._scopes:
+            # A nested function is traced with its parent: share the parent's scope.
+            self._scopes.append(self._scopes[-1])
+            self._qualified = (None, None)  # names changed meaning
+            return
+        cls = self._classes[-1] if self._classes else None
+        qual = f"{self._prefix()}{node.name.value}"
+        info = FunctionInfo(
+            qualname=qual,
+            cls=cls.qualname if cls else None,
+            compiled=any(d in COMPILE for d in decorators),
+            disabled=disabled,
+        )
+        self.summary.functions[qual] = info
+        scope = Scope(info)
+        scope.loggers = set(self.loggers)
+        info.is_static = "staticmethod" in decorators
+        for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
+            name = param.name.value
+            info.params.append(name)
+            if name in ("self", "cls") and cls is not None and not info.is_static:
+                scope.values[name] = V.OBJECT
+                continue
+            declared = self._declared_value(param)
+            if declared is not None:
+                info.declared[name] = declared
+                scope.values[name] = declared
+                continue
+            default = self._default_value(param)
+            if default is not None:
+                info.fallback[name] = default
+            elif param.default is not None:
+                info.optional.add(name)
+            scope.values[name] = V.param(qual, name)
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.values[star.name.value] = V.OBJECT
+        self._scopes.append(scope)
+        self._qualified = (None, None)  # names changed meaning
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        scope = self._scopes.pop()
+        self._qualified = (None, None)  # names changed meaning
+        self._disabled_depth -= self._def_disabled.pop()
+        if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
+            if scope.generator:
+                scope.info.returns = V.OBJECT
+            else:
+                scope.info.returns = V.join(*scope.returns) if scope.returns else V.NONE
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self._scopes and self._nested_depth() == 0:
+            self._scopes[-1].returns.append(self.value(node.value) if node.value is not None else V.NONE)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self._scopes and self._nested_depth() == 0:
+            self._scopes[-1].generator = True
+
+    def _nested_depth(self) -> int:
+        """How many function definitions deep inside the top-level function the walk is."""
+        return len(self._def_disabled) - 1
+
+    def _is_local(self, name: str) -> bool:
+        head = name.split(".")[0]
+        return bool(self._scopes and head in self._scopes[-1].values)
+
+    def is_bound(self, name: str) -> bool:
+        """Whether the function being walked has bound `name` by now (a parameter, an assignment)."""
+        return bool(self._scopes) and name in self._scopes[-1].values

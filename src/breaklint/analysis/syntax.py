@@ -1,0 +1,57 @@
+"""What a piece of syntax is, without any context: dotted names, the statements of a block, whether a
+suite leaves its block, `super()` calls. Asked by every analysis layer, the rules and the fixes."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` as a string, or None for anything that is not a plain name chain."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def leaves_block(body: cst.BaseSuite) -> bool:
+    """A suite whose last statement returns or raises (or leaves the loop): what follows it in the
+    enclosing block runs only when the suite did not."""
+    statements = body.body
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    return False
+
+
+def is_super_call(node: cst.BaseExpression) -> bool:
+    """`super()` (with or without arguments)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
+    """Small statements and compound statements of a block, into nested blocks but not defs."""
+    stmts = body.body if isinstance(body, (cst.BaseSuite, cst.Module)) else body
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield stmt
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            yield stmt
+            for attr in ("body", "orelse", "finalbody"):
+                child = getattr(stmt, attr, None)
+                if isinstance(child, cst.If):
+                    yield from iter_statements([child])
+                elif isinstance(child, (cst.Else, cst.Finally)):
+                    yield from iter_statements(child.body)
+                elif isinstance(child, cst.BaseSuite):
+                    yield from iter_statements(child)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from iter_statements(handler.body)

@@ -1,0 +1,115 @@
+"""What breaklint knows of torch's API and of Python's: which calls decide branches under compile,
+which torch functions and tensor methods give something other than a tensor, which give bools, which
+annotations name scalars. Plain tables, asked by the analysis layers and some rules."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+
+
+COMPILE = {"torch.compile"}
+DISABLE = {
+    "torch.compiler.disable",
+    "torch._dynamo.disable",
+    "torch._disable_dynamo",
+}
+# Calls whose value under torch.compile is known: these decide which branch
+# of an `if` dynamo traces.
+TRUE_UNDER_COMPILE = {
+    "torch.compiler.is_compiling",
+    "torch.compiler.is_dynamo_compiling",
+    "torch._dynamo.is_compiling",
+    "torch._utils.is_compiling",
+}
+COMPILING_HELPERS = {"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling"}
+FALSE_UNDER_COMPILE = {
+    "torch.jit.is_scripting",
+    "torch.jit.is_tracing",
+    "torch.onnx.is_in_onnx_export",
+}
+# torch functions that return something other than a tensor.
+TORCH_NON_TENSOR = {
+    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
+    "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
+    "torch.device", "torch.dtype", "torch.Size", "torch.no_grad", "torch.enable_grad",
+    "torch.inference_mode", "torch.set_grad_enabled", "torch.compile", "torch.finfo", "torch.iinfo",
+    "torch.promote_types", "torch.result_type", "torch.can_cast", "torch.is_nonzero",
+    "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
+    "torch.broadcast_tensors", "torch.autocast", "torch.get_autocast_gpu_dtype",
+}
+TORCH_SEQUENCE = {
+    "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
+    "torch.broadcast_tensors",
+}
+TORCH_NON_TENSOR_PREFIXES = (
+    "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
+    "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",
+    "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.", "torch._C.",
+    "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.",
+)
+# `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
+PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
+# Builtins that inspect what they are handed without calling it.
+TYPE_TESTS = {"isinstance", "issubclass", "hasattr", "getattr", "setattr", "type", "id", "callable"}
+# Tensor methods and attributes whose value is not a tensor.
+NON_TENSOR_METHODS = {
+    "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "data_ptr",
+    "element_size", "stride", "storage_offset", "is_contiguous", "is_floating_point",
+    "is_complex", "numpy", "get_device", "__len__", "untyped_storage", "storage",
+    "is_pinned", "is_set_to", "has_names", "type", "register_hook", "backward",
+    "is_inference", "is_shared", "is_signed", "is_coalesced", "is_same_size", "is_conj", "is_neg",
+    "split", "chunk", "unbind", "tensor_split",
+}
+SEQUENCE_METHODS = {"split", "chunk", "unbind", "tensor_split"}
+NON_TENSOR_ATTRS = {
+    "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout",
+    "is_sparse", "is_quantized", "is_meta", "names", "training", "grad_fn", "itemsize", "nbytes",
+}
+TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
+# Methods that exist on tensors and rarely on anything else that reaches
+# compiled code: a receiver of unknown type calling one is taken as a tensor.
+TENSOR_ONLY_METHODS = {
+    "sum", "mean", "any", "all", "abs", "norm", "std", "var", "amax", "amin", "argmax",
+    "argmin", "prod", "isnan", "isinf", "isfinite", "sigmoid", "softmax", "log_softmax",
+    "exp", "sqrt", "rsqrt", "float", "half", "long", "int", "bool", "double", "bfloat16",
+    "detach", "clone", "contiguous", "view", "reshape", "permute", "transpose",
+    "unsqueeze", "squeeze", "flatten", "matmul", "bmm", "masked_fill", "clamp",
+    "logical_not", "logical_and", "logical_or", "eq", "ne", "gt", "ge", "lt", "le",
+    "cumsum", "cumprod", "gather", "scatter", "expand", "expand_as", "type_as", "sign",
+    "relu", "tanh", "max", "min",
+}
+# Methods that keep a tensor's dtype (a bool mask stays a bool mask).
+SHAPE_METHODS = {
+    "unsqueeze", "squeeze", "view", "reshape", "permute", "transpose", "flatten", "expand", "expand_as",
+    "repeat", "contiguous", "clone", "detach", "flip", "roll", "t", "narrow", "view_as", "reshape_as",
+    "unflatten", "movedim", "repeat_interleave", "tile",
+}
+_LITERAL_KINDS = {
+    cst.Integer: V.NUMBER, cst.Float: V.NUMBER, cst.Imaginary: V.NUMBER,
+    cst.SimpleString: V.STR, cst.ConcatenatedString: V.STR, cst.FormattedString: V.STR,
+}
+_NAME_CONSTANTS = {"True": V.BOOL, "False": V.BOOL, "None": V.NONE}
+BOOL_FUNCS = {
+    "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isposinf", "torch.isneginf",
+    "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.logical_xor",
+    "torch.eq", "torch.ne", "torch.gt", "torch.ge", "torch.lt", "torch.le", "torch.isin",
+    "torch.isclose", "torch.signbit", "torch.all", "torch.any",
+}
+BOOL_METHODS = {
+    "bool", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le",
+    "isclose", "signbit", "all", "any",
+}
+TENSOR_ANNOTATIONS = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
+SEQUENCE_ANNOTATIONS = {
+    "typing.List", "typing.Tuple", "typing.Sequence", "list", "tuple", "collections.abc.Sequence",
+}
+SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "bytes", "complex"}
+MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"}
+NOT_MODULES = {"torch.nn.Parameter", "torch.nn.ParameterList", "torch.nn.ParameterDict",
+               "torch.nn.Buffer", "torch.nn.functional", "torch.nn.init", "torch.nn.utils"}
+
+
+UNREADABLE = V.Val("unknown", name="unreadable annotation")
