@@ -128,7 +128,7 @@ def floor_cmd(files_list: Path, jobs: int) -> list[str]:
 def python_files(trees: list[Path], root: Path) -> list[Path]:
     """The files breaklint lints when started in `root` (default excludes applied below each tree)."""
     from breaklint.config import Config
-    from breaklint.engine import discover
+    from breaklint.discovery import discover
 
     return discover(trees, Config(root=root, respect_gitignore=False))
 

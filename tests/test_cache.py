@@ -15,7 +15,7 @@ import pytest
 from breaklint import __version__, cache
 from breaklint.config import load as load_config
 from breaklint.source import module_name_for
-from breaklint.engine import FileResult, _analyze_path, _entry, analyze_source
+from breaklint.analyze import FileResult, _analyze_path, _entry, analyze_source
 from breaklint.finding import Finding
 from breaklint.analysis.summary import Candidate
 from conftest import ROOT, run_cli

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from breaklint import autofix, engine
+from breaklint import analyze, autofix, engine
+from breaklint.analysis import parse
 from breaklint.fixes import apply as applier
 from breaklint.config import Config
 from breaklint.engine import analyze_source, lint, lint_source
@@ -304,7 +305,7 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path: Path, monkeypatch) 
     for i in range(20):
         (tmp_path / f"m{i:02d}.py").write_text(MODEL)
     (tmp_path / "crash.py").write_text(MODEL)
-    real = engine.analyze_source
+    real = analyze.analyze_source
 
     def analyze_source(source, path, module):
         if path.name == "crash.py":
@@ -312,7 +313,7 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path: Path, monkeypatch) 
             os.abort()  # as a segfault in a parser would
         return real(source, path, module)
 
-    monkeypatch.setattr(engine, "analyze_source", analyze_source)  # the forked workers inherit it
+    monkeypatch.setattr(analyze, "analyze_source", analyze_source)  # the forked workers inherit it
     monkeypatch.setattr(engine, "PARALLEL_BYTES", 0)  # these small files would be analyzed in-process
     result = lint([tmp_path], Config(root=tmp_path, respect_gitignore=False), jobs=2, use_cache=False)
     assert [(f.path.name, f.code) for f in result.errors] == [("crash.py", "BL004")]
@@ -322,17 +323,17 @@ def test_a_worker_that_crashes_costs_only_its_file(tmp_path: Path, monkeypatch) 
 
 # ---------------------------------------------------------------------- bulky generated data
 def test_bulky_module_level_data_is_walked_empty_with_lines_and_columns_kept(monkeypatch) -> None:
-    monkeypatch.setattr(engine, "BULKY_VALUE", 200)
+    monkeypatch.setattr(parse, "BULKY_VALUE", 200)
     rows = "".join(f'    ("op{i}", torch.float16, {i}): (1, -2, 3.5),\n' for i in range(20))
     source = ("import torch\nfrom .ops import relu\n\nTABLE = {\n" + rows + "}  # end\n"
               "REFS = {" + ", ".join(f'"k{i}": relu' for i in range(20)) + "}\n"
               "FNS = [" + ", ".join("lambda x: x" for _ in range(20)) + "]\n\n\n"
               "@torch.compile\ndef f(x):\n    return x.item()\n")
-    blanked = engine.without_bulky_data(source)
+    blanked = parse.without_bulky_data(source)
     assert blanked.splitlines()[3] == "TABLE = {" and "op1" not in blanked
     assert [len(line) for line in blanked.splitlines()[:3]] == [len(line) for line in source.splitlines()[:3]]
     assert blanked.count("\n") == source.count("\n") and blanked.splitlines()[24] == "}  # end"
     assert "relu, " in blanked and "lambda x" in blanked  # tables naming code are kept for reach
     found = [(f.code, f.line, f.col) for f in lint_source(source, Path("m.py"))]
-    monkeypatch.setattr(engine, "BULKY_VALUE", 10**9)
+    monkeypatch.setattr(parse, "BULKY_VALUE", 10**9)
     assert found == [(f.code, f.line, f.col) for f in lint_source(source, Path("m.py"))] == [("BL101", 32, 11)]

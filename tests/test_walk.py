@@ -232,7 +232,7 @@ def test_the_pool_gives_what_one_process_gives(tmp_path, monkeypatch):
 
 
 def test_files_go_to_the_workers_largest_first():
-    from breaklint.engine import _schedule
+    from breaklint.pool import _schedule
 
     sizes = [10, 300_000, 20, 30, 200_000, 40]
     assert [sizes[i] for i in _schedule(sizes)] == [300_000, 200_000, 40, 30, 20, 10]
@@ -243,7 +243,7 @@ def test_a_large_tree_is_analyzed_alone():
     files are analyzed side by side."""
     import threading
 
-    from breaklint.engine import Turns
+    from breaklint.memory import Turns
 
     turns, log = Turns(), []
     small_in, small_out, big_started = threading.Event(), threading.Event(), threading.Event()
@@ -323,10 +323,11 @@ MODEL = torch.compile(Net())
 
 
 def test_a_large_file_is_walked_in_pieces_with_the_findings_of_a_whole_walk(monkeypatch):
-    from breaklint import engine
+    from breaklint import analyze
+    from breaklint.analysis import parse
 
-    monkeypatch.setattr(engine, "PIECE_BYTES", 1)  # every module-level statement its own piece
-    outline, pieces = engine._pieces(PIECES_SOURCE)
+    monkeypatch.setattr(parse, "PIECE_BYTES", 1)  # every module-level statement its own piece
+    outline, pieces = parse._pieces(PIECES_SOURCE)
     cst.parse_module(outline)  # a decorated first method, a guarded import, a one-line helper
     assert "return torch.compiler.is_compiling()" in outline and "print(" not in outline
     assert "".join(piece for _, piece in pieces) == PIECES_SOURCE
@@ -338,16 +339,17 @@ def test_a_large_file_is_walked_in_pieces_with_the_findings_of_a_whole_walk(monk
 
     whole = found()  # a small file is walked whole
     walked = []
-    monkeypatch.setattr(engine, "PIECES_FROM", 0)
-    real_parse = engine._parse
-    monkeypatch.setattr(engine, "_parse", lambda text, path, first, quiet=False: (
+    monkeypatch.setattr(analyze, "PIECES_FROM", 0)
+    real_parse = analyze._parse
+    monkeypatch.setattr(analyze, "_parse", lambda text, path, first, quiet=False: (
         walked.append(first), real_parse(text, path, first, quiet))[1])
     assert found() == whole and [f[0] for f in whole] == ["BL401", "BL201", "BL101"]
     assert len(walked) == len(pieces) + 1  # the outline, then each piece: nothing walked whole
 
 
 def test_every_fixture_gives_the_same_findings_walked_in_pieces(monkeypatch):
-    from breaklint import engine
+    from breaklint import analyze, engine
+    from breaklint.analysis import parse
     from breaklint.config import Config
 
     roots = [ROOT / "fixtures", ROOT / "examples"]
@@ -357,6 +359,6 @@ def test_every_fixture_gives_the_same_findings_walked_in_pieces(monkeypatch):
         return [(f.path, f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.fix) for f in result.all]
 
     whole = found()
-    monkeypatch.setattr(engine, "PIECES_FROM", 0)
-    monkeypatch.setattr(engine, "PIECE_BYTES", 200)
+    monkeypatch.setattr(analyze, "PIECES_FROM", 0)
+    monkeypatch.setattr(parse, "PIECE_BYTES", 200)
     assert found() == whole and len(whole) > 80  # every fixture's findings, fixes included

@@ -306,3 +306,10 @@ def write_atomic(target: Path, payload: bytes) -> None:
     except OSError:
         pass  # a cache that cannot be written only costs time
 
+
+
+def write_gitignore(base: Path) -> None:
+    """Keep the cache folder out of git: a `.gitignore` of `*` in it, written once."""
+    marker = base / ".gitignore"
+    if not marker.exists():
+        write_atomic(marker, b"# created by breaklint\n*\n")
