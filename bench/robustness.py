@@ -8,9 +8,10 @@
 Every `.py` file under each tree is linted (gitignore and the default excludes are off, so a
 standard library's tests are included). The table gives, per tree: files, internal errors (BL003,
 with their causes below), files Python itself rejects (BL001), and files Python accepts that
-breaklint did not analyze (BL004, with the reasons), and the time taken. With `--fix`, each tree is
-also run as `--fix --unsafe-fixes --diff` runs it (every fix built and applied in memory, each fixed
-text parsed), and the internal errors of that run are counted too.
+breaklint did not analyze (BL004, with the reasons), and the time taken. Every rule is on. With `--fix`,
+each tree is run as `--fix --unsafe-fixes --diff` runs it: the same lint, then every fix applied in
+memory (a fixed text that does not parse is rolled back), and an internal error in applying counts
+too.
 """
 
 from __future__ import annotations
@@ -46,33 +47,32 @@ def reason(message: str) -> str:
     return message.split(" (")[0][:110]
 
 
-def lint_tree(tree: Path, jobs: int) -> tuple[int, collections.Counter, list[str], float]:
-    config = Config(root=tree, exclude=[], respect_gitignore=False)
+def lint_tree(tree: Path, jobs: int, fix: bool = False
+              ) -> tuple[int, collections.Counter, list[str], float, int | None]:
+    """Lint the tree with every rule; with `fix`, as `--fix --unsafe-fixes --diff` runs (the same lint,
+    then every fix applied in memory and each fixed text parsed). Files, diagnostics by code and reason,
+    internal errors (of the lint, or of applying fixes), seconds, and the fixes applied (None without
+    `fix`)."""
+    from breaklint import autofix
+
+    config = Config(root=tree, exclude=[], respect_gitignore=False, select=["ALL"])
     start = time.perf_counter()
-    result = lint([tree], config, jobs=jobs, use_cache=False)
+    applied = None
+    if fix:
+        run = autofix.run([tree], config, unsafe=True, write=False, jobs=jobs, use_cache=False)
+        result, problems = run.result, [p for p in run.problems if "BL003" in p]
+        applied = sum(len(c.applied) for c in run.files)
+    else:
+        result, problems = lint([tree], config, jobs=jobs, use_cache=False), []
     elapsed = time.perf_counter() - start
     counts: collections.Counter = collections.Counter()
-    internal = []
+    internal = list(problems)
     for err in result.errors:
         counts[err.code] += 1
         counts[(err.code, reason(err.message))] += 1
         if err.code == "BL003":
             internal.append(f"{err.path}: {err.message}")
-    return len(result.files), counts, internal, elapsed
-
-
-def fix_tree(tree: Path, jobs: int) -> tuple[int, list[str], float]:
-    """`--fix --unsafe-fixes --diff` over the tree: its internal errors (of the lint, or of applying)."""
-    from breaklint import autofix
-    from breaklint.fixes import apply as applier
-
-    config = Config(root=tree, exclude=[], respect_gitignore=False)
-    start = time.perf_counter()
-    run = autofix.run([tree], config, unsafe=True, write=False, jobs=jobs, use_cache=False)
-    elapsed = time.perf_counter() - start
-    internal = [f"{e.path}: {e.message}" for e in run.result.errors if e.code == "BL003"]
-    internal += [p for p in run.problems if "BL003" in p]
-    return sum(len(c.applied) for c in run.files), internal, elapsed
+    return len(result.files), counts, internal, elapsed, applied
 
 
 def main() -> int:
@@ -81,7 +81,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--generated", type=int, default=0,
                         help="also run the generated-program tests with this many programs per strategy")
-    parser.add_argument("--fix", action="store_true", help="also run each tree as --fix --unsafe-fixes --diff")
+    parser.add_argument("--fix", action="store_true", help="run each tree as --fix --unsafe-fixes --diff")
     args = parser.parse_args()
     trees = args.trees or default_trees()
     print(f"breaklint robustness, Python {sys.version.split()[0]}, {args.jobs} processes")
@@ -89,23 +89,17 @@ def main() -> int:
     total_files = total_internal = 0
     details: list[str] = []
     for tree in trees:
-        files, counts, internal, elapsed = lint_tree(tree, args.jobs)
+        files, counts, internal, elapsed, applied = lint_tree(tree, args.jobs, args.fix)
         total_files += files
         total_internal += len(internal)
         label = str(tree) if len(str(tree)) <= 52 else "..." + str(tree)[-49:]
         print(f"{label:<52} {files:>6} {counts['BL003']:>6} {counts['BL001']:>6} {counts['BL004']:>6} "
-              f"{elapsed:>7.1f}s")
+              f"{elapsed:>7.1f}s" + (f"  {applied} fixes applied in memory" if applied is not None else ""))
         for key, n in sorted(((k, v) for k, v in counts.items() if isinstance(k, tuple)), key=lambda kv: -kv[1]):
             kind = {"BL001": "Python rejects it too", "BL004": "Python accepts it; not analyzed",
                     "BL003": "internal error"}[key[0]]
             details.append(f"  {tree.name}: {n:>4} x {key[0]} ({kind}): {key[1]}")
         details.extend(f"  {line}" for line in internal)
-        if args.fix:
-            applied, fix_internal, fix_elapsed = fix_tree(tree, args.jobs)
-            total_internal += len(fix_internal)
-            print(f"{'  with --fix --unsafe-fixes --diff':<52} {'':>6} {len(fix_internal):>6} {'':>6} {'':>6} "
-                  f"{fix_elapsed:>7.1f}s  ({applied} fixes applied in memory)")
-            details.extend(f"  {line} (--fix --unsafe-fixes --diff)" for line in fix_internal)
     print(f"{'all':<52} {total_files:>6} {total_internal:>6}")
     print("\n".join(details))
     status = 1 if total_internal else 0

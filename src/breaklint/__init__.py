@@ -1,8 +1,6 @@
 """breaklint: find torch.compile graph breaks before they cost a speedup."""
 
-# The package's one version (pyproject.toml reads it from here): `importlib.metadata` would cost every
-# run, warm runs included, 40 ms of imports.
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["__version__", "assert_no_graph_breaks"]
 

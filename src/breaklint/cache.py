@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
 
-from . import __version__
+from ._version import __version__
 from .finding import Finding
 from .analysis.values import Val, from_plain, to_plain
 

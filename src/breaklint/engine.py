@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, cache, suppress
+from . import cache, suppress
+from ._version import __version__
 from .analysis.reach import Reach, Values
 from .analysis.summary import Candidate
 from .analyze import FileResult, analyze_source, _entry, _analyze_path

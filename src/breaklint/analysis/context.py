@@ -28,7 +28,7 @@ module's top-level import statements, and tensor-ness is tracked in source order
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import ClassVar, Protocol
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -47,8 +47,15 @@ from .scopes import Scope, Scopes
 from .summary import Candidate, ClassInfo, ModuleSummary
 from .values import Val
 
-if TYPE_CHECKING:
-    from ..rules.base import Rule
+
+
+class Reporter(Protocol):
+    """What `add_finding` needs of the rule that reports (`rules.base.Rule`): the analysis does not
+    import the rules, which are built on it."""
+
+    CODE: ClassVar[str]
+    KIND: ClassVar[str]
+    GB_TYPES: ClassVar[tuple[str, ...]]
 
 
 class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions, Evaluation, Calls,
@@ -136,7 +143,7 @@ class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditi
 
     def add_finding(
         self,
-        rule: "Rule",
+        rule: Reporter,
         node: cst.CSTNode,
         message: str,
         suggestion: str,

@@ -31,7 +31,7 @@ from pathlib import Path
 import attr
 import sarif_om as om
 
-from .. import __version__
+from .._version import __version__
 from ..config import git_root
 from ..finding import Finding, Fix
 from ..fingerprint import Fingerprinter, Sources, relative_uri

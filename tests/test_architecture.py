@@ -1,0 +1,52 @@
+"""The package's architecture as tests: the import-linter contracts of pyproject.toml, no import circle,
+and rooms small enough to read (no class over 300 lines, no module over 500, generated catalogues aside)."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "src" / "breaklint"
+GENERATED = {"_catalog.py"}
+
+
+def test_the_import_contracts_hold() -> None:
+    lint_imports = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    proc = subprocess.run([lint_imports, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 broken" in proc.stdout and "BROKEN" not in proc.stdout
+
+
+def test_no_import_circle() -> None:
+    import grimp
+
+    graph = grimp.build_graph("breaklint")
+    circles = [(a, b) for a in sorted(graph.modules) for b in graph.find_modules_directly_imported_by(a)
+               if graph.chain_exists(importer=b, imported=a)]
+    assert circles == []
+
+
+def test_rooms_are_small() -> None:
+    big_modules, big_classes = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in GENERATED:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 500:
+            big_modules.append((path.relative_to(PACKAGE).as_posix(), text.count("\n")))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 300:
+                big_classes.append((path.relative_to(PACKAGE).as_posix(), node.name))
+    assert big_modules == [] and big_classes == []
+
+
+def test_every_module_says_what_it_knows() -> None:
+    """One docstring at the top of each module: what it knows and who asks it."""
+    missing = [path.relative_to(PACKAGE).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
+               if path.name != "__main__.py" and ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None]
+    assert missing == []
