@@ -5,24 +5,27 @@ input: each problem is one diagnostic for the file.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import gc
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from . import cache, suppress
-from .analysis.parse import _Unparsable, _parse, PIECES_FROM, _pieces, _from_recursion, python_verdict, without_bulky_data, _on_deep_stack
+from .analysis.parse import (
+    PIECES_FROM, _from_recursion, _on_deep_stack, _parse, _pieces, _Unparsable, python_verdict,
+    without_bulky_data
+)
 from .analysis.summary import Candidate, ModuleSummary
 from .diagnostics import _engine_finding, _internal_error, _too_large
 from .finding import Finding
 from .memory import _memory_turn
 from .source import decode_source, source_lines
 
+
 if TYPE_CHECKING:
     import libcst as cst
+
     from .analysis.context import FileContext
 
 

@@ -14,6 +14,7 @@ from .engine import LintResult, lint
 from .fixes.apply import ChangedOnDisk, FileFix, apply, selected, write_source
 from .source import decode_source
 
+
 if TYPE_CHECKING:
     from .config import Config
 

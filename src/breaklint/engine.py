@@ -17,12 +17,12 @@ from . import cache, suppress
 from ._version import __version__
 from .analysis.reach import Reach, Values
 from .analysis.summary import Candidate
-from .analyze import FileResult, analyze_source, _entry, _analyze_path
+from .analyze import FileResult, _analyze_path, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
-from .discovery import discover, _rel
+from .discovery import _rel, discover
 from .finding import Finding
-from .pool import _size, _analyze_in_pool
+from .pool import _analyze_in_pool, _size
 from .registry import CATALOG, rule_info
 from .source import module_name_for
 

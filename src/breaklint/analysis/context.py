@@ -48,7 +48,6 @@ from .summary import Candidate, ClassInfo, ModuleSummary
 from .values import Val
 
 
-
 class Reporter(Protocol):
     """What `add_finding` needs of the rule that reports (`rules.base.Rule`): the analysis does not
     import the rules, which are built on it."""

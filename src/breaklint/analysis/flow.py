@@ -10,7 +10,7 @@ import libcst as cst
 
 from . import values as V
 from .syntax import leaves_block
-from .vocabulary import TRUE_UNDER_COMPILE, COMPILING_HELPERS, FALSE_UNDER_COMPILE
+from .vocabulary import COMPILING_HELPERS, FALSE_UNDER_COMPILE, TRUE_UNDER_COMPILE
 
 
 class Flow:

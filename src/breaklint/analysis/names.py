@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements
-from .vocabulary import TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, NOT_MODULES
+from .vocabulary import NOT_MODULES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
 
 
 class Names:

@@ -6,18 +6,18 @@ thread with a large stack. Asked by `analyze.py`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import ast
 import re
 import sys
 import threading
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..diagnostics import _engine_finding
 from ..finding import Finding
 from ..source import line_starts
+
 
 if TYPE_CHECKING:
     import libcst as cst

@@ -49,9 +49,9 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     `(model_or_fn, args, kwargs)`. Without TARGETS, `[tool.breaklint.dynamic] targets` is used.
     Each target runs in its own process.
     """
-    from .explain import merge, run_targets
     from ..engine import lint
     from ..report import relative, text
+    from .explain import merge, run_targets
 
     paths = list(paths) or [Path(".")]
     try:

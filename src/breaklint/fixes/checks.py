@@ -15,6 +15,7 @@ from ..finding import Fix
 from .conditions import guarded_condition, tensor_condition
 from .edit import own_line_indent, replace, torch_name
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
 

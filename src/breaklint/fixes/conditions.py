@@ -11,6 +11,7 @@ import libcst as cst
 
 from .edit import _fold, _unwrapped, text_of, wrapped
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
     from ..analysis.values import Val

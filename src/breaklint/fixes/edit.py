@@ -13,6 +13,7 @@ import libcst as cst
 from ..finding import Edit, Fix
 from ..source import span_text
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
 

@@ -13,6 +13,7 @@ from ..analysis.syntax import dotted
 from ..finding import Edit, Fix
 from .edit import own_line_indent, replace, text_of, torch_name
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
 

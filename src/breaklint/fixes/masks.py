@@ -14,6 +14,7 @@ from ..analysis.walk import find
 from ..finding import Fix
 from .edit import replace, sole_statement, text_of, torch_name, wrapped
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
 

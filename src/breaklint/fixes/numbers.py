@@ -12,6 +12,7 @@ import libcst as cst
 from ..finding import Fix
 from .edit import replace, text_of, torch_name
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
 

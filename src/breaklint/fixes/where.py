@@ -15,6 +15,7 @@ from .conditions import guarded_condition, tensor_condition
 from .edit import _fold, own_line_indent, replace, sole_statement, text_of, torch_name
 from .guards import REPORT_ONLY, _diagnostic
 
+
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
 
