@@ -50,3 +50,12 @@ def test_every_module_says_what_it_knows() -> None:
     missing = [path.relative_to(PACKAGE).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
                if path.name != "__main__.py" and ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None]
     assert missing == []
+
+
+def test_the_rule_base_class_needs_neither_the_context_nor_the_registry() -> None:
+    """`rules.base` is imported before any context exists: it asks the context only through `self.ctx`."""
+    code = ("import sys, breaklint.rules.base\n"
+            "print(sorted(m for m in sys.modules if m in ('breaklint.registry', 'breaklint.analysis.context')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

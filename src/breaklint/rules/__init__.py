@@ -25,8 +25,13 @@ from .base import RULES, Rule
 @cache
 def load_rules() -> dict[str, type[Rule]]:
     """Every rule class, by code (this imports libcst and every rule module)."""
+    from ..registry import ENGINE_CODES
+
     for info in pkgutil.walk_packages(__path__, __name__ + "."):
         importlib.import_module(info.name)
+    taken = sorted(set(RULES) & set(ENGINE_CODES))
+    if taken:
+        raise ValueError(f"rule codes {taken} are the engine's own")
     return dict(sorted(RULES.items()))
 
 

@@ -1,7 +1,8 @@
 """The rule base class and the dict of rule classes, filled as each rule module is imported.
 
-A rule asks the file's context (`analysis/context.py`) what an expression holds and where it is; it
-imports neither the context's module (only for type checking) nor the rule catalogue's loader."""
+A rule asks the file's context (`analysis/context.py`) what an expression holds and where it is. This
+module imports neither the context's module (only for type checking) nor the registry of codes: the
+check that no rule takes an engine's code (BL0xx, BL900) is `load_rules()`'s, once every rule is in."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import libcst as cst
 
 from ..finding import Fix
-from ..registry import ENGINE_CODES
 
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
@@ -27,9 +27,8 @@ def register(cls: type["Rule"]) -> type["Rule"]:
     code = cls.CODE
     if not _CODE.match(code):
         raise ValueError(f"rule code {code!r} is not of the form BLnnn")
-    if code in RULES or code in ENGINE_CODES:
-        other = RULES.get(code)
-        raise ValueError(f"duplicate rule code {code}: {cls.__name__} and {other.__name__ if other else 'engine'}")
+    if code in RULES:
+        raise ValueError(f"duplicate rule code {code}: {cls.__name__} and {RULES[code].__name__}")
     RULES[code] = cls
     return cls
 
