@@ -10,7 +10,7 @@ import click
 
 from ._version import __version__
 from .config import ConfigError, load, validate_codes
-from .dynamic.command import explain
+from .dynamic.command import explain, merge_cmd
 from .registry import CATALOG, all_codes, code_info, rule_doc, rule_info
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -75,6 +75,7 @@ def main() -> None:
 
 
 main.add_command(explain)
+main.add_command(merge_cmd)
 
 
 @main.command(cls=GroupedCommand, groups=CHECK_GROUPS)

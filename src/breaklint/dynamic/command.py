@@ -40,8 +40,14 @@ from ..config import ConfigError, load
               "breaks (capture_scalar_outputs, ...) and report which sites vanish and whether outputs agree.")
 @click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
               help="Record each target's graph count, break count and break sites as the budget.")
+@click.option("--shard", "shard_spec", metavar="K/N",
+              help="Run only the K-th of N stable, balanced slices of the targets (a CI matrix or cluster job); "
+                   "the JSON report then carries what `breaklint merge` needs.")
+@click.option("--durations", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="With --shard: balance the slices by these seconds per target (a JSON object, or an earlier "
+                   "explain JSON report).")
 def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exit_zero, config_path,
-            no_cache, jobs, budget_path, write_budget, what_if) -> None:
+            no_cache, jobs, budget_path, write_budget, what_if, shard_spec, durations) -> None:
     """Run TARGETS under torch._dynamo.explain and check the static findings against them.
 
     A TARGET is `path/to/file.py:FACTORY` or `package.module:FACTORY`: FACTORY takes no
@@ -50,8 +56,8 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     Each target runs in its own process.
     """
     from ..engine import lint
-    from ..report import relative, text
-    from .explain import merge, run_targets
+    from .explain import run_targets
+    from .shards import ShardError, parse_shard, read_durations, shard_data, slice_of
 
     paths = list(paths) or [Path(".")]
     try:
@@ -63,6 +69,17 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
     targets = list(targets) or dyn.targets
     if not targets:
         raise click.UsageError("no targets: name them, or list them under [tool.breaklint.dynamic] targets")
+    every_target, shard = list(targets), None
+    if shard_spec is not None:
+        if fmt != "json":
+            raise click.UsageError("--shard writes the JSON report that `breaklint merge` joins: use --format json")
+        try:
+            shard = parse_shard(shard_spec)
+            targets = slice_of(every_target, *shard, read_durations(durations) if durations else None)
+        except ShardError as exc:
+            raise click.UsageError(str(exc)) from None
+    elif durations is not None:
+        raise click.UsageError("--durations balances shards: give --shard K/N too")
     device = device or dyn.device
     timeout = timeout or dyn.timeout
     train = dyn.train if train is None else train
@@ -86,7 +103,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
 
         reports = run_targets(list(targets), min(jobs, len(targets)), on_done=done, device=device, train=train,
                               timeout=timeout, roots=roots, max_memory=max_memory)
-    outcomes = []
+    runs = {}
     if what_if:
         from . import whatif
 
@@ -94,6 +111,62 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
                                      timeout=timeout, roots=roots, max_memory=max_memory,
                                      dynamo_config={setting: True}, compare_outputs=True)
                 for setting in whatif.REMEDIES}
+    extra = {"shard": shard_data(*shard, every_target, paths, what_if, reports, runs)} if shard else None
+    _finish(result, config, reports, runs, fmt=fmt, output=output, exit_zero=exit_zero, budget_path=budget_path,
+            write_budget=write_budget, extra=extra)
+
+
+@click.command(name="merge")
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text", show_default=True,
+              help="Report format, as for `breaklint explain`.")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are breaks (failed targets still give 2).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache.")
+@click.option("--baseline", "budget_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="A graph-break budget: fail only when a target gets worse than it.")
+@click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
+              help="Record each target's graph count, break count and break sites as the budget.")
+def merge_cmd(shards, fmt, output, exit_zero, config_path, no_cache, budget_path, write_budget) -> None:
+    """Join the JSON reports of `breaklint explain --shard K/N` (every K once, in any order) into the
+    report one run over every target writes: the same order, statuses and budget verdict. The static
+    pass runs again here, over the paths the shards were given (run it from the same checkout)."""
+    from ..engine import lint
+    from .shards import ShardError, merge_shards
+
+    try:
+        _, paths, _, reports, runs = merge_shards(list(shards))
+    except ShardError as exc:
+        click.echo(f"breaklint: error: {exc}", err=True)
+        sys.exit(2)
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        click.echo(f"breaklint: error: {missing[0]}: the shards' path is not here (merge from the same checkout)",
+                   err=True)
+        sys.exit(2)
+    try:
+        config = load(paths, config_path)
+    except ConfigError as exc:
+        click.echo(f"breaklint: error: {exc}", err=True)
+        sys.exit(2)
+    result = lint(paths, config, use_cache=not no_cache)
+    _finish(result, config, reports, runs, fmt=fmt, output=output, exit_zero=exit_zero, budget_path=budget_path,
+            write_budget=write_budget)
+
+
+def _finish(result, config, reports: list, runs: dict, *, fmt: str, output: Path | None, exit_zero: bool,
+            budget_path: Path | None, write_budget: Path | None, extra: dict | None = None) -> None:
+    """Check the static findings against the targets' reports, render the report, and exit with
+    explain's status. One run over every target and a merge of its shards both end here."""
+    from ..report import relative, text
+    from .explain import merge
+
+    outcomes = []
+    if runs:
+        from . import whatif
+
         outcomes = whatif.compare(reports, runs, config.root)
     merged = merge(result.all, reports, result.files)
     if outcomes:
@@ -122,6 +195,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
                          "outputs_agree": o.outputs_agree, "error": o.error or None,
                          "add": o.line if o.pays else None} for o in outcomes],
             "findings": [f.to_dict() for f in findings],
+            **(extra or {}),
         }, indent=2) + "\n"
     elif fmt == "sarif":
         from ..report import sarif
