@@ -65,6 +65,25 @@ def test_a_method_name_alone_does_not_make_a_known_tensor() -> None:
     assert len(found) == 1 and found[0].fix is None
 
 
+def test_calling_a_predicate_needs_a_known_tensor() -> None:
+    """`dt.is_floating_point` of a `torch.dtype` is a bool: `dt.is_floating_point()` would raise."""
+    source = dedent("""
+        import torch
+
+
+        @torch.compile
+        def f(x: torch.Tensor, dt):
+            return x * 2 if dt.is_floating_point else x
+
+
+        @torch.compile
+        def g(x: torch.Tensor):
+            return x * 2 if x.is_floating_point else x
+    """)
+    found = [(f.line, f.fix is not None) for f in _findings(source) if f.code == "BL416"]
+    assert found == [(7, False), (12, True)]
+
+
 def test_values_carried_in_containers_keep_what_they_were() -> None:
     """`int(...)`, `len(...)`, `.numel()`, `.dim()` and `.size(i)` are Python ints, in a dict or a list too."""
     source = dedent("""

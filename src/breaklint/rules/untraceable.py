@@ -387,7 +387,8 @@ class UncalledTensorMethod(Rule):
                                      "it is always true, and dynamo cannot trace testing it",
                                 fix=replace(self.ctx, cur, f"{text_of(self.ctx, cur)}()",
                                             "call the method", safe=False),
-                                requires=requires)
+                                # on a dtype, `is_floating_point` is a bool: calling it would raise
+                                requires=requires, fix_needs=(requires,))
 
     def visit_If(self, node: cst.If) -> None:
         self._check(node.test)

@@ -2,7 +2,7 @@ import torch
 
 
 @torch.compile
-def as_float(x):
+def as_float(x: torch.Tensor):
     x = x * 2
     y = x if x.is_floating_point() else x.float()  # expect: BL416
     return y + 1
