@@ -183,7 +183,8 @@ def run_cases(names: list[str], roots: list[str], jobs: int, rerun: bool, timeou
 # ---------------------------------------------------------------------- the static pass
 def static_findings(roots: list[str], entries: list[str]):
     from breaklint.config import Config
-    from breaklint.engine import analyze_source, lint
+    from breaklint.analyze import analyze_source
+    from breaklint.engine import lint
 
     findings = []
     files = []
