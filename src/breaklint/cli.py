@@ -265,7 +265,7 @@ def _print_diff(fixrun, result, usage_error: bool) -> None:
 
 def _echo_errors(result) -> None:
     """Name each file that was not checked (BL001, BL003, BL004) on stderr, for the modes whose output
-    is not a report of findings (`--diff`, `--add-noqa`, `--write-baseline`)."""
+    is not a report of findings (`--diff`, `--add-noqa`, `--write-baseline`, `--statistics`)."""
     from .report import display_path
 
     for err in result.errors:
