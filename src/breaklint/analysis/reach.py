@@ -264,7 +264,7 @@ class Reach:
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
 # apart from one that the code shows, and from what is computed from it, so that a callee's own use
 # of the parameter itself can overrule the guess.
-ASSUMED_TENSOR = Val("tensor", ref=ASSUMED, name="parameter")
+ASSUMED_PARAMETER = Val("tensor", ref=ASSUMED, name="parameter")
 
 
 class Values:
@@ -323,7 +323,7 @@ class Values:
                 continue
             passed = True
             resolved = self.resolve(arg)
-            if resolved == ASSUMED_TENSOR and name in fn.scalar_uses:
+            if resolved == ASSUMED_PARAMETER and name in fn.scalar_uses:
                 # a root's parameter passed on to one this function uses as a flag or an integer
                 # (`use_cache` handed down to `if use_cache:`): only assumed a tensor, and not one here
                 continue
@@ -342,7 +342,7 @@ class Values:
         # default (or `None`) and no annotation is taken to be a tensor, unless the function uses it
         # as a flag (`if p:`: a tensor of more than one element has no truth value) or as an integer
         # (`x[:p]`, `range(p)`).
-        return ASSUMED_TENSOR if function in self.reach.root_set and name not in fn.scalar_uses else UNKNOWN
+        return ASSUMED_PARAMETER if function in self.reach.root_set and name not in fn.scalar_uses else UNKNOWN
 
     @staticmethod
     def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:

@@ -13,6 +13,29 @@ import click
 from ..config import ConfigError, load
 
 
+def report_options(command):
+    """The options of what `explain` and `merge` report, and how: format, output, exit status, the
+    configuration and cache of the static pass, and the graph-break budget."""
+    options = [
+        click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text",
+                     show_default=True, help="Report format (`html`: one self-contained page to open in a browser)."),
+        click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
+                     help="Write the report here."),
+        click.option("--exit-zero", is_flag=True,
+                     help="Exit 0 even when there are breaks (failed targets still give 2)."),
+        click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                     help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level)."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache."),
+        click.option("--baseline", "budget_path", type=click.Path(path_type=Path, dir_okay=False),
+                     help="A graph-break budget (from --write-baseline): fail only when a target gets worse than it."),
+        click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
+                     help="Record each target's graph count, break count and break sites as the budget."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.command()
 @click.argument("targets", nargs=-1)
 @click.option("--paths", "paths", multiple=True, type=click.Path(path_type=Path, exists=True),
@@ -25,27 +48,17 @@ from ..config import ConfigError, load
               help="Training mode with autograd, or eval mode under no_grad (default: eval, or the config).")
 @click.option("--max-memory", type=click.IntRange(min=1), default=None,
               help="MiB of memory each target may take on the CPU; beyond it the target fails as out of memory.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text", show_default=True,
-              help="Report format (`html`: one self-contained page to open in a browser).")
-@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are breaks (failed targets still give 2).")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Targets run at once, each in its own process (and on its own GPU when there are several).")
-@click.option("--baseline", "budget_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="A graph-break budget (from --write-baseline): fail only when a target gets worse than it.")
 @click.option("--what-if", is_flag=True, help="Run each target again under each dynamo setting that can remove "
               "breaks (capture_scalar_outputs, ...) and report which sites vanish and whether outputs agree.")
-@click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
-              help="Record each target's graph count, break count and break sites as the budget.")
 @click.option("--shard", "shard_spec", metavar="K/N",
               help="Run only the K-th of N stable, balanced slices of the targets (a CI matrix or cluster job); "
                    "the JSON report then carries what `breaklint merge` needs.")
 @click.option("--durations", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="With --shard: balance the slices by these seconds per target (a JSON object, or an earlier "
                    "explain JSON report).")
+@report_options
 def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exit_zero, config_path,
             no_cache, jobs, budget_path, write_budget, what_if, shard_spec, durations) -> None:
     """Run TARGETS under torch._dynamo.explain and check the static findings against them.
@@ -118,17 +131,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
 
 @click.command(name="merge")
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text", show_default=True,
-              help="Report format, as for `breaklint explain`.")
-@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are breaks (failed targets still give 2).")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the static pass's cache.")
-@click.option("--baseline", "budget_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="A graph-break budget: fail only when a target gets worse than it.")
-@click.option("--write-baseline", "write_budget", type=click.Path(path_type=Path, dir_okay=False),
-              help="Record each target's graph count, break count and break sites as the budget.")
+@report_options
 def merge_cmd(shards, fmt, output, exit_zero, config_path, no_cache, budget_path, write_budget) -> None:
     """Join the JSON reports of `breaklint explain --shard K/N` (every K once, in any order) into the
     report one run over every target writes: the same order, statuses and budget verdict. The static

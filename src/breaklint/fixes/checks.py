@@ -12,12 +12,13 @@ import libcst as cst
 from ..analysis.syntax import dotted
 from ..analysis.walk import find
 from ..finding import Fix
-from .conditions import guarded_condition, tensor_condition
+from .conditions import guarded_condition, tensor_condition, tensor_operands
 from .edit import own_line_indent, replace, torch_name
 
 
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
+    from ..analysis.values import Val
 
 
 def _raise_message(stmt: cst.Raise) -> str | None:
@@ -109,10 +110,12 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     return replace(ctx, node, "\n".join(lines), title, safe=False)
 
 
-def check_of_test(ctx: "FileContext", node: cst.BaseExpression) -> Fix | None:
+def check_of_test(ctx: "FileContext", node: cst.BaseExpression) -> tuple[Fix, tuple[Val, ...]] | None:
     """For `t.item()` or `bool(t)` tested by an `if` that only raises (`if n > 0 and t.item(): raise
-    E("msg")`): that `if` as `torch._assert_async`, as `check_to_assert` writes it."""
+    E("msg")`): that `if` as `torch._assert_async`, as `check_to_assert` writes it; with the values of the
+    tensors its test hands to torch (`tensor_operands`), which must be known tensors for it to be offered."""
     owner = ctx.tested_if()
     if owner is None or node not in ctx.condition_parts or not any(n is node for n in find(owner.test, cst.Call)):
         return None
-    return check_to_assert(ctx, owner)
+    fix = check_to_assert(ctx, owner)
+    return (fix, tensor_operands(ctx, owner.test)) if fix is not None else None

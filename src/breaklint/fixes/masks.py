@@ -17,6 +17,7 @@ from .edit import replace, sole_statement, text_of, torch_name, wrapped
 
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
+    from ..analysis.values import Val
 
 
 def _mask(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -210,10 +211,10 @@ def position_lookup(ctx: "FileContext", node: cst.BaseExpression
     return (call, cond, which) if ctx.tensor_requirement(cond) is not None else None
 
 
-def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, Fix] | None:
+def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, Fix, Val] | None:
     """`torch.where(c)[0][0]` (or `c.nonzero(as_tuple=True)[0][0]`) -> `c.int().argmax()`, the first
     position where a 1-d `c` holds; `[0][-1]`, the last -> `(c.shape[0] - 1 - c.int().flip(0).argmax())`.
-    The call, and the fix.
+    The call, the fix, and the value of `c`, which the fix hands to torch.
 
     Unsafe: the same 0-d index where `c` has one dimension and holds somewhere; where it holds
     nowhere the original raises an IndexError and this gives a position (0, or the last)."""
@@ -227,7 +228,7 @@ def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, F
         content, title = f"{c}.int().argmax()", "take the first position with `argmax`"
     else:
         content, title = f"({c}.shape[0] - 1 - {c}.int().flip(0).argmax())", "take the last position with `argmax`"
-    return call, replace(ctx, node, content, title, safe=False)
+    return call, replace(ctx, node, content, title, safe=False), ctx.tensor_requirement(cond)
 
 
 def name_uses(function: cst.FunctionDef, name: str) -> list[cst.Name]:

@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis import values as V
 from ..finding import Fix
 from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
-                           only_whole_tests, position_lookup, unique_to_input, whole_test_operand)
+                           only_whole_tests, unique_to_input, whole_test_operand)
 from .base import Rule, register
 from ._util import keyword, maybe_tensor, method_call, positional
 
@@ -62,8 +62,8 @@ class DynamicShapeOp(Rule):
         if self.ctx.active():
             found = first_position(self.ctx, node)
             if found is not None:
-                _, cond, _ = position_lookup(self.ctx, node)
-                self._positions[id(found[0])] = (found[1], (self.ctx.tensor_requirement(cond),))
+                call, fix, cond = found
+                self._positions[id(call)] = (fix, (cond,))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])

@@ -7,7 +7,6 @@ import libcst as cst
 from ..analysis import values as V
 from ..finding import Fix
 from ..fixes.checks import check_of_test
-from ..fixes.conditions import tensor_operands
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
 from ..fixes.masks import name_uses, position_lookup
 from ..fixes.numbers import arange_to_range, math_to_torch
@@ -89,13 +88,9 @@ class TensorItem(Rule):
             if fix is not None:  # `t` goes on as a tensor: it must be one
                 needs = (self.ctx.tensor_requirement(call[0]),)
             else:
-                fix, needs = check_of_test(self.ctx, node), self._tested_operands()
+                fix, needs = check_of_test(self.ctx, node) or (None, ())
             self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number",
                         fix=fix, fix_needs=needs)
-
-    def _tested_operands(self) -> tuple:
-        owner = self.ctx.tested_if()
-        return tensor_operands(self.ctx, owner.test) if owner is not None else ()
 
     def leave_Call(self, original_node: cst.Call) -> None:
         if self._needs_python_value(original_node):
@@ -209,9 +204,7 @@ class TensorScalarCast(Rule):
         if name in ("float", "int", "bool", "complex"):
             fix, fix_needs = self._fixes.get(node), (requires,)
             if fix is None and name == "bool":
-                fix = check_of_test(self.ctx, node)
-                owner = self.ctx.tested_if()
-                fix_needs = tensor_operands(self.ctx, owner.test) if owner is not None else ()
+                fix, fix_needs = check_of_test(self.ctx, node) or (None, ())
             self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires,
                         fix=fix, fix_needs=fix_needs)
             return
