@@ -264,3 +264,97 @@ def test_a_class_handed_to_a_type_test_is_not_constructed() -> None:
                 return checkpoint(helper, x), kinds
     """)
     assert found == {15: "BL401"}
+
+
+def test_property_returning_a_function_from_a_table_reaches_that_function(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "losses.py": """
+            def focal(x, y):
+                return (x - y).nonzero()
+
+            def dice(x, y):
+                return float(x.sum())
+
+            def unused(x, y):
+                print(x)
+        """,
+        "model.py": """
+            import torch
+            from losses import dice, focal
+
+            LOSSES = {"focal": focal, "dice": dice}
+
+            class Model(torch.nn.Module):
+                def __init__(self, kind="focal"):
+                    super().__init__()
+                    self.kind = kind
+
+                @property
+                def loss_function(self):
+                    return LOSSES[self.kind]
+
+                def forward(self, x, y):
+                    return self.loss_function(x, y)
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    assert found == {("losses.py", 3, "BL301"), ("losses.py", 6, "BL103")}
+
+
+def test_methods_of_a_module_level_object_are_reached() -> None:
+    found = codes_by_line("""
+        import torch
+
+        class Helper:
+            def info_rank0(self, msg):
+                print(msg)
+
+            def never(self):
+                print("not called from compiled code")
+
+        helper = Helper()
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                helper.info_rank0("step")
+                return x
+    """)
+    assert found == {6: "BL401"}
+
+
+def test_class_handed_in_as_a_default_argument_is_what_the_attribute_holds() -> None:
+    found = codes_by_line("""
+        import torch.nn as nn
+
+        class Encoder(nn.Module):
+            def __init__(self, rnn_layer=nn.LSTM, norm=None):
+                super().__init__()
+                self.rnn = rnn_layer(8, 8)
+                self.norm = norm(8) if norm else None
+
+            def forward(self, x):
+                out, _ = self.rnn(x)
+                return out
+    """)
+    assert found == {11: "BL413"}
+
+
+def test_level_named_methods_of_a_logger_are_logging_calls() -> None:
+    found = codes_by_line("""
+        import logging
+        import torch
+
+        logger = logging.getLogger(__name__)
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                logger.info_rank0("a")
+                logger.error_once("b")
+                self.log_prob(x)
+                return x
+
+            def log_prob(self, x):
+                return x
+    """)
+    assert found == {9: "BL402", 10: "BL402"}

@@ -55,6 +55,8 @@ class Calls:
         elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
         elif name is not None:
+            if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
+                name = f"{self.module}.{name}"
             refs.append(("name", name))
         args: list[Val] = []
         kwargs: dict[str, Val] = {}

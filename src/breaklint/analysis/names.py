@@ -76,7 +76,9 @@ class Names:
                     name = target.target.value
                     if callee == "logging.getLogger":
                         self.loggers.add(name)
-                    elif callee and callee.startswith(self.module + ".") and callee.split(".")[-1][:1].isupper():
+                    elif callee and not callee.startswith(("torch.", "logging.")) \
+                            and callee.split(".")[-1][:1].isupper():
+                        # a module-level object (`helper = Helper()`): calls of its methods reach them
                         self.summary.instances[name] = callee
 
     def _import_base(self, node: cst.ImportFrom) -> str:
@@ -140,7 +142,7 @@ class Names:
                     if attr is None or value is None:
                         continue
                     if isinstance(value, cst.Call):
-                        self._classify_attr(attr, value, info)
+                        self._classify_attr(attr, value, info, params)
                     elif held := self._held_functions(value):
                         info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
@@ -176,8 +178,17 @@ class Names:
                     return [qual]
         return []
 
-    def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo) -> None:
-        callee = self.qualify(value.func)
+    def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
+                       params: dict[str, cst.Param] | None = None) -> None:
+        func = value.func
+        if isinstance(func, cst.Name) and params and func.value in params:
+            # `self.rnn = rnn_layer(...)` with `rnn_layer=nn.LSTM` a parameter of the method: a
+            # class handed in, built here; what the default names is what it builds unless told
+            default = params[func.value].default
+            if not isinstance(default, (cst.Name, cst.Attribute)) or dotted(default) == "None":
+                return
+            func = default
+        callee = self.qualify(func)
         if callee is None:
             return
         if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (

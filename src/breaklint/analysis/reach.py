@@ -52,6 +52,8 @@ class Reach:
         self.module_bases = set(module_bases)
         # names a module imports (a package's `__init__` re-exporting `from .loop import f`)
         self.imported: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.imports.items()}
+        # module-level objects -> the class they were made from
+        self.instances: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.instances.items()}
         self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self.entries = [e for s in summaries for e in s.entries]
@@ -148,6 +150,19 @@ class Reach:
                 out.extend(self.canonical(n) for n in self.tables.get(self.canonical(name), [name]))
         return out
 
+    def _instance_targets(self, target: str) -> list[tuple[str, int]]:
+        """`helper.info_rank0(...)` and `helper(...)` with `helper = Helper()` at module level."""
+        if target in self.instances:
+            held = self.canonical(self.instances[target])
+            run = self.call_method(held) if held in self.classes else None
+            return [(run, 1)] if run else []
+        owner, _, method = target.rpartition(".")
+        held = self.instances.get(self.canonical(owner)) if owner else None
+        if held is None or self.canonical(held) not in self.classes:
+            return []
+        found = self.method(self.canonical(held), method)
+        return [(found, 1)] if found else []
+
     def call_method(self, cls: str) -> str | None:
         """What calling an instance runs: `forward` of a module, `__call__` of anything else."""
         if self.is_module_class(cls):
@@ -228,6 +243,8 @@ class Reach:
             if target in self.classes:
                 init = self.method(target, "__init__") if call.kind == "name" else None
                 return [(init, 1)] if init else []
+            if target not in self.functions and call.kind == "name":
+                return self._instance_targets(target) or [(target, 0)]
             return [(target, 0)]
         if cls is None:
             return out
@@ -235,6 +252,9 @@ class Reach:
             first = self.method(cls, call.target)
             if first:
                 out.append((first, 0 if self.functions.get(first) and self.functions[first].is_static else 1))
+                # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
+                for held in getattr(self.functions.get(first), "returns_functions", ()):
+                    out.extend((self.canonical(n), 0) for n in self.tables.get(self.canonical(held), [held]))
             for sub in self.subclasses(cls):
                 if call.target in self.classes[sub].methods:
                     out.append((f"{sub}.{call.target}", 1))

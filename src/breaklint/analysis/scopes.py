@@ -13,7 +13,7 @@ import libcst as cst
 from . import values as V
 from .summary import FunctionInfo
 from .values import Val
-from .vocabulary import COMPILE, DISABLE
+from .vocabulary import COMPILE, DISABLE, PROPERTIES
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Scope:
     modules: set[str] = field(default_factory=set)
     loggers: set[str] = field(default_factory=set)
     returns: list[Val] = field(default_factory=list)
+    is_property: bool = False
     generator: bool = False
     held: dict[str, str] = field(default_factory=dict)  # local name -> the `self.<attr>` module it holds
 
@@ -68,6 +69,7 @@ class Scopes:
         scope = Scope(info)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators
+        scope.is_property = any(d in PROPERTIES for d in decorators)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)
@@ -103,7 +105,10 @@ class Scopes:
 
     def visit_Return(self, node: cst.Return) -> None:
         if self._scopes and self._nested_depth() == 0:
-            self._scopes[-1].returns.append(self.value(node.value) if node.value is not None else V.NONE)
+            scope = self._scopes[-1]
+            scope.returns.append(self.value(node.value) if node.value is not None else V.NONE)
+            if scope.is_property and node.value is not None:
+                scope.info.returns_functions.extend(self._held_functions(node.value))
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if self._scopes and self._nested_depth() == 0:

@@ -51,6 +51,8 @@ class FunctionInfo:
     scalar_uses: set[str] = field(default_factory=set)
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
+    # a property whose value is a function (`return LOSSES[self.kind]`): calling it runs these
+    returns_functions: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -10,6 +10,8 @@ from . import values as V
 
 
 COMPILE = {"torch.compile"}
+# Decorators that make a method an attribute: reading it runs the method.
+PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})
 DISABLE = {
     "torch.compiler.disable",
     "torch._dynamo.disable",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..analysis import values as V
@@ -19,6 +21,9 @@ LOG_METHODS = {
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
     "warning_once", "info_once", "warning_advice",
 }
+# A library's own logger methods named after a level (`info_rank0`, `warning_once`, `error_once`):
+# dynamo supports no method of a `logging.Logger`, so any of these on a logger breaks as `info` does.
+LEVEL_METHOD = re.compile(r"(?:debug|info|warning|warn|error|exception|critical|fatal)_\w+\Z")
 LOGGER_NAMES = {"logger", "log", "LOGGER", "LOG", "_logger", "_log", "_LOGGER", "_LOG", "logging_"}
 
 
@@ -79,7 +84,7 @@ class LoggingCall(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call is None or call[1] not in LOG_METHODS:
+        if call is None or (call[1] not in LOG_METHODS and not LEVEL_METHOD.match(call[1])):
             return
         receiver = call[0]
         qual = self.ctx.qualify(node.func)
