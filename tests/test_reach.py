@@ -358,3 +358,19 @@ def test_level_named_methods_of_a_logger_are_logging_calls() -> None:
                 return x
     """)
     assert found == {9: "BL402", 10: "BL402"}
+
+
+def test_pieces_of_a_parameter_split_in_forward_are_tensors() -> None:
+    found = codes_by_line("""
+        import torch
+
+        class Post(torch.nn.Module):
+            def forward(self, x):
+                boxes = x.sigmoid()
+                for box in boxes.unbind(0):
+                    if box[0] > 0:
+                        pass
+                first, second = x.chunk(2)
+                return float(second.sum())
+    """)
+    assert found == {8: "BL201", 11: "BL103"}

@@ -217,7 +217,9 @@ class Evaluation:
             if method in ("item",):
                 return V.NUMBER
             if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
-                return V.seq([V.TENSOR]) if base.is_tensor else V.UNKNOWN
+                # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
+                # tensors if it is one
+                return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
             if method in NON_TENSOR_METHODS:
                 return V.OBJECT if base.is_tensor else V.UNKNOWN
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
