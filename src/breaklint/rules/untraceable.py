@@ -427,3 +427,24 @@ class JitIsinstance(Rule):
                                           f"{text_of(self.ctx, args[1].value)})",
                           "use the builtin `isinstance`", safe=True)
         self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=fix)
+
+
+@register
+class ExplicitModuleInit(Rule):
+    CODE = "BL418"
+    NAME = "explicit-module-init"
+    KIND = "break"
+    MESSAGE = "`nn.Module.__init__(self)` in a constructor that compiled code runs"
+    SUGGESTION = "call `super().__init__()`, which dynamo traces, or build the module once in `__init__` of its owner"
+    GB_TYPES = ("GB0007",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # Dynamo wraps `nn.Module.__init__` in a function it skips: reached directly, as an
+        # unbound call, it breaks the graph, and then finds the half-built module uninitialized
+        # and runs the whole constructing frame eagerly. `super().__init__()` is traced.
+        if not self.ctx.active() or not isinstance(node.func, cst.Attribute) or node.func.attr.value != "__init__":
+            return
+        if self.ctx.qualify(node.func.value) not in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+            return
+        self.report(node, f"`{self.ctx.source(node)}` runs `nn.Module.__init__` unbound: dynamo skips it and "
+                          "breaks the graph when this constructor runs in compiled code")
