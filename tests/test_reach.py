@@ -374,3 +374,37 @@ def test_pieces_of_a_parameter_split_in_forward_are_tensors() -> None:
                 return float(second.sum())
     """)
     assert found == {8: "BL201", 11: "BL103"}
+
+
+def test_methods_of_a_local_built_from_a_table_of_classes_are_reached(tmp_path: Path) -> None:
+    write(tmp_path, {"solvers.py": """
+        import torch
+
+        class Euler:
+            def __init__(self, y0):
+                self.y0 = y0
+
+            def integrate(self, t):
+                print("step")
+                return self.y0
+
+        class Dopri:
+            def integrate(self, t):
+                if t[0] > 0:
+                    return t
+                return t * 2
+
+        class Unused:
+            def integrate(self, t):
+                print("never")
+
+        SOLVERS = {"euler": Euler, "dopri": Dopri}
+
+        def odeint(y0, t, method="dopri"):
+            solver = SOLVERS[method](y0)
+            return solver.integrate(t)
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["*solvers.odeint"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(9, "BL401"), (14, "BL201")}

@@ -149,9 +149,26 @@ class Bindings:
                     scope.held[target.target.value] = attr
                 else:
                     scope.held.pop(target.target.value, None)
+                made = self.built_from(original_node.value)
+                if made:
+                    scope.made[target.target.value] = made
+                else:
+                    scope.made.pop(target.target.value, None)
             if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
                     and self.qualify(original_node.value.func) == "logging.getLogger":
                 self._scopes[-1].loggers.add(target.target.value)
+
+    def built_from(self, value: cst.BaseExpression) -> list[str]:
+        """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,
+        `SOLVERS[name](...)`; reach decides which of them are classes of the tree."""
+        if not isinstance(value, cst.Call):
+            return []
+        if isinstance(value.func, cst.Subscript):
+            return self._held_functions(value.func)
+        name = self.qualify(value.func)
+        if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
+            return [name]
+        return []
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if not self._scopes or not isinstance(original_node.target, cst.Name):

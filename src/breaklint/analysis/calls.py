@@ -54,6 +54,11 @@ class Calls:
                 refs.append(("selfattr", inner))
         elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+                and func.value.value in self._scopes[-1].made:
+            refs.extend(("instcall", f"{made}:{func.attr.value}") for made in self._scopes[-1].made[func.value.value])
+        elif isinstance(func, cst.Subscript) and (held := self._held_functions(func)):
+            refs.extend(("name", h) for h in held)  # `TABLE[key](...)`: each function or class of the table
         elif name is not None:
             if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
                 name = f"{self.module}.{name}"

@@ -238,6 +238,18 @@ class Reach:
         of `method` in subclasses too: a base class's forward that calls `self.apply_transform(...)`
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
+        if call.kind == "name" and self.canonical(call.target) in self.tables:
+            for held in self.tables[self.canonical(call.target)]:
+                out.extend(self.targets(cls, CallRef("name", held, call.line, call.col, call.end_line, call.end_col)))
+            return out
+        if call.kind == "instcall":
+            made, _, method = call.target.rpartition(":")
+            made = self.canonical(made)
+            for held in map(self.canonical, self.tables.get(made, [made])):
+                found = self.method(held, method) if held in self.classes else None
+                if found:
+                    out.append((found, 1))
+            return out
         if call.kind in ("name", "ref"):
             target = self.canonical(call.target)
             if target in self.classes:

@@ -26,6 +26,9 @@ class Scope:
     is_property: bool = False
     generator: bool = False
     held: dict[str, str] = field(default_factory=dict)  # local name -> the `self.<attr>` module it holds
+    # local name -> the classes (or module-level tables of classes) it was built from: `solver =
+    # SOLVERS[method](...)` then `solver.integrate(t)` runs `integrate` of each
+    made: dict[str, list[str]] = field(default_factory=dict)
 
 
 class Scopes:

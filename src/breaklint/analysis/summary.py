@@ -21,7 +21,9 @@ class CallRef:
     the caller's class), "super", "selfattr" (calling what `self.<target>` holds: a submodule,
     a helper object, a function kept in an attribute), "attrcall" (`self.<attr>.<method>(...)`,
     target "attr.method"), "ref" (a dotted name handed to another call, as in `checkpoint(fn, x)`:
-    a function it may run; a class handed over, as in `isinstance(m, Block)`, is not constructed).
+    a function it may run; a class handed over, as in `isinstance(m, Block)`, is not constructed),
+    "instcall" (`obj.method(...)` on a local built from a class or a table of classes, target
+    "class-or-table:method").
     """
 
     kind: str

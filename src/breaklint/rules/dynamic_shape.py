@@ -54,16 +54,19 @@ class DynamicShapeOp(Rule):
         # fix stands only if `name` then only feeds tests over every element
         self._pending: list[list[tuple[int, cst.Name]]] = []
         self._tested: set[int] = set()  # ids of the names such tests read
+        # the nodes those ids belong to, held so that no id is reused by a later node of the file
+        # (a file walked in pieces frees each piece's nodes)
+        self._held: list[cst.CSTNode] = []
         # id of `torch.where(c)` -> the fix of `torch.where(c)[0][0]`, and the value of `c`, which the fix
         # hands to torch: it must be a known tensor
-        self._positions: dict[int, tuple[Fix, tuple[V.Val | None, ...]]] = {}
+        self._positions: dict[int, tuple[cst.Call, Fix, tuple[V.Val | None, ...]]] = {}
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.ctx.active():
             found = first_position(self.ctx, node)
             if found is not None:
                 call, fix, cond = found
-                self._positions[id(call)] = (fix, (cond,))
+                self._positions[id(call)] = (call, fix, (cond,))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
@@ -91,6 +94,7 @@ class DynamicShapeOp(Rule):
             names = elementwise_names(self.ctx, operand) or []
             if len({n.value for n in names}) == 1:  # one tensor, tested with numbers
                 self._tested.update(id(n) for n in names)
+                self._held.extend(names)
         qual = self.ctx.qualify(node.func)
         op = DYNAMIC_FUNCS.get(qual or "")
         if op is None and qual == "torch.where" and len(node.args) == 1:
@@ -116,7 +120,12 @@ class DynamicShapeOp(Rule):
             op = None
         if op is None:
             return
-        fix, needs = (self._unique_fix(node), ()) if op == "unique" else self._positions.get(id(node), (None, ()))
+        if op == "unique":
+            fix, needs = self._unique_fix(node), ()
+        else:
+            held, fix, needs = self._positions.get(id(node), (None, None, ()))
+            if held is not node:
+                fix, needs = None, ()
         self.report(
             node,
             f"`{self.ctx.source(node)}` has an output shape that depends on the data ({op})",

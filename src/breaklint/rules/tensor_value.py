@@ -36,7 +36,7 @@ class TensorItem(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._python_value_depth = 0
-        self._operands: set[int] = set()  # ids of the direct operands of arithmetic with a tensor
+        self._operands: dict[int, cst.CSTNode] = {}  # the direct operands of arithmetic with a tensor, by id
         # per function being walked: (candidate index, name) of `name = t.item()` findings whose fix
         # stands only if `name` then only feeds arithmetic
         self._pending: list[list[tuple[int, str, cst.Name]]] = []
@@ -51,7 +51,8 @@ class TensorItem(Rule):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.ctx.active():
-            self._operands.update(id(side) for side in _with_a_tensor(self.ctx, node))
+            for side in _with_a_tensor(self.ctx, node):
+                self._operands[id(side)] = side  # the node is held: its id is never reused
 
     def _keep_tensor(self, node: cst.Call, receiver: cst.BaseExpression) -> Fix | None:
         """Drop `.item()` where the number only feeds arithmetic: as an operand of arithmetic with a
@@ -62,7 +63,7 @@ class TensorItem(Rule):
             return None
         fix = replace(self.ctx, node, text_of(self.ctx, receiver), "keep the value as a 0-d tensor (drop `.item()`)",
                       safe=False)
-        if id(node) in self._operands:
+        if self._operands.get(id(node)) is node:
             return fix
         small = sole_statement(self.ctx)
         if (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1

@@ -125,14 +125,16 @@ class TimeCall(_CallRule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._eager_only: set[int] = set()  # `b` of `a if torch.compiler.is_compiling() else b`
+        # `b` of `a if torch.compiler.is_compiling() else b`, by id; the node is held so that its id
+        # is never reused by a later node (a file walked in pieces frees each piece's nodes)
+        self._eager_only: dict[int, cst.CSTNode] = {}
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if isinstance(node.test, cst.Call) and self.ctx.qualify(node.test.func) in TRUE_UNDER_COMPILE:
-            self._eager_only.add(id(node.orelse))
+            self._eager_only[id(node.orelse)] = node.orelse
 
     def visit_Call(self, node: cst.Call) -> None:
-        if id(node) not in self._eager_only:
+        if self._eager_only.get(id(node)) is not node:
             super().visit_Call(node)
 
     def fix_for(self, node: cst.Call, what: str) -> Fix | None:
