@@ -23,7 +23,7 @@ CATALOG = {'BL101': ('tensor-item',
            'keep the value a tensor (drop the conversion and compute with torch ops); if a Python number is '
            'unavoidable, set `torch._dynamo.config.capture_scalar_outputs = True`; for `math.*` use the '
            'torch function of the same name',
-           ('GB0124', 'GB0033'),
+           ('GB0124', 'GB0033', 'GB0170'),
            True,
            'medium'),
  'BL104': ('tensor-to-string',
@@ -78,7 +78,7 @@ CATALOG = {'BL101': ('tensor-item',
            '`print` cannot be traced; dynamo breaks the graph to run it',
            'remove the print, or guard it with `if not torch.compiler.is_compiling():` (dynamo then skips '
            'it), or move it out of forward',
-           ('GB0059',),
+           ('GB0059', 'GB0296'),
            True,
            'high'),
  'BL402': ('logging-call',

@@ -295,6 +295,28 @@ def rule(code: str) -> None:
         click.echo(f"breaklint: error: unknown rule code {code!r} (see `breaklint rules`)", err=True)
         sys.exit(2)
     click.echo(rule_doc(code), nl=False)
+    lines = calibration_lines(code)
+    if lines:
+        click.echo("\n## Calibration (lines of the rule's fixture where dynamo breaks)\n")
+        for line in lines:
+            click.echo(line)
+
+
+def calibration_lines(code: str) -> list[str]:
+    """What `calibration.json` says of a rule: per torch release, how many of its fixture's lines break
+    with no setting and with each dynamo setting that changes that."""
+    from . import calibration
+
+    if code not in CATALOG or rule_info(code).kind != "break":
+        return []
+    versions = calibration.table()
+    out = []
+    for version in calibration.counts(code, versions):
+        row = versions[version]["rules"][code]
+        broke, marked = row["none"]
+        changes = [f"with {name}: {b} of {m}" for name, (b, m) in row.items() if name != "none" and b != broke]
+        out.append(f"- torch {version}: {broke} of {marked}" + (f"; {'; '.join(changes)}" if changes else ""))
+    return out
 
 
 @main.command(name="rules")

@@ -18,6 +18,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from .calibration import installed_torch
+from .dynamo_settings import FLAGS, SUPPORTED, Settings, canonical
 from .registry import CATALOG, all_codes, rule_info
 
 DEFAULT_EXCLUDE = (
@@ -28,7 +30,7 @@ DEFAULT_EXCLUDE = (
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points", "max-file-size",
-    "baseline",
+    "baseline", "dynamo-config", "target-torch",
 }
 # Files larger than this (bytes) are reported as BL004 and not parsed: a model file is rarely above
 # 0.5 MB, while a 10 MB generated file would take minutes and gigabytes to analyze.
@@ -72,6 +74,14 @@ class Config:
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml the settings came from
     dynamic: "DynamicConfig" = field(default_factory=lambda: DynamicConfig())
+    # dynamo settings made outside the linted tree (`dynamo_settings.Settings.from_values` form)
+    dynamo_config: dict[str, list[str]] = field(default_factory=dict)
+    # the torch release the findings are for ("2.11"); None: the installed one, else the newest
+    # the rules were calibrated on (`calibration.py`)
+    target_torch: str | None = None
+
+    def dynamo_settings(self) -> Settings:
+        return Settings.from_values(self.dynamo_config, "configuration")
 
     # ------------------------------------------------------------------ selection
     def enabled_codes(self) -> set[str]:
@@ -97,6 +107,8 @@ class Config:
     def fingerprint(self) -> str:
         data = asdict(self)
         data["root"] = data["source"] = data["dynamic"] = data["baseline"] = None  # the static pass ignores these
+        # findings depend on the torch release they are for, the installed one by default
+        data["target_torch"] = self.target_torch or installed_torch()
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -213,7 +225,37 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
         raise ConfigError(f"{where}: cache-dir must be a string")
     cfg.cache_dir = cache_dir
     cfg.dynamic = _dynamic(section.get("dynamic", {}), f"{where}.dynamic" if source else "[tool.breaklint.dynamic]")
+    cfg.dynamo_config = _dynamo_config(section.get("dynamo-config", {}), f"{where} dynamo-config")
+    target = section.get("target-torch")
+    if target is not None and (not isinstance(target, str) or not TORCH_VERSION.match(target)):
+        raise ConfigError(f"{where}: target-torch must be a torch release such as \"2.11\" or \"2.13.0\"")
+    cfg.target_torch = target
     return cfg
+
+
+TORCH_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+
+
+def _dynamo_config(table: object, where: str) -> dict[str, list[str]]:
+    """`{capture_scalar_outputs = true, reorderable_logging_functions = ["print"]}`."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table of dynamo settings")
+    out: dict[str, list[str]] = {}
+    for name, value in table.items():
+        setting = canonical(name)
+        if setting is None:
+            raise ConfigError(f"{where}: {name!r} is not a setting the static pass models "
+                              f"(one of {', '.join(SUPPORTED)})")
+        if setting in FLAGS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: {name} must be true or false")
+            out[setting] = [str(value).lower()]
+        else:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where}: {name} must be a list of dotted function names "
+                                  f"(\"print\", \"logging.Logger.info\")")
+            out[setting] = list(value)
+    return out
 
 
 def _dynamic(table: object, where: str) -> DynamicConfig:

@@ -13,13 +13,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache, suppress
+from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.reach import Reach, Values
+from .analysis.scoping import SettingsScopes
 from .analysis.summary import Candidate
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
+from .dynamo_settings import describe_token, token_setting
 from .discovery import _rel, discover
 from .finding import Finding
 from .pool import _analyze_in_pool, _size
@@ -40,6 +42,9 @@ class LintResult:
     reached: set[str] = field(default_factory=set)
     digests: dict[Path, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # paths that gave nothing to lint, and why
+    # dynamo setting -> how many findings it removed (the project's settings, read from the tree and
+    # the configuration): not kept by the run cache, which a changed setting invalidates anyway
+    lifted: dict[str, int] = field(default_factory=dict)
 
     @property
     def all(self) -> list[Finding]:
@@ -94,6 +99,12 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     summaries = [r.summary for r in results if r.summary is not None]
     reach = Reach(summaries, config.module_bases, config.entry_points)
     values = Values(reach)
+    scopes = SettingsScopes(summaries, reach, config.dynamo_settings())
+    lifted: dict[str, int] = {}
+    versions = calibration.table()
+    target = calibration.target_release(config.target_torch, versions)
+    verdicts = {code: calibration.verdict(code, target, versions) for code in CATALOG
+                if rule_info(code).kind == "break"}
     enabled = config.enabled_codes()
     disabled_rule = rule_info("BL410") if "BL410" in CATALOG else None
     extra: dict[Path, list[Candidate]] = {}
@@ -130,11 +141,21 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
             key = (f.code, f.line, f.col, f.end_line, f.end_col)
             if cand.scope in reach.reached and f.code in allowed and key not in seen and (
                     cand.requires is None or values.resolve(cand.requires).is_tensor):
+                if cand.unless or cand.only_with:
+                    cand = _under_settings(cand, scopes, lifted)
+                    if cand is None:
+                        continue
+                stands, note = verdicts.get(f.code, (True, ""))
+                if not stands:  # the calibration saw no break of this rule on the target torch
+                    continue
+                if note:
+                    cand = dataclasses.replace(cand, finding=dataclasses.replace(
+                        cand.finding, torch=note, message=f"{cand.finding.message} ({note})"))
                 seen.add(key)
                 if f.fix is not None and cand.fix_needs and not all(
                         values.resolve(need).known_tensor for need in cand.fix_needs):
                     # the finding stands on an assumed tensor; its rewrite needs a known one
-                    cand = dataclasses.replace(cand, finding=dataclasses.replace(f, fix=None))
+                    cand = dataclasses.replace(cand, finding=dataclasses.replace(cand.finding, fix=None))
                 candidates.append(cand)
         kept, unused = suppress.apply(candidates, res.suppressions)
         findings.extend(c.finding for c in kept)
@@ -149,7 +170,25 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     findings.sort(key=Finding.sort_key)
     errors.sort(key=Finding.sort_key)
     return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached,
-                      digests={r.path: r.digest for r in results if r.digest})
+                      digests={r.path: r.digest for r in results if r.digest}, lifted=lifted)
+
+
+def _under_settings(cand: Candidate, scopes: SettingsScopes, lifted: dict[str, int]) -> Candidate | None:
+    """The candidate as the dynamo settings in force where it sits leave it: None where one removes
+    the break (counted in `lifted`) or where one it needs is off; else named on the finding."""
+    f = cand.finding
+    here = scopes.at(cand.scope, f.line)
+    for token in cand.unless:
+        if here.holds(token):
+            lifted[token_setting(token)] = lifted.get(token_setting(token), 0) + 1
+            return None
+    if not all(here.holds(token) for token in cand.only_with):
+        return None
+    names = tuple(dict.fromkeys(token_setting(t) for t in (*cand.only_with, *cand.unless)))
+    message = f.message
+    if cand.only_with:
+        message += f" (a break because {' and '.join(describe_token(t) for t in cand.only_with)} is set)"
+    return dataclasses.replace(cand, finding=dataclasses.replace(f, settings=names, message=message))
 
 
 def lint_source(source: str, path: Path = Path("<string>"), config: Config | None = None) -> list[Finding]:

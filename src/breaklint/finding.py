@@ -56,6 +56,11 @@ class Finding:
     # What dynamo decides while tracing that must hold for this to happen (`self.training`,
     # `x.dtype == torch.float16`); empty when it happens whatever the inputs.
     condition: str = ""
+    # The dynamo settings this verdict depends on (`capture_scalar_outputs`, ...): a setting that
+    # the project turns on would remove it, or it is a break only because one is on.
+    settings: tuple[str, ...] = field(default=())
+    # What the calibration says about torch releases where they differ ("breaks on torch >= 2.12")
+    torch: str = ""
 
     def sort_key(self) -> tuple:
         return (str(self.path), self.line, self.col, self.code, self.message)
@@ -78,6 +83,8 @@ class Finding:
             "status": self.status,
             "gb_types": list(self.gb_types),
             "condition": self.condition,
+            "settings": list(self.settings),
+            "torch": self.torch,
             "fix": None if self.fix is None else {
                 "title": self.fix.title,
                 "applicability": self.fix.applicability,

@@ -152,6 +152,8 @@ class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditi
         requires: Val | None = None,
         test: cst.BaseExpression | None = None,
         fix_needs: tuple[Val | None, ...] = (),
+        unless: tuple[str, ...] = (),
+        only_with: tuple[str, ...] = (),
     ) -> None:
         pos = self.position(node)
         deferred: list[Val] = []
@@ -186,7 +188,7 @@ class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditi
         owner = scope if scope is not None else (self.function.qualname if self.function else None)
         self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line,
                                          requires if requires is not None and requires.symbolic else None,
-                                         tuple(deferred) if fix is not None else ()))
+                                         tuple(deferred) if fix is not None else (), unless, only_with))
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

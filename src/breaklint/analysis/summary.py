@@ -38,6 +38,19 @@ class CallRef:
 
 
 @dataclass(slots=True)
+class PatchBlock:
+    """`torch._dynamo.config.patch(...)` around code of a function: the lines of a `with` body (0, 0:
+    the whole function, as a decorator), the settings it makes (`dynamo_settings.Settings.from_values`
+    form), or, for `with helper(...):`, the position of the call whose callee provides them."""
+
+    start: int
+    end: int
+    settings: dict[str, list[str]] = field(default_factory=dict)
+    via_line: int = 0
+    via_col: int = 0
+
+
+@dataclass(slots=True)
 class FunctionInfo:
     qualname: str
     cls: str | None
@@ -55,6 +68,10 @@ class FunctionInfo:
     is_static: bool = False  # @staticmethod: no bound first parameter
     # a property whose value is a function (`return LOSSES[self.kind]`): calling it runs these
     returns_functions: list[str] = field(default_factory=list)
+    # dynamo settings patched around code of this function, and those it hands out (a function that
+    # returns `torch._dynamo.config.patch(...)`, or a context manager that yields under one)
+    patches: list[PatchBlock] = field(default_factory=list)
+    provides: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -79,6 +96,8 @@ class ModuleSummary:
     instances: dict[str, str] = field(default_factory=dict)  # module-level var -> class
     function_tables: dict[str, list[str]] = field(default_factory=dict)  # module-level dict/list -> functions
     imports: dict[str, str] = field(default_factory=dict)  # local name -> dotted name it was imported as
+    # `torch._dynamo.config.NAME = ...` outside any patch: the process-wide settings the file makes
+    dynamo_config: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +115,7 @@ class Candidate:
     stmt_end: int
     requires: Val | None = None
     fix_needs: tuple[Val, ...] = ()
+    # dynamo settings (`dynamo_settings` tokens) under which this is no break, and those that must
+    # hold for it to be one
+    unless: tuple[str, ...] = ()
+    only_with: tuple[str, ...] = ()

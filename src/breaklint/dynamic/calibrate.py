@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,29 +70,110 @@ class Calibration:
         return set(self.sites) - self.break_lines()
 
 
-def calibrate(path: Path) -> Calibration:
+def calibrate(path: Path, settings: dict | None = None) -> Calibration:
+    """Run the file's cases under dynamo. A fixture may set dynamo settings when imported (those of
+    `fixtures/settings/`), and `settings` patches more: either way they hold for this file alone."""
+    import torch
+
     from .explain import collect_breaks, in_file
 
-    module = load_module(path)
-    within = in_file(path)
-    cal = Calibration(path=path, static=[f for f in static_findings(path) if f.kind in ("break", "hazard")])
-    for case in module.cases():
-        fn, args, kwargs = (*case, {})[:3] if len(case) == 2 else case
-        breaks, _ = collect_breaks(fn, args, kwargs)
-        for brk in breaks:
-            site = brk.site(within)
-            if site is not None:
-                cal.sites.setdefault(site[1], set()).add(brk.gb_type or "?")
+    config = torch._dynamo.config
+    saved = config.get_config_copy()
+    try:
+        with config.patch(**(settings or {})):
+            module = load_module(path)
+            within = in_file(path)
+            cal = Calibration(path=path, static=[f for f in static_findings(path) if f.kind in ("break", "hazard")])
+            for case in module.cases():
+                fn, args, kwargs = (*case, {})[:3] if len(case) == 2 else case
+                breaks, _ = collect_breaks(fn, args, kwargs)
+                for brk in breaks:
+                    site = brk.site(within)
+                    if site is not None:
+                        cal.sites.setdefault(site[1], set()).add(brk.gb_type or "?")
+    finally:
+        with warnings.catch_warnings():  # reading a deprecated setting warns
+            warnings.simplefilter("ignore")
+            for name, value in saved.items():  # what the fixture set on import goes with it
+                if getattr(config, name) != value:
+                    setattr(config, name, value)
+        torch._dynamo.reset()
     return cal
 
 
+# The values each supported setting is calibrated with, when patched around a rule's own fixture.
+def setting_values() -> dict[str, object]:
+    import logging
+    import warnings as warnings_module
+
+    logging_functions = {print, logging.debug, logging.info, logging.warning, logging.error,
+                         warnings_module.warn}
+    return {
+        "capture_scalar_outputs": True,
+        "capture_dynamic_output_shape_ops": True,
+        "allow_rnn": True,
+        "reorderable_logging_functions": logging_functions,
+        "ignore_logger_methods": {*logging_functions, logging.Logger.debug, logging.Logger.info,
+                                  logging.Logger.warning, logging.Logger.error},
+    }
+
+
+def record(fixtures: Path) -> dict:
+    """What dynamo does on the installed torch, for `calibration.json`: for each rule, how many of the
+    lines its fixture marks break, with no setting and with each supported setting patched in; for
+    each fixture under `settings/`, whether the static pass (reading the setting from the file) and
+    dynamo agree line for line."""
+    import torch
+
+    from ..registry import rule_codes
+
+    codes = set(rule_codes())
+    rules: dict[str, dict[str, list[int]]] = {}
+    for path in sorted(fixtures.glob("BL*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.stem not in codes or "def cases(" not in text:
+            continue
+        marked = {line for line, code in expected_markers(text) if code == path.stem}
+        if not marked:
+            continue
+        row = {"none": [len(marked & set(calibrate(path).sites)), len(marked)]}
+        for name, value in setting_values().items():
+            try:
+                sites = calibrate(path, {name: value}).sites
+            except (AttributeError, KeyError, TypeError):  # a setting this torch does not have
+                continue
+            row[name] = [len(marked & set(sites)), len(marked)]
+        rules[path.stem] = row
+    settings: dict[str, dict] = {}
+    for path in sorted((fixtures / "settings").glob("*.py")):
+        try:
+            cal = calibrate(path)
+        except (AttributeError, KeyError, TypeError) as exc:
+            settings[path.stem] = {"error": f"{type(exc).__name__}: {exc}"}
+            continue
+        settings[path.stem] = {"dynamo": sorted(cal.sites), "static": sorted(cal.break_lines()),
+                               "agree": cal.break_lines() == set(cal.sites)}
+    return {"torch": torch.__version__.split("+")[0], "rules": rules, "settings": settings}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print a table of true positives, false alarms and misses per file."""
+    """Print a table of true positives, false alarms and misses per file; with `--record FILE`,
+    add what the installed torch does on the rules' fixtures to FILE (see `record`)."""
     import argparse
+    import json
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--record", type=Path, help="the calibration file to add this torch's results to")
     args = parser.parse_args(argv)
+    if args.record:
+        result = record(args.paths[0])
+        data = json.loads(args.record.read_text(encoding="utf-8")) if args.record.is_file() else {}
+        data.setdefault("versions", {})[result.pop("torch")] = result
+        data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: _release(kv[0])))
+        args.record.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        print(f"recorded {len(result['rules'])} rules and {len(result['settings'])} settings in {args.record}")
+        return 0
     files = []
     for p in args.paths:
         files.extend(sorted(p.glob("*.py")) if p.is_dir() else [p])
@@ -110,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'total':<28} {tp + fp:>9} {tp:>9} {fp:>6} {fn:>6}")
     print(f"precision {precision:.3f}  recall {recall:.3f}")
     return 0
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
 if __name__ == "__main__":

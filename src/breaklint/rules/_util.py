@@ -51,3 +51,18 @@ def keyword(node: cst.Call, name: str) -> cst.Arg | None:
 
 def positional(node: cst.Call) -> list[cst.Arg]:
     return [a for a in node.args if a.keyword is None and not a.star]
+
+
+# The dynamo settings a rule's verdict depends on (`dynamo_settings` tokens), each calibrated by a
+# fixture under `fixtures/settings/` that makes the setting and is run under dynamo.
+CAPTURE_SCALARS = "capture_scalar_outputs"
+CAPTURE_SHAPES = "capture_dynamic_output_shape_ops"
+ALLOW_RNN = "allow_rnn"
+
+
+def logging_tokens(*keys: str, reorderable: bool = True) -> tuple[str, ...]:
+    """A call of one of `keys` (dotted names) is no break when the project reorders it or ignores it;
+    dynamo reorders only plain functions (print, `logging.warning`), never a logger's methods."""
+    joined = "|".join(keys)
+    ignored = f"ignore_logger_methods={joined}"
+    return (f"reorderable_logging_functions={joined}", ignored) if reorderable else (ignored,)

@@ -60,15 +60,19 @@ class Rule(cst.BatchableCSTVisitor):
         requires: "Val | None" = None,
         test: cst.BaseExpression | None = None,
         fix_needs: tuple["Val | None", ...] = (),
+        unless: tuple[str, ...] = (),
+        only_with: tuple[str, ...] = (),
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
         tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
         condition being reported, whose trace-time conjuncts (`self.training`, a dtype check) the
         finding then names. `fix_needs`: the values of the fix's operands that must be known tensors
         (not only assumed ones) for the fix to be offered: `torch.where(c, ...)` or `t.float()` on a
-        Python value would make working code raise. None among them: not a tensor, no fix."""
+        Python value would make working code raise. None among them: not a tensor, no fix.
+        `unless` / `only_with`: the dynamo settings under which this is no break, or which must hold
+        for it to be one (`dynamo_settings` tokens); the engine knows which are in force."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
-                             fix_needs=fix_needs)
+                             fix_needs=fix_needs, unless=unless, only_with=only_with)
 
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the

@@ -9,7 +9,10 @@ from ..fixes.checks import check_to_assert
 from ..fixes.conditions import tensor_operands
 from ..fixes.guards import reports_only
 from ..fixes.where import branch_to_where, logical_chain, logical_not, retyped_names, tested_after
+from ..analysis import values as V
+from ..analysis.walk import find
 from .base import Rule, register
+from ._util import CAPTURE_SCALARS, builtin_name, maybe_tensor, method_call
 
 BRANCH_SUGGESTION = (
     "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "
@@ -32,11 +35,47 @@ class DataDependentBranch(Rule):
         # per function being walked: (candidate index, names, last line) of `torch.where` fixes that
         # make names tensors; each stands only if no later test reads those names
         self._pending: list[list[tuple[int, set[str], int]]] = []
+        # per function: names holding a number read from a tensor (`s = t.item()`, `n = int(t)`), with
+        # the tensor's value; with `capture_scalar_outputs` dynamo traces the read, and a test of the
+        # number is where it breaks
+        self._captured: list[dict[str, V.Val]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
+        self._captured.append({})
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not (self._captured and self.ctx.active()):
+            return
+        value = self._captured_value(node.value)
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                if value is not None:
+                    self._captured[-1][target.target.value] = value
+                else:
+                    self._captured[-1].pop(target.target.value, None)
+
+    def _captured_value(self, expr: cst.BaseExpression) -> V.Val | None:
+        """What the tensors read into Python numbers in `expr` hold (`t.item()`, `float(t)`,
+        `int(t)`, or a name holding such a number), or None where it reads none."""
+        found: list[V.Val] = []
+        for node in [expr, *find(expr, (cst.Call, cst.Name))]:
+            if isinstance(node, cst.Name) and self._captured and node.value in self._captured[-1]:
+                found.append(self._captured[-1][node.value])
+            elif isinstance(node, cst.Call):
+                call = method_call(node)
+                if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
+                    req = self.ctx.tensor_requirement(call[0])
+                elif builtin_name(self.ctx, node) in ("float", "int") and len(node.args) == 1:
+                    req = self.ctx.tensor_requirement(node.args[0].value)
+                else:
+                    continue
+                if req is not None:
+                    found.append(req)
+        return V.op(*found) if found else None
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._captured.pop()
         for index, names, line in self._pending.pop():
             if tested_after(self.ctx, original_node, names, line):
                 self.withdraw_fix(index)
@@ -54,6 +93,11 @@ class DataDependentBranch(Rule):
             return
         requires = self.ctx.tensor_requirement(test)
         if requires is None:
+            captured = self._captured_value(test)
+            if captured is not None:
+                self.report(test, f"{what} on `{self.ctx.source(test)}`, a number read from a tensor: dynamo "
+                                  "traces the read but cannot branch on the number", requires=captured,
+                            test=test, only_with=(CAPTURE_SCALARS,))
             return
         text = self.ctx.source(test)
         if self.ctx.in_loop:

@@ -9,7 +9,7 @@ from ..finding import Fix
 from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
                            only_whole_tests, unique_to_input, whole_test_operand)
 from .base import Rule, register
-from ._util import keyword, maybe_tensor, method_call, positional
+from ._util import CAPTURE_SCALARS, CAPTURE_SHAPES, keyword, maybe_tensor, method_call, positional
 
 DYNAMIC_FUNCS = {
     "torch.nonzero": "nonzero",
@@ -133,6 +133,7 @@ class DynamicShapeOp(Rule):
             requires=requires,
             fix=fix,
             fix_needs=needs,
+            unless=(CAPTURE_SHAPES,),
         )
 
 
@@ -190,7 +191,7 @@ class BooleanMaskIndex(Rule):
                 fix, needs = self._fixes.get(node, (None, ()))
                 self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
                                   "the result's length depends on the data", requires=value,
-                            fix=fix, fix_needs=needs)
+                            fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,))
                 return
 
 
@@ -232,5 +233,5 @@ class TensorAsSize(Rule):
                 value = self.ctx.value(el)
                 if value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret")):
                     self.report(node, f"`{self.ctx.source(node)}` takes its size from the value of tensor "
-                                      f"`{self.ctx.source(el)}`", requires=value)
+                                      f"`{self.ctx.source(el)}`", requires=value, unless=(CAPTURE_SCALARS,))
                     return

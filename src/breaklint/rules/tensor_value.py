@@ -11,8 +11,9 @@ from ..fixes.edit import replace, sole_statement, text_of, wrapped
 from ..fixes.masks import name_uses, position_lookup
 from ..fixes.numbers import arange_to_range, math_to_torch
 from .base import Rule, register
+from ..analysis.syntax import dotted
 from ..analysis.walk import find
-from ._util import builtin_name, maybe_tensor, method_call, positional
+from ._util import CAPTURE_SCALARS, builtin_name, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (
     "keep the value a tensor (drop the conversion and compute with torch ops); if a Python "
@@ -90,8 +91,9 @@ class TensorItem(Rule):
                 needs = (self.ctx.tensor_requirement(call[0]),)
             else:
                 fix, needs = check_of_test(self.ctx, node) or (None, ())
+            # with `capture_scalar_outputs` dynamo traces the number; an `if` on it then breaks (BL201)
             self.report(node, f"`{self.ctx.source(node)}` copies a tensor value into a Python number",
-                        fix=fix, fix_needs=needs)
+                        fix=fix, fix_needs=needs, unless=(CAPTURE_SCALARS,))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         if self._needs_python_value(original_node):
@@ -152,8 +154,10 @@ class TensorToList(Rule):
             return
         call = method_call(node)
         if call and call[1] == "tolist" and not node.args and maybe_tensor(self.ctx, call[0]):
+            # with `capture_scalar_outputs` dynamo traces the list of an integer tensor (not of a float one)
             self.report(node, f"`{self.ctx.source(node)}` turns a tensor into a list of Python numbers",
-                        fix=arange_to_range(self.ctx, node, call[0]))
+                        fix=arange_to_range(self.ctx, node, call[0]),
+                        unless=(CAPTURE_SCALARS,) if _integer_cast(call[0]) else ())
 
 
 @register
@@ -164,7 +168,7 @@ class TensorScalarCast(Rule):
     KIND = "break"
     MESSAGE = "`float()`, `int()`, `bool()` or `math.*` applied to a tensor reads its value"
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
-    GB_TYPES = ("GB0124", "GB0033")
+    GB_TYPES = ("GB0124", "GB0033", "GB0170")  # GB0170: `bool(t)` with `capture_scalar_outputs`
     CASTS = {"float": "float", "int": "long"}  # the cast -> the tensor method that keeps it a tensor
 
     def __init__(self, ctx) -> None:
@@ -206,8 +210,9 @@ class TensorScalarCast(Rule):
             fix, fix_needs = self._fixes.get(node), (requires,)
             if fix is None and name == "bool":
                 fix, fix_needs = check_of_test(self.ctx, node) or (None, ())
+            # `float(t)` and `int(t)` are traced with `capture_scalar_outputs`; the truth value is not
             self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires,
-                        fix=fix, fix_needs=fix_needs)
+                        fix=fix, fix_needs=fix_needs, unless=(CAPTURE_SCALARS,) if name in self.CASTS else ())
             return
         self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
                           "Python number", requires=requires,
@@ -271,8 +276,23 @@ class TensorScalarCast(Rule):
             # bound that rests on a parameter is left alone.
             if value.is_tensor or (value.symbolic and not _mentions_param(value)):
                 self.report(bound, f"`{self.ctx.source(bound)}` is a tensor used as a slice bound: slicing "
-                                   "reads it as a Python int", requires=value)
+                                   "reads it as a Python int", requires=value, unless=(CAPTURE_SCALARS,))
                 return
+
+
+INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
+INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",
+                            "torch.uint8"})
+
+
+def _integer_cast(node: cst.BaseExpression) -> bool:
+    """`t.long()`, `t.int()`, `t.to(torch.int64)`: a tensor the code just made an integer one."""
+    call = method_call(node) if isinstance(node, cst.Call) else None
+    if call is None:
+        return False
+    if call[1] in INTEGER_CASTS and not node.args:
+        return True
+    return call[1] == "to" and len(node.args) == 1 and dotted(node.args[0].value) in INTEGER_DTYPES
 
 
 def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:

@@ -14,7 +14,7 @@ from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
 from ..fixes.numbers import torch_random
 from .base import Rule, register
-from ._util import builtin_name, maybe_tensor, method_call
+from ._util import ALLOW_RNN, builtin_name, logging_tokens, maybe_tensor, method_call
 
 GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"
 LOG_METHODS = {
@@ -50,7 +50,12 @@ class _CallRule(Rule):
             return
         what = self.matches(node)
         if what is not None:
-            self.report(node, self.describe(node, what), fix=self.fix_for(node, what))
+            self.report(node, self.describe(node, what), fix=self.fix_for(node, what),
+                        unless=self.settings_for(node, what))
+
+    def settings_for(self, node: cst.Call, what: str) -> tuple[str, ...]:
+        """The dynamo settings under which this call is no break (`dynamo_settings` tokens)."""
+        return ()
 
     def fix_for(self, node: cst.Call, what: str) -> Fix | None:
         return guard_statement(self.ctx, node) if self.GUARD_FIX else None
@@ -66,9 +71,14 @@ class PrintCall(_CallRule):
     KIND = "break"
     MESSAGE = "`print` cannot be traced; dynamo breaks the graph to run it"
     SUGGESTION = f"remove the print, or {GUARD}"
-    GB_TYPES = ("GB0059",)
+    GB_TYPES = ("GB0059", "GB0296")  # GB0296: a reorderable print handed a `torch.Size`
     BUILTINS = frozenset({"print"})
     GUARD_FIX = True
+
+    def settings_for(self, node: cst.Call, what: str) -> tuple[str, ...]:
+        # dynamo reorders a print to the graph's end, except one handed a `torch.Size` (`x.shape`)
+        sized = any(_size_of(arg.value) for arg in node.args)
+        return logging_tokens("print", reorderable=not sized)
 
 
 @register
@@ -94,7 +104,21 @@ class LoggingCall(Rule):
             or (isinstance(receiver, cst.Call) and self.ctx.qualify(receiver.func) == "logging.getLogger")
             or (name is not None and (self.ctx.is_logger(name) or name.split(".")[-1] in LOGGER_NAMES))
         ):
-            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=guard_statement(self.ctx, node))
+            if qual == f"logging.{call[1]}":  # the module's function: dynamo can reorder it
+                unless = logging_tokens(qual)
+            else:  # a logger's method: only ignoring it helps
+                unless = logging_tokens(*filter(None, [name and f"{name}.{call[1]}"]), f"logging.Logger.{call[1]}",
+                                        reorderable=False)
+            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=guard_statement(self.ctx, node),
+                        unless=unless)
+
+
+def _size_of(node: cst.BaseExpression) -> bool:
+    """`x.shape`, `x.size()`: a `torch.Size`."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    call = method_call(node) if isinstance(node, cst.Call) else None
+    return call is not None and call[1] == "size" and not node.args
 
 
 @register
@@ -107,6 +131,9 @@ class WarningsCall(_CallRule):
     GB_TYPES = ("GB0007",)
     NAMES = frozenset({"warnings.warn", "warnings.warn_explicit"})
     GUARD_FIX = True
+
+    def settings_for(self, node: cst.Call, what: str) -> tuple[str, ...]:
+        return logging_tokens(what)
 
 
 @register
@@ -304,7 +331,7 @@ class RecurrentModuleCall(Rule):
         if held in RNN_MODULES:
             kind = held.rsplit(".", 1)[-1]
             self.report(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
-                              "modules and runs the whole function eagerly")
+                              "modules and runs the whole function eagerly", unless=(ALLOW_RNN,))
 
 
 LOCK_FACTORIES = frozenset({

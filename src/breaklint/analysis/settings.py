@@ -1,0 +1,171 @@
+"""The dynamo settings a file makes, read from its tree: one more visitor of the batched walk.
+
+- `torch._dynamo.config.NAME = VALUE` (also `|=`, `.add(f)`, `.update({...})`), in a function or at
+  module level: process-wide, kept in the summary's `dynamo_config`;
+- `torch._dynamo.config.patch(NAME=VALUE)` as a decorator (the function and what it reaches) or in
+  a `with` (what the block's calls reach), kept as the function's `PatchBlock`s;
+- a function that returns such a patch, or yields inside one (a context manager), `provides` its
+  settings; a `with helper(...):` block then holds them, once reach knows the callee.
+
+Only the settings `dynamo_settings.SUPPORTED` names are kept; `analysis/scoping` (tree level)
+decides which functions each setting covers. Nothing is evaluated but literals and names.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..dynamo_settings import FLAGS, canonical
+from .summary import FunctionInfo, PatchBlock
+from .syntax import dotted
+from .walk import find
+
+CONFIG = "torch._dynamo.config"
+PATCH = f"{CONFIG}.patch"
+SET_METHODS = ("add", "update")
+# context managers that never hand out dynamo settings: no block is kept for them
+FOREIGN = ("torch.", "contextlib.", "warnings.", "open", "threading.", "tempfile.", "unittest.")
+
+
+class SettingsReader(cst.BatchableCSTVisitor):
+    """Walks after `FileContext` (whose function and names it reads) and before the rules."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    # ------------------------------------------------------------------ values
+    def _members(self, node: cst.BaseExpression) -> list[str] | None:
+        """The functions a set, list or tuple literal (or `set()`) names, as dotted names."""
+        if isinstance(node, cst.Call) and dotted(node.func) == "set" and not node.args:
+            return []
+        if not isinstance(node, (cst.Set, cst.List, cst.Tuple)):
+            return None
+        out = []
+        for el in node.elements:
+            if not isinstance(el, cst.Element):
+                return None
+            name = self.ctx.qualify(el.value) or dotted(el.value)
+            if name is None:
+                return None
+            out.append(name)
+        return out
+
+    def _value(self, setting: str, node: cst.BaseExpression) -> list[str] | None:
+        if setting in FLAGS:
+            if isinstance(node, cst.Name) and node.value in ("True", "False"):
+                return [node.value.lower()]
+            return None
+        return self._members(node)
+
+    def _patch_settings(self, call: cst.Call) -> dict[str, list[str]]:
+        """`patch(a=1)`, `patch({"a": 1})` and `patch("a", 1)`: the supported settings it makes."""
+        pairs: list[tuple[str, cst.BaseExpression]] = []
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        for arg in call.args:
+            if arg.keyword is not None:
+                pairs.append((arg.keyword.value, arg.value))
+        if len(positional) == 1 and isinstance(positional[0], cst.Dict):
+            for el in positional[0].elements:
+                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+                    pairs.append((el.key.evaluated_value, el.value))
+        elif len(positional) == 2 and isinstance(positional[0], cst.SimpleString):
+            pairs.append((positional[0].evaluated_value, positional[1]))
+        out: dict[str, list[str]] = {}
+        for name, value in pairs:
+            setting = canonical(name) if isinstance(name, str) else None
+            if setting is not None:
+                parsed = self._value(setting, value)
+                if parsed is not None:
+                    out[setting] = parsed
+        return out
+
+    def _is_patch(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and self.ctx.qualify(node.func) == PATCH
+
+    def _setting_of(self, target: cst.BaseExpression) -> str | None:
+        """`torch._dynamo.config.NAME` -> the supported setting it names."""
+        if isinstance(target, cst.Attribute) and self.ctx.qualify(target.value) == CONFIG:
+            return canonical(target.attr.value)
+        return None
+
+    def _record(self, setting: str, values: list[str], add: bool = False) -> None:
+        held = self.ctx.summary.dynamo_config
+        if add or setting in FLAGS:
+            held.setdefault(setting, [])
+            held[setting].extend(v for v in values if v not in held[setting])
+        else:
+            held[setting] = list(values)
+
+    # ------------------------------------------------------------------ hooks
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            setting = self._setting_of(target.target)
+            if setting is not None:
+                values = self._value(setting, node.value)
+                if values is not None:
+                    self._record(setting, values)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        setting = self._setting_of(node.target)
+        if setting is not None and setting not in FLAGS and isinstance(node.operator, cst.BitOrAssign):
+            values = self._members(node.value)
+            if values is not None:
+                self._record(setting, values, add=True)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in SET_METHODS and len(call.args) == 1):
+            return
+        setting = self._setting_of(call.func.value)
+        if setting is None or setting in FLAGS:
+            return
+        arg = call.args[0].value
+        values = self._members(arg) if call.func.attr.value == "update" else \
+            [self.ctx.qualify(arg) or dotted(arg) or ""]
+        if values is not None and all(values):
+            self._record(setting, values, add=True)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        fn = self.ctx.function
+        if fn is not None and node.value is not None and self._is_patch(node.value):
+            _provide(fn, self._patch_settings(node.value))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        fn = self.ctx.function
+        if fn is None:
+            return
+        for decorator in node.decorators:
+            if self._is_patch(decorator.decorator):
+                settings = self._patch_settings(decorator.decorator)
+                if fn.qualname.rsplit(".", 1)[-1] == node.name.value:
+                    fn.patches.append(PatchBlock(0, 0, settings))
+                else:  # a nested function: its lines
+                    start, _, end, _ = self.ctx.positions.span(node)
+                    fn.patches.append(PatchBlock(start, end, settings))
+
+    def visit_With(self, node: cst.With) -> None:
+        fn = self.ctx.function
+        start, _, end, _ = self.ctx.positions.span(node.body)
+        for item in node.items:
+            call = item.item
+            if not isinstance(call, cst.Call):
+                continue
+            if self._is_patch(call):
+                settings = self._patch_settings(call)
+                if fn is None:  # a module-level block: a script running compiled code under it
+                    for setting, values in settings.items():
+                        self._record(setting, values)
+                    continue
+                fn.patches.append(PatchBlock(start, end, settings))
+                if next(find(node.body, (cst.Yield,)), None) is not None:
+                    _provide(fn, settings)  # a context manager that yields under the patch
+            elif fn is not None and not (self.ctx.qualify(call.func) or "").startswith(FOREIGN):
+                line, col, _, _ = self.ctx.positions.span(call)
+                fn.patches.append(PatchBlock(start, end, via_line=line, via_col=col))
+
+
+def _provide(fn: FunctionInfo, settings: dict[str, list[str]]) -> None:
+    for setting, values in settings.items():
+        fn.provides.setdefault(setting, []).extend(v for v in values if v not in fn.provides.get(setting, []))

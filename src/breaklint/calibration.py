@@ -1,0 +1,138 @@
+"""Which torch releases each rule's break was confirmed on, and what each dynamo setting does to it.
+
+`calibration.json` beside this module is data written by running the rules' fixtures under dynamo,
+one torch release at a time (`python -m breaklint.dynamic.calibrate --record
+src/breaklint/calibration.json fixtures`): for each rule, how many of the lines its fixture marks
+break with no setting and with each supported setting patched in. It is read as JSON, never
+executed, and nothing here imports torch.
+
+A finding's verdict for the project's `target-torch`: calibrated releases are ordered, the one
+that answers for a target is the newest at or below it (the oldest, for a target older than all).
+Where a rule's fixture breaks on no line on that release, its findings are dropped; where
+releases differ, the finding says from which release on its break was confirmed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+DATA = Path(__file__).with_name("calibration.json")
+
+
+def release(version: str) -> tuple[int, ...]:
+    """"2.13.0+cpu" -> (2, 13, 0); "2.11" -> (2, 11, 0)."""
+    parts = [int(p) for p in re.findall(r"\d+", version.split("+")[0])[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+@cache
+def table(path: Path = DATA) -> dict[str, dict]:
+    """Calibrated release -> its record, oldest first ({} when the file is missing or broken)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    versions = data.get("versions", {}) if isinstance(data, dict) else {}
+    return dict(sorted(versions.items(), key=lambda kv: release(kv[0])))
+
+
+@cache
+def installed_torch() -> str | None:
+    """The installed torch's release, from the name of its `torch-X.Y.Z.dist-info` folder on the
+    import path (neither torch nor `importlib.metadata`, a twentieth of a cold run, is imported)."""
+    import os
+    import sys
+
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            match = re.fullmatch(r"torch-(\d+\.\d+(?:\.\d+)?)[^-]*\.dist-info", name)
+            if match:
+                return match.group(1)
+    return None
+
+
+def target_release(configured: str | None, versions: dict[str, dict]) -> str | None:
+    """The release findings are for: the configured one, else the installed torch, else the newest
+    calibrated."""
+    return configured or installed_torch() or (list(versions)[-1] if versions else None)
+
+
+def answering(target: str, versions: dict[str, dict]) -> str | None:
+    """The calibrated release that answers for `target`."""
+    if not versions:
+        return None
+    at_or_below = [v for v in versions if release(v) <= release(target)]
+    return at_or_below[-1] if at_or_below else list(versions)[0]
+
+
+def counts(code: str, versions: dict[str, dict], setting: str = "none") -> dict[str, tuple[int, int]]:
+    """Release -> (lines that broke, lines marked) of the rule's fixture, for those that recorded it."""
+    out = {}
+    for version, record in versions.items():
+        row = record.get("rules", {}).get(code, {}).get(setting)
+        if isinstance(row, list) and len(row) == 2 and row[1]:
+            out[version] = (int(row[0]), int(row[1]))
+    return out
+
+
+def verdict(code: str, target: str | None, versions: dict[str, dict]) -> tuple[bool, str]:
+    """(whether the rule's findings stand on `target`, what the finding should say about releases)."""
+    rows = counts(code, versions)
+    if target is None or not rows:
+        return True, ""
+    at = answering(target, {v: versions[v] for v in rows})
+    broke, marked = rows[at]
+    if broke == 0:
+        return False, ""
+    if all(b == m for b, m in rows.values()):
+        return True, ""  # the same on every calibrated release: nothing to say
+    since = None
+    for version in reversed(list(rows)):  # newest first: the run of releases that break fully
+        if rows[version][0] != rows[version][1]:
+            break
+        since = version
+    if broke == marked and since is not None:
+        return True, f"breaks on torch >= {since}"
+    return True, f"on torch {at}, {broke} of the rule's {marked} calibration cases break"
+
+
+def markdown(versions: dict[str, dict] | None = None) -> str:
+    """The README's calibration table: for each break rule a setting changes, how many of its
+    fixture's lines still break under it, per calibrated torch release (`python -m breaklint.calibration`)."""
+    from .dynamo_settings import SUPPORTED
+    from .registry import rule_codes, rule_info
+
+    versions = table() if versions is None else versions
+    names = list(versions)
+    header = ["rule", "setting", *[f"torch {v}" for v in names]]
+    rows = [header, ["---"] * len(header)]
+    quiet = []
+    for code in rule_codes():
+        if rule_info(code).kind != "break":
+            continue
+        base = [counts(code, versions).get(v) for v in names]
+        changed = [s for s in SUPPORTED if [counts(code, versions, s).get(v) for v in names] != base]
+        if not changed and len({b for b in base}) == 1 and base[0] and base[0][0] == base[0][1]:
+            quiet.append(code)  # every line breaks on every release, whatever the settings
+            continue
+        for setting in ("none", *SUPPORTED):
+            cells = [counts(code, versions, setting).get(v) for v in names]
+            if setting != "none" and cells == base:
+                continue  # the setting changes nothing for this rule
+            shown = [f"{c[0]} of {c[1]}" if c else "not run" for c in cells]
+            rows.append([f"{code} {rule_info(code).name}" if setting == "none" else "",
+                         "(none)" if setting == "none" else f"`{setting}`", *shown])
+    if quiet:
+        rows.append([f"{len(quiet)} other rules ({quiet[0]} ... {quiet[-1]})", "(none) or any", *["all" for _ in names]])
+    return "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")

@@ -1,0 +1,123 @@
+"""The dynamo settings that change where torch.compile breaks, as the static pass understands them.
+
+A project turns some breaks off with `torch._dynamo.config`: `capture_scalar_outputs` traces
+`.item()` (the break moves to the `if` that then tests the number), `capture_dynamic_output_shape_ops`
+traces `nonzero` and boolean masks, `reorderable_logging_functions` and `ignore_logger_methods` let
+print and logging calls be reordered or dropped, `allow_rnn` traces `nn.LSTM`. The static pass reads
+these where the tree sets them (`analysis/settings.py`) or where the configuration names them
+(`[tool.breaklint] dynamo-config`), and each rule whose verdict one of them changes says so on the
+finding it reports:
+
+- `unless`: conditions under which the finding is not a break (a token each, below);
+- `only_with`: conditions that must all hold for it to be one (the `if` on a captured number).
+
+A token is a setting's name (`capture_scalar_outputs`: the setting is on) or `name=key|key` for a
+set of functions (`reorderable_logging_functions=print`: the set holds one of the keys). Keys are
+dotted names as the tree writes them after imports are resolved: `print`, `logging.warning`,
+`warnings.warn`; `logging.Logger.info` stands for the `info` method of every logger.
+
+Nothing here imports torch or libcst: the configuration, the rules and the engine all ask it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+# settings that are on or off
+FLAGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn")
+# settings that hold a set of functions
+FUNCTION_SETS = ("reorderable_logging_functions", "ignore_logger_methods")
+# other spellings dynamo accepts for the same setting
+ALIASES = {"ignore_logging_functions": "ignore_logger_methods"}
+SUPPORTED = (*FLAGS, *FUNCTION_SETS)
+
+LOGGER_CLASS = "logging.Logger"
+
+
+def canonical(name: str) -> str | None:
+    """The setting a name of `torch._dynamo.config` stands for, or None if the static pass does not
+    model it (most settings do not move a break)."""
+    name = ALIASES.get(name, name)
+    return name if name in SUPPORTED else None
+
+
+def function_key(name: str) -> str:
+    """`Logger.info`, `logging.Logger.info` -> `logging.Logger.info`; other names unchanged."""
+    head, _, method = name.rpartition(".")
+    if head in ("Logger", LOGGER_CLASS, "logging.RootLogger", "RootLogger"):
+        return f"{LOGGER_CLASS}.{method}"
+    return name
+
+
+class Settings:
+    """The dynamo settings in force for some code: flags on or off, function sets' members.
+
+    Built by layering: `Settings().merged(a).merged(b)`, a later layer's flag winning, sets joined. A
+    flag that the tree sets both on and off (`conflicting`) is taken as off: the break stays reported.
+    """
+
+    __slots__ = ("flags", "functions", "origins")
+
+    def __init__(self) -> None:
+        self.flags: dict[str, bool] = {}
+        self.functions: dict[str, set[str]] = {}
+        self.origins: dict[str, str] = {}  # setting -> where it was set, for messages
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Iterable[str]], origin: str = "") -> "Settings":
+        """From the plain form a summary keeps: a flag's values as "true"/"false" (both: conflicting,
+        off), a set's members as dotted names."""
+        out = cls()
+        for name, items in values.items():
+            setting = canonical(name)
+            if setting is None:
+                continue
+            items = list(items)
+            if setting in FLAGS:
+                out.flags[setting] = bool(items) and all(v == "true" for v in items)
+            else:
+                out.functions[setting] = {function_key(v) for v in items}
+            out.origins[setting] = origin
+        return out
+
+    def merged(self, other: "Settings | None") -> "Settings":
+        if other is None or not (other.flags or other.functions):
+            return self
+        out = Settings()
+        out.flags = {**self.flags, **other.flags}
+        out.functions = {k: set(v) for k, v in self.functions.items()}
+        for name, members in other.functions.items():
+            out.functions.setdefault(name, set()).update(members)
+        out.origins = {**self.origins, **other.origins}
+        return out
+
+    def holds(self, token: str) -> bool:
+        name, _, keys = token.partition("=")
+        if not keys:
+            return self.flags.get(name, False)
+        members = self.functions.get(name, set())
+        for key in map(function_key, keys.split("|")):
+            # a name imported from elsewhere (`pkg.utils.logger.info`) is the tree's `logger.info`
+            if key in members or any(m.endswith("." + key) or key.endswith("." + m) for m in members if "." in m):
+                return True
+        return False
+
+    def __bool__(self) -> bool:
+        return any(self.flags.values()) or any(self.functions.values())
+
+    def describe(self) -> str:
+        parts = [name for name, on in sorted(self.flags.items()) if on]
+        parts += [f"{name}={{{', '.join(sorted(m))}}}" for name, m in sorted(self.functions.items()) if m]
+        return ", ".join(parts)
+
+
+def token_setting(token: str) -> str:
+    """The setting a token is about: `reorderable_logging_functions=print` -> its name."""
+    return token.partition("=")[0]
+
+
+def describe_token(token: str) -> str:
+    name, _, keys = token.partition("=")
+    if not keys:
+        return f"`{name}`"
+    return f"`{keys.split('|')[0]}` in `{name}`"

@@ -1,0 +1,321 @@
+"""The project's dynamo settings: read from the tree and the configuration, applied where they hold.
+
+The fixtures under `fixtures/settings/` each make one setting in code; dynamo runs their cases under
+it, and the static pass, which reads the setting from the same file, must predict exactly the lines
+dynamo breaks at. The other tests pin how far a setting reaches (a process-wide assignment, a patch
+as a decorator, a `with` block, a helper that hands a patch out) without running anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from breaklint.config import Config, ConfigError, from_mapping
+from breaklint.dynamo_settings import SUPPORTED
+from breaklint.engine import combine, lint
+from breaklint.analyze import analyze_source
+from breaklint.rules import load_rules
+
+from conftest import FIXTURES, run_cli
+
+SETTING_FIXTURES = sorted((FIXTURES / "settings").glob("*.py"))
+
+
+def test_every_supported_setting_has_a_calibration_fixture() -> None:
+    assert {p.stem for p in SETTING_FIXTURES} == set(SUPPORTED)
+
+
+@pytest.mark.dynamo
+@pytest.mark.parametrize("path", SETTING_FIXTURES, ids=lambda p: p.stem)
+def test_findings_match_dynamo_under_the_setting(path: Path) -> None:
+    pytest.importorskip("torch")
+    from breaklint.dynamic.calibrate import calibrate, expected_markers
+
+    rules = load_rules()
+    markers = expected_markers(path.read_text(encoding="utf-8"))
+    cal = calibrate(path)
+    assert set(cal.sites) == {line for line, _ in markers}, "the fixture's markers are not where dynamo breaks"
+    assert cal.break_lines() == set(cal.sites), (
+        f"static, not dynamo: {sorted(cal.break_lines() - set(cal.sites))}; "
+        f"dynamo, not static: {sorted(set(cal.sites) - cal.break_lines())}")
+    for finding in cal.static:
+        assert (finding.line, finding.code) in markers
+        known = cal.sites[finding.line] - {"?"}
+        assert not known or known & set(rules[finding.code].GB_TYPES), (finding.line, known)
+    # the calibration leaves dynamo's settings as it found them
+    import torch
+
+    assert not torch._dynamo.config.capture_scalar_outputs
+    assert not torch._dynamo.config.reorderable_logging_functions
+
+
+def _codes(source: str, config: Config | None = None, files: dict[str, str] | None = None) -> dict[int, str]:
+    results = [analyze_source(dedent(source), Path("m.py"), "m")]
+    for name, text in (files or {}).items():
+        results.append(analyze_source(dedent(text), Path(f"{name}.py"), name))
+    result = combine(results, config or Config())
+    assert not result.errors, result.errors  # a source that does not parse would pass any `== {}`
+    return {f.line: f.code for f in result.findings if f.path == Path("m.py")}
+
+
+ITEM = """
+    import torch
+    {setting}
+
+    @torch.compile
+    def f(x):
+        x = x * 2
+        return x * x.sum().item()
+"""
+
+
+@pytest.mark.parametrize("setting", [
+    "torch._dynamo.config.capture_scalar_outputs = True",
+    "import torch._dynamo.config as dc\ndc.capture_scalar_outputs = True",
+    "from torch._dynamo import config\nconfig.capture_scalar_outputs = True",
+    "def main():\n    torch._dynamo.config.capture_scalar_outputs = True",
+])
+def test_an_assignment_anywhere_holds_for_the_whole_tree(setting: str) -> None:
+    assert _codes(ITEM.format(setting="")) == {8: "BL101"}
+    assert _codes(ITEM.format(setting=setting.replace("\n", "\n    "))) == {}
+
+
+def test_an_assignment_in_another_file_holds_too() -> None:
+    other = "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n"
+    assert _codes(ITEM.format(setting=""), files={"train": other}) == {}
+
+
+def test_a_flag_set_both_on_and_off_counts_as_off() -> None:
+    both = "torch._dynamo.config.capture_scalar_outputs = True\n    torch._dynamo.config.capture_scalar_outputs = False"
+    assert _codes(ITEM.format(setting=both)) == {9: "BL101"}
+
+
+def test_the_configuration_makes_settings_made_outside_the_tree() -> None:
+    config = from_mapping({"dynamo-config": {"capture_scalar_outputs": True}})
+    assert _codes(ITEM.format(setting=""), config) == {}
+    config = from_mapping({"dynamo-config": {"capture_scalar_outputs": True}})
+    off = "torch._dynamo.config.capture_scalar_outputs = False"
+    assert _codes(ITEM.format(setting=off), config) == {8: "BL101"}, "the tree's own setting wins"
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"capture_scalars": True}, "not a setting the static pass models"),
+    ({"capture_scalar_outputs": "yes"}, "must be true or false"),
+    ({"reorderable_logging_functions": "print"}, "list of dotted function names"),
+])
+def test_a_broken_dynamo_config_is_a_clear_error(table: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        from_mapping({"dynamo-config": table})
+
+
+PATCHED = """
+    import contextlib
+    import torch
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def forward(self, x):
+            return x * x.sum().item()
+
+
+    class Other(nn.Module):
+        def forward(self, x):
+            return x * x.max().item()
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = Head()
+            self.other = Other()
+
+        def forward(self, x):
+            x = x * 2
+            {body}
+"""
+
+
+def test_a_patched_with_block_covers_what_its_calls_reach_and_nothing_else() -> None:
+    body = ("with torch._dynamo.config.patch(capture_scalar_outputs=True):\n"
+            "                y = self.head(x) + x.mean().item()\n"
+            "            return self.other(y) + x.min().item()")
+    assert _codes(PATCHED.format(body=body)) == {14: "BL101", 27: "BL101"}
+
+
+def test_a_helper_that_hands_out_a_patch_covers_its_with_block() -> None:
+    body = ("with self._settings():\n"
+            "                y = self.head(x)\n"
+            "            return self.other(y)\n\n"
+            "        def _settings(self):\n"
+            "            if self.training:\n"
+            "                return contextlib.nullcontext()\n"
+            "            return torch._dynamo.config.patch({'capture_scalar_outputs': True})")
+    assert _codes(PATCHED.format(body=body)) == {14: "BL101"}
+
+
+def test_a_context_manager_that_yields_under_a_patch_covers_its_with_block() -> None:
+    body = ("with scalars():\n"
+            "                return self.head(x) + self.other(x)\n\n\n"
+            "    @contextlib.contextmanager\n"
+            "    def scalars():\n"
+            "        with torch._dynamo.config.patch('capture_scalar_outputs', True):\n"
+            "            yield")
+    assert _codes(PATCHED.format(body=body)) == {}
+    after = body.replace("            yield", "            pass\n        yield")  # yields after the patch ends
+    assert _codes(PATCHED.format(body=after)) == {9: "BL101", 14: "BL101"}
+
+
+def test_a_patch_decorator_covers_the_function_and_what_it_reaches() -> None:
+    source = """
+        import torch
+
+        def helper(x):
+            return x.sum().item()
+
+        @torch._dynamo.config.patch(capture_scalar_outputs=True)
+        @torch.compile
+        def patched(x):
+            return x * helper(x) * x.max().item()
+
+        @torch.compile
+        def plain(x):
+            return x * x.max().item()
+    """
+    assert _codes(source) == {14: "BL101"}
+
+
+def test_settings_the_static_pass_does_not_model_are_ignored() -> None:
+    setting = "torch._dynamo.config.cache_size_limit = 64\n    torch._dynamo.config.capture_scalar_outputs = 1"
+    assert _codes(ITEM.format(setting=setting)) == {9: "BL101"}, "only literal True turns a flag on"
+
+
+def test_a_logger_method_is_lifted_only_by_ignoring_it() -> None:
+    source = """
+        import logging
+        import torch
+        logger = logging.getLogger(__name__)
+        torch._dynamo.config.{setting} = {{logging.Logger.info}}
+
+        @torch.compile
+        def f(x):
+            logger.info("x")
+            logger.debug("x")
+            return x + 1
+    """
+    assert _codes(source.format(setting="reorderable_logging_functions")) == {9: "BL402", 10: "BL402"}
+    assert _codes(source.format(setting="ignore_logging_functions")) == {10: "BL402"}
+
+
+def test_findings_name_the_settings_they_depend_on_and_lint_counts_what_each_removed(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(dedent("""
+        import torch
+        torch._dynamo.config.capture_scalar_outputs = True
+
+        @torch.compile
+        def f(x):
+            s = x.sum().item()
+            n = int(x.max())
+            if s > 0:
+                return x[x > 0] + n
+            return x
+    """))
+    result = lint([tmp_path], Config(root=tmp_path), jobs=1, use_cache=False)
+    assert {(f.line, f.code, f.settings) for f in result.findings} == {
+        (9, "BL201", ("capture_scalar_outputs",)), (10, "BL302", ("capture_dynamic_output_shape_ops",))}
+    assert result.lifted == {"capture_scalar_outputs": 2}
+    branch = next(f for f in result.findings if f.code == "BL201")
+    assert "because `capture_scalar_outputs` is set" in branch.message
+    proc = run_cli(str(tmp_path / "m.py"), "--no-cache", "--output-format", "json")
+    data = json.loads(proc.stdout)
+    findings = data["findings"] if isinstance(data, dict) else data
+    assert sorted(f["settings"] for f in findings) == [["capture_dynamic_output_shape_ops"],
+                                                       ["capture_scalar_outputs"]]
+
+
+# ---------------------------------------------------------------------- the torch release
+
+
+def test_the_shipped_calibration_covers_two_releases_and_every_setting() -> None:
+    from breaklint import calibration
+    from breaklint.registry import rule_codes, rule_info
+
+    versions = calibration.table()
+    assert len(versions) >= 2
+    runnable = {p.stem for p in FIXTURES.glob("BL*.py") if "def cases(" in p.read_text(encoding="utf-8")}
+    for version, record in versions.items():
+        assert runnable & set(rule_codes()) <= set(record["rules"]), version
+        assert {name: r.get("agree") for name, r in record["settings"].items()} == {s: True for s in SUPPORTED}
+        for code in record["rules"]:
+            if rule_info(code).kind == "break":
+                broke, marked = record["rules"][code]["none"]
+                assert broke == marked, f"{code} on torch {version}: a marked line did not break"
+
+
+def test_the_readme_table_is_the_calibration() -> None:
+    from breaklint import calibration
+
+    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    assert calibration.markdown() in readme, "run `python -m breaklint.calibration` and paste it into the README"
+
+
+# A calibration in which BL101's fixture did not break on an older release: the shipped one shows
+# no rule that differs between its releases, so the rule of `target-torch` is shown on this one.
+DIFFERING = {
+    "2.9.0": {"rules": {"BL101": {"none": [0, 3]}, "BL401": {"none": [1, 1]}}},
+    "2.11.0": {"rules": {"BL101": {"none": [2, 3]}, "BL401": {"none": [1, 1]}}},
+    "2.13.0": {"rules": {"BL101": {"none": [3, 3]}, "BL401": {"none": [1, 1]}}},
+}
+TWO_BREAKS = """
+    import torch
+
+    @torch.compile
+    def f(x):
+        print("x")
+        return x * x.sum().item()
+"""
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("2.9", {(6, "BL401", "")}),
+    ("2.10.1", {(6, "BL401", "")}),
+    ("2.11", {(6, "BL401", ""), (7, "BL101", "on torch 2.11.0, 2 of the rule's 3 calibration cases break")}),
+    ("2.13.0", {(6, "BL401", ""), (7, "BL101", "breaks on torch >= 2.13.0")}),
+    ("2.15", {(6, "BL401", ""), (7, "BL101", "breaks on torch >= 2.13.0")}),
+    ("1.0", {(6, "BL401", "")}),
+])
+def test_target_torch_changes_findings_only_where_the_calibration_differs(
+        monkeypatch: pytest.MonkeyPatch, target: str, expected: set) -> None:
+    from breaklint import calibration
+
+    monkeypatch.setattr(calibration, "table", lambda path=None: dict(DIFFERING))
+    config = from_mapping({"target-torch": target})
+    findings = combine([analyze_source(dedent(TWO_BREAKS), Path("m.py"), "m")], config).findings
+    assert {(f.line, f.code, f.torch) for f in findings} == expected
+    for f in findings:
+        assert not f.torch or f.message.endswith(f"({f.torch})")
+
+
+def test_with_the_shipped_calibration_target_torch_changes_nothing() -> None:
+    results = [analyze_source(dedent(TWO_BREAKS), Path("m.py"), "m")]
+    seen = {tuple((f.line, f.code, f.message, f.torch) for f in combine(results, from_mapping(
+        {"target-torch": target})).findings) for target in ("2.4", "2.11", "2.13", "3.0")}
+    assert len(seen) == 1 and len(next(iter(seen))) == 2
+
+
+@pytest.mark.parametrize("value", ["latest", "2", 2.13, "2.13.0.1"])
+def test_a_broken_target_torch_is_a_clear_error(value: object) -> None:
+    with pytest.raises(ConfigError, match="target-torch must be a torch release"):
+        from_mapping({"target-torch": value})
+
+
+def test_rule_prints_its_calibration() -> None:
+    proc = run_cli("rule", "BL101")
+    assert proc.returncode == 0
+    assert "## Calibration" in proc.stdout
+    assert "- torch 2.13.0: 3 of 3; with capture_scalar_outputs: 1 of 3" in proc.stdout
+    assert "## Calibration" not in run_cli("rule", "BL501").stdout, "a hazard never breaks: no calibration rows"
