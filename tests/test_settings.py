@@ -319,3 +319,11 @@ def test_rule_prints_its_calibration() -> None:
     assert "## Calibration" in proc.stdout
     assert "- torch 2.13.0: 3 of 3; with capture_scalar_outputs: 1 of 3" in proc.stdout
     assert "## Calibration" not in run_cli("rule", "BL501").stdout, "a hazard never breaks: no calibration rows"
+
+
+@pytest.mark.parametrize("name", ["test_train.py", "train_test.py", "conftest.py", "tests/helpers.py"])
+def test_a_test_file_sets_settings_for_itself_only(name: str) -> None:
+    other = "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n"
+    results = [analyze_source(dedent(ITEM.format(setting="")), Path("m.py"), "m"),
+               analyze_source(other, Path(name), Path(name).stem)]
+    assert {(f.line, f.code) for f in combine(results, Config()).findings} == {(8, "BL101")}

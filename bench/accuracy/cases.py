@@ -512,7 +512,7 @@ def _generic_entries(lib: str, group: str, name: str) -> list[str]:
 
     cls = getattr(importlib.import_module(GENERIC[lib][group]), name)
     if cls.forward is torch.nn.Module.forward:
-        return [f"{k.__module__}.{k.__qualname__}._call" for k in cls.__mro__[:1] if hasattr(k, "_call")]
+        return [f"{cls.__module__}.{cls.__qualname__}._call"] if hasattr(cls, "_call") else []
     if lib == "zuko" or group == "dist":  # modules that may give distributions: look at one
         try:
             _, _, dist = _generic_build(lib, group, name)

@@ -192,12 +192,15 @@ def static_findings(roots: list[str], entries: list[str]):
     findings = []
     files = []
     reached: set[str] = set()
+    lifted: dict[str, dict[str, int]] = {}  # root -> setting -> findings its own dynamo settings removed
     for root in roots:
         config = Config(root=Path(root))
         config.entry_points = entries
         # the harness's venv lies in this checkout's git-ignored `.cache/`: lint it all the same
         config.respect_gitignore = False
         result = lint([Path(root)], config, use_cache=False)
+        if result.lifted:
+            lifted[root] = result.lifted
         reached |= result.reached
         findings.extend(result.findings)
         files.extend(result.files)
@@ -218,12 +221,12 @@ def static_findings(roots: list[str], entries: list[str]):
                 out[stmt_key(path, cand.finding.line)[1]].add(f"{why} ({cand.finding.code})")
         return out
 
-    return findings, unreached
+    return findings, unreached, lifted
 
 
 # ---------------------------------------------------------------------- scoring
 def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entries: list[str],
-          held_out: frozenset[str] = frozenset(), show_held_out: bool = False) -> str:
+          held_out: frozenset[str] = frozenset(), show_held_out: bool = False, every_miss: bool = False) -> str:
     """The report. Libraries in `held_out` (package names) are scored apart, and only their totals
     are printed unless `show_held_out`: their findings are not to be read while the analysis
     changes."""
@@ -265,7 +268,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
                 abandoned.add(site)
             sites.setdefault(key, {"gb": brk.get("gb_type") or "?", "reason": brk["reason"].splitlines()[0][:100]
                                    if brk["reason"] else "", "case": name, "gb_name": brk.get("gb_name", "")})
-    findings, unreached = static_findings(roots, entries)
+    findings, unreached, lifted = static_findings(roots, entries)
     breaks = [f for f in findings if f.kind == "break"]
     by_stmt: dict[tuple[str, int], list] = defaultdict(list)
     for f in breaks:
@@ -385,10 +388,23 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
         out.append(f"| {code} | {n['confirmed']} | {n['false']} | {n['unjudged']} | "
                    f"{(n['confirmed'] / judged if judged else float('nan')):.2f} |")
     out.append("")
+    out.append("findings removed by a library's own dynamo settings (read from its source):")
+    for root, counts in sorted(lifted.items()):
+        out.append(f"  {os.path.basename(root.rstrip(os.sep))}: "
+                   + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
+    if not lifted:
+        out.append("  none")
+    out.append("")
     out.append(f"misses by cause (count, example){shown}:")
     for cause, n in causes.most_common():
         ex = miss_examples[cause][0]
         out.append(f"  {n:4d}  {cause}  e.g. {rel(ex, libs)}  ({sites[ex]['case']}: {sites[ex]['reason']})")
+    if every_miss:
+        out.append("")
+        out.append(f"every miss{shown}:")
+        for cause, keys in sorted(miss_examples.items()):
+            for key in sorted(keys):
+                out.append(f"  {rel(key, libs)}  {cause}  ({sites[key]['case']}: {sites[key]['reason'][:80]})")
     out.append("")
     out.append(f"false alarms{shown}:")
     for key, codes in sorted(k for k in false_alarms if readable(k[0])):
@@ -429,6 +445,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--output", type=Path, help="also write the table to this file")
     parser.add_argument("--show-held-out", action="store_true",
                         help="also list the held-out libraries' misses and false alarms (only once a change is done)")
+    parser.add_argument("--every-miss", action="store_true", help="list every miss, not one example per cause")
     args = parser.parse_args(argv)
     ensure_environment(argv)
     sys.path.insert(0, str(HERE))
@@ -450,7 +467,7 @@ def main(argv: list[str]) -> int:
         reports = run_cases(cases.names(wanted), roots, args.jobs, args.rerun, args.timeout)
     entries = cases.entry_points([n for n, r in reports.items() if r["ok"]])
     held_out = frozenset(cases.PACKAGES[k] for k in cases.HELD_OUT if k in wanted)
-    table = score(reports, roots, libs, entries, held_out, args.show_held_out)
+    table = score(reports, roots, libs, entries, held_out, args.show_held_out, args.every_miss)
     print(table)
     if args.output:
         args.output.write_text(table + "\n", encoding="utf-8")

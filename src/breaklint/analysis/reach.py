@@ -143,11 +143,17 @@ class Reach:
                 return self.canonical(target)
         return None
 
+    def expand_table(self, name: str) -> list[str]:
+        """What a name stands for when called: each function or class of a module-level table it
+        names (`LOSSES`), or the name itself."""
+        key = self.canonical(name)
+        return [self.canonical(n) for n in self.tables.get(key, [key])]
+
     def attribute_callables(self, cls: str, attr: str) -> list[str]:
         out: list[str] = []
         for owner in self.mro(cls):
             for name in self.classes[owner].callables.get(attr, []):
-                out.extend(self.canonical(n) for n in self.tables.get(self.canonical(name), [name]))
+                out.extend(self.expand_table(name))
         return out
 
     def _instance_targets(self, target: str) -> list[tuple[str, int]]:
@@ -244,8 +250,7 @@ class Reach:
             return out
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
-            made = self.canonical(made)
-            for held in map(self.canonical, self.tables.get(made, [made])):
+            for held in self.expand_table(made):
                 found = self.method(held, method) if held in self.classes else None
                 if found:
                     out.append((found, 1))
@@ -266,7 +271,7 @@ class Reach:
                 out.append((first, 0 if self.functions.get(first) and self.functions[first].is_static else 1))
                 # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
                 for held in getattr(self.functions.get(first), "returns_functions", ()):
-                    out.extend((self.canonical(n), 0) for n in self.tables.get(self.canonical(held), [held]))
+                    out.extend((n, 0) for n in self.expand_table(held))
             for sub in self.subclasses(cls):
                 if call.target in self.classes[sub].methods:
                     out.append((f"{sub}.{call.target}", 1))

@@ -1,7 +1,8 @@
 """The dynamo settings a file makes, read from its tree: one more visitor of the batched walk.
 
 - `torch._dynamo.config.NAME = VALUE` (also `|=`, `.add(f)`, `.update({...})`), in a function or at
-  module level: process-wide, kept in the summary's `dynamo_config`;
+  module level: process-wide, kept in the summary's `dynamo_config` (not from test files: a test
+  sets dynamo's settings for itself, not for the code it tests);
 - `torch._dynamo.config.patch(NAME=VALUE)` as a decorator (the function and what it reaches) or in
   a `with` (what the block's calls reach), kept as the function's `PatchBlock`s;
 - a function that returns such a patch, or yields inside one (a context manager), `provides` its
@@ -33,6 +34,7 @@ class SettingsReader(cst.BatchableCSTVisitor):
     def __init__(self, ctx) -> None:
         super().__init__()
         self.ctx = ctx
+        self._in_tests = is_test_file(ctx.path)
 
     # ------------------------------------------------------------------ values
     def _members(self, node: cst.BaseExpression) -> list[str] | None:
@@ -90,6 +92,8 @@ class SettingsReader(cst.BatchableCSTVisitor):
         return None
 
     def _record(self, setting: str, values: list[str], add: bool = False) -> None:
+        if self._in_tests:
+            return  # a test sets dynamo's settings for itself, not for the code it tests
         held = self.ctx.summary.dynamo_config
         if add or setting in FLAGS:
             held.setdefault(setting, [])
@@ -164,6 +168,16 @@ class SettingsReader(cst.BatchableCSTVisitor):
             elif fn is not None and not (self.ctx.qualify(call.func) or "").startswith(FOREIGN):
                 line, col, _, _ = self.ctx.positions.span(call)
                 fn.patches.append(PatchBlock(start, end, via_line=line, via_col=col))
+
+
+def is_test_file(path) -> bool:
+    """`test_x.py`, `x_test.py`, `conftest.py`, or a file under a `tests` or `test` folder."""
+    parts = [p.lower() for p in getattr(path, "parts", ())]
+    if not parts:
+        return False
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(p in ("tests", "test") for p in parts[:-1]))
 
 
 def _provide(fn: FunctionInfo, settings: dict[str, list[str]]) -> None:

@@ -82,6 +82,10 @@ TENSOR_ONLY_METHODS = {
     "cumsum", "cumprod", "gather", "scatter", "expand", "expand_as", "type_as", "sign",
     "relu", "tanh", "max", "min",
 }
+# Methods that tensors and modules both have, each returning an object of its receiver's kind
+# (`t.to(device)` a tensor, `m.to(device)` a module): on a value the tree decides, a tensor if the
+# receiver is one.
+SAME_KIND_METHODS = {"to", "cpu", "cuda", "type", "requires_grad_", "pin_memory", "share_memory_"}
 # Methods that keep a tensor's dtype (a bool mask stays a bool mask).
 SHAPE_METHODS = {
     "unsqueeze", "squeeze", "view", "reshape", "permute", "transpose", "flatten", "expand", "expand_as",
