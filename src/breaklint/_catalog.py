@@ -36,7 +36,8 @@ CATALOG = {'BL101': ('tensor-item',
            'medium'),
  'BL201': ('data-dependent-branch',
            'break',
-           "an `if`, `while` or conditional expression tests a tensor's value",
+           "an `if`, `while`, conditional expression or `assert` with a computed message tests a tensor's "
+           'value',
            'compute both results and pick with `torch.where(cond, a, b)`, make the code branchless (e.g. '
            '`torch.clamp`, `torch.nan_to_num`), or use `torch.cond(pred, true_fn, false_fn, operands)`',
            ('GB0170', 'GB7000'),

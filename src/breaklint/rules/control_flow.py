@@ -20,13 +20,19 @@ BRANCH_SUGGESTION = (
 )
 
 
+ASSERT_SUGGESTION = (
+    "give the assert a constant message (dynamo then checks it on the device with `torch._assert_async`), "
+    "or check it outside the compiled region"
+)
+
+
 @register
 class DataDependentBranch(Rule):
     CODE = "BL201"
     PRECISION = "medium"
     NAME = "data-dependent-branch"
     KIND = "break"
-    MESSAGE = "an `if`, `while` or conditional expression tests a tensor's value"
+    MESSAGE = "an `if`, `while`, conditional expression or `assert` with a computed message tests a tensor's value"
     SUGGESTION = BRANCH_SUGGESTION
     GB_TYPES = ("GB0170", "GB7000")
 
@@ -88,10 +94,13 @@ class DataDependentBranch(Rule):
                 self._pending[-1].append((len(self.ctx.candidates), names, self.ctx.positions.span(owner)[2]))
         return fix
 
-    def _check(self, test: cst.BaseExpression, what: str, owner: cst.If | cst.IfExp | None = None) -> None:
+    def _check(self, test: cst.BaseExpression, what: str, owner: cst.If | cst.IfExp | None = None,
+               detail: str = "", suggestion: str | None = None) -> None:
         if not self.ctx.active():
             return
         requires = self.ctx.tensor_requirement(test)
+        if requires is None and detail:
+            return
         if requires is None:
             captured = self._captured_value(test)
             if captured is not None:
@@ -101,8 +110,10 @@ class DataDependentBranch(Rule):
             return
         text = self.ctx.source(test)
         if self.ctx.in_loop:
-            message = (f"{what} on tensor value `{text}` inside a loop: dynamo cannot split a graph "
+            message = (f"{what} on tensor value `{text}` inside a loop{detail}: dynamo cannot split a graph "
                        "in a loop and runs the whole function eagerly")
+        elif detail:
+            message = f"{what} on tensor value `{text}`{detail}: dynamo breaks the graph to evaluate it"
         else:
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
         fix = None
@@ -113,7 +124,7 @@ class DataDependentBranch(Rule):
         # a rewrite that computes with the test (`torch.where`, `_assert_async`) runs only on known
         # tensors; one that only guards reporting code needs none
         needs = tensor_operands(self.ctx, test) if fix is not None and not reports_only(fix) else ()
-        self.report(test, message, fix=fix,
+        self.report(test, message, suggestion, fix=fix,
                     requires=requires, test=test, fix_needs=needs)
 
     def visit_If(self, node: cst.If) -> None:
@@ -127,6 +138,23 @@ class DataDependentBranch(Rule):
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._check(node.test, "comprehension `if`")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        # dynamo turns `assert t` into `torch._assert_async` when the message is absent or a constant
+        # string; a message built at run time (`.format(...)`, an f-string, a name) breaks the graph
+        if node.msg is not None and not _constant_string(node.msg):
+            self._check(node.test, "`assert`", detail=" with a message built at run time", suggestion=ASSERT_SUGGESTION)
+
+
+def _constant_string(node: cst.BaseExpression) -> bool:
+    """A string the compiler folds into one constant: literals, implicitly or `+`-concatenated."""
+    if isinstance(node, cst.SimpleString):
+        return True
+    if isinstance(node, cst.ConcatenatedString):
+        return _constant_string(node.left) and _constant_string(node.right)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _constant_string(node.left) and _constant_string(node.right)
+    return False
 
 
 @register
