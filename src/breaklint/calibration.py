@@ -19,13 +19,9 @@ import re
 from functools import cache
 from pathlib import Path
 
+from .dynamo_settings import release
+
 DATA = Path(__file__).with_name("calibration.json")
-
-
-def release(version: str) -> tuple[int, ...]:
-    """"2.13.0+cpu" -> (2, 13, 0); "2.11" -> (2, 11, 0)."""
-    parts = [int(p) for p in re.findall(r"\d+", version.split("+")[0])[:3]]
-    return tuple(parts + [0] * (3 - len(parts)))
 
 
 @cache

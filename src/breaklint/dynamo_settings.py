@@ -3,7 +3,8 @@
 A project turns some breaks off with `torch._dynamo.config`: `capture_scalar_outputs` traces
 `.item()` (the break moves to the `if` that then tests the number), `capture_dynamic_output_shape_ops`
 traces `nonzero` and boolean masks, `reorderable_logging_functions` and `ignore_logger_methods` let
-print and logging calls be reordered or dropped, `allow_rnn` traces `nn.LSTM`. The static pass reads
+print and logging calls be reordered or dropped, `allow_rnn` traces `nn.LSTM`, `trace_autograd_ops`
+traces `torch.autograd.grad` and `.backward()`. The static pass reads
 these where the tree sets them (`analysis/settings.py`) or where the configuration names them
 (`[tool.breaklint] dynamo-config`), and each rule whose verdict one of them changes says so on the
 finding it reports:
@@ -12,7 +13,9 @@ finding it reports:
 - `only_with`: conditions that must all hold for it to be one (the `if` on a captured number).
 
 A token is a setting's name (`capture_scalar_outputs`: the setting is on) or `name=key|key` for a
-set of functions (`reorderable_logging_functions=print`: the set holds one of the keys). Keys are
+set of functions (`reorderable_logging_functions=print`: the set holds one of the keys). A flag's
+token may end in `>=X.Y`, the torch release from which the setting has that effect, as the rule's
+calibration on several releases showed (`trace_autograd_ops>=2.13`). Keys are
 dotted names as the tree writes them after imports are resolved: `print`, `logging.warning`,
 `warnings.warn`; `logging.Logger.info` stands for the `info` method of every logger.
 
@@ -21,10 +24,11 @@ Nothing here imports torch or libcst: the configuration, the rules and the engin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 # settings that are on or off
-FLAGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn")
+FLAGS = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn", "trace_autograd_ops")
 # settings that hold a set of functions
 FUNCTION_SETS = ("reorderable_logging_functions", "ignore_logger_methods")
 # other spellings dynamo accepts for the same setting
@@ -91,7 +95,12 @@ class Settings:
         out.origins = {**self.origins, **other.origins}
         return out
 
-    def holds(self, token: str) -> bool:
+    def holds(self, token: str, torch: tuple[int, ...] | None = None) -> bool:
+        """Whether the token's condition holds, on the torch release `torch` where the token names one."""
+        if ">=" in token:
+            token, since = token.split(">=", 1)
+            if torch is not None and torch < release(since):
+                return False
         name, _, keys = token.partition("=")
         if not keys:
             return self.flags.get(name, False)
@@ -113,11 +122,22 @@ class Settings:
 
 def token_setting(token: str) -> str:
     """The setting a token is about: `reorderable_logging_functions=print` -> its name."""
-    return token.partition("=")[0]
+    return token.split(">=", 1)[0].partition("=")[0]
+
+
+def token_since(token: str) -> str:
+    """The torch release from which a token's setting has its effect ("" for every release)."""
+    return token.split(">=", 1)[1] if ">=" in token else ""
+
+
+def release(version: str) -> tuple[int, ...]:
+    """"2.13.0+cpu" -> (2, 13, 0); "2.11" -> (2, 11, 0)."""
+    parts = [int(p) for p in re.findall(r"\d+", version.split("+")[0])[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def describe_token(token: str) -> str:
-    name, _, keys = token.partition("=")
+    name, _, keys = token.split(">=", 1)[0].partition("=")
     if not keys:
         return f"`{name}`"
     return f"`{keys.split('|')[0]}` in `{name}`"

@@ -21,7 +21,7 @@ from .analysis.summary import Candidate
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
-from .dynamo_settings import describe_token, token_setting
+from .dynamo_settings import describe_token, release, token_setting, token_since
 from .discovery import _rel, discover
 from .finding import Finding
 from .pool import _analyze_in_pool, _size
@@ -142,7 +142,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
             if cand.scope in reach.reached and f.code in allowed and key not in seen and (
                     cand.requires is None or values.resolve(cand.requires).is_tensor):
                 if cand.unless or cand.only_with:
-                    cand = _under_settings(cand, scopes, lifted)
+                    cand = _under_settings(cand, scopes, lifted, release(target) if target else None)
                     if cand is None:
                         continue
                 stands, note = verdicts.get(f.code, (True, ""))
@@ -173,21 +173,26 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
                       digests={r.path: r.digest for r in results if r.digest}, lifted=lifted)
 
 
-def _under_settings(cand: Candidate, scopes: SettingsScopes, lifted: dict[str, int]) -> Candidate | None:
-    """The candidate as the dynamo settings in force where it sits leave it: None where one removes
-    the break (counted in `lifted`) or where one it needs is off; else named on the finding."""
+def _under_settings(cand: Candidate, scopes: SettingsScopes, lifted: dict[str, int],
+                    torch: tuple[int, ...] | None) -> Candidate | None:
+    """The candidate as the dynamo settings in force where it sits leave it, on the target torch
+    release: None where one removes the break (counted in `lifted`) or where one it needs is off;
+    else named on the finding."""
     f = cand.finding
     here = scopes.at(cand.scope, f.line)
     for token in cand.unless:
-        if here.holds(token):
+        if here.holds(token, torch):
             lifted[token_setting(token)] = lifted.get(token_setting(token), 0) + 1
             return None
-    if not all(here.holds(token) for token in cand.only_with):
+    if not all(here.holds(token, torch) for token in cand.only_with):
         return None
     names = tuple(dict.fromkeys(token_setting(t) for t in (*cand.only_with, *cand.unless)))
     message = f.message
     if cand.only_with:
         message += f" (a break because {' and '.join(describe_token(t) for t in cand.only_with)} is set)"
+    for token in cand.unless:
+        if token_since(token) and here.holds(token):  # set, but its effect came in a later release
+            message += f" ({describe_token(token)} is set, which removes this break only from torch {token_since(token)})"
     return dataclasses.replace(cand, finding=dataclasses.replace(f, settings=names, message=message))
 
 

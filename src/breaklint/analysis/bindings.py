@@ -149,6 +149,9 @@ class Bindings:
                     scope.held[target.target.value] = attr
                 else:
                     scope.held.pop(target.target.value, None)
+                if isinstance(original_node.value, (cst.Name, cst.Attribute, cst.IfExp)):
+                    named = scope.functions.setdefault(target.target.value, [])
+                    named.extend(f for f in self._held_functions(original_node.value) if f not in named)
                 made = self.built_from(original_node.value)
                 if made:
                     scope.made[target.target.value] = made

@@ -54,6 +54,8 @@ class Calls:
                 refs.append(("selfattr", inner))
         elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
+        elif isinstance(func, cst.Name) and self._scopes and self._scopes[-1].functions.get(func.value):
+            refs.extend(("name", f) for f in self._scopes[-1].functions[func.value])
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
                 and func.value.value in self._scopes[-1].made:
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in self._scopes[-1].made[func.value.value])

@@ -29,6 +29,9 @@ class Scope:
     # local name -> the classes (or module-level tables of classes) it was built from: `solver =
     # SOLVERS[method](...)` then `solver.integrate(t)` runs `integrate` of each
     made: dict[str, list[str]] = field(default_factory=dict)
+    # local name -> the functions any of its assignments named: `fn = splines.quadratic` in one
+    # branch, `fn = splines.cubic` in the other, then `fn(x)` runs either
+    functions: dict[str, list[str]] = field(default_factory=dict)
 
 
 class Scopes:

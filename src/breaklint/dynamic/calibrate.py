@@ -112,6 +112,7 @@ def setting_values() -> dict[str, object]:
         "capture_scalar_outputs": True,
         "capture_dynamic_output_shape_ops": True,
         "allow_rnn": True,
+        "trace_autograd_ops": True,
         "reorderable_logging_functions": logging_functions,
         "ignore_logger_methods": {*logging_functions, logging.Logger.debug, logging.Logger.info,
                                   logging.Logger.warning, logging.Logger.error},

@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis import values as V
 from ..analysis.syntax import dotted
 from ..analysis.vocabulary import TRUE_UNDER_COMPILE
+from ..analysis.walk import find
 from ..finding import Fix
 from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
@@ -477,3 +478,57 @@ class ExplicitModuleInit(Rule):
             return
         self.report(node, f"`{self.ctx.source(node)}` runs `nn.Module.__init__` unbound: dynamo skips it and "
                           "breaks the graph when this constructor runs in compiled code")
+
+
+AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+
+
+@register
+class AutogradCall(Rule):
+    CODE = "BL419"
+    NAME = "autograd-call"
+    KIND = "break"
+    MESSAGE = "`torch.autograd.grad`, `torch.autograd.backward` or `.backward()` in compiled code"
+    SUGGESTION = ("set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the "
+                  "gradient outside the compiled region")
+    GB_TYPES = ("GB9186", "GB0123", "GB8985")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._last_autograd: list[int] = []  # per function: the line of its last autograd call, or 0
+
+    def _autograd(self, node: cst.Call) -> str | None:
+        qual = self.ctx.qualify(node.func)
+        if qual in AUTOGRAD_CALLS:
+            return qual
+        call = method_call(node)
+        if call and call[1] == "backward" and maybe_tensor(self.ctx, call[0]):
+            return ".backward()"
+        return None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
+                 if isinstance(call, cst.Call) and self._autograd(call)]
+        self._last_autograd.append(max(lines, default=0))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._last_autograd.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        what = self._autograd(node)
+        if what is not None:
+            self.report(node, f"`{self.ctx.source(node)}` runs autograd inside compiled code: with "
+                              "`trace_autograd_ops` off dynamo breaks the graph to run it eagerly",
+                        unless=("trace_autograd_ops",))
+            return
+        call = method_call(node)
+        if call and call[1] == "requires_grad_" and self._last_autograd \
+                and self.ctx.positions.span(node)[0] < self._last_autograd[-1]:
+            # the graph breaks at the autograd call below, and a tensor made to require grad before it
+            # would leak out of the first graph: dynamo breaks here too
+            # on torch 2.11 this break stays with `trace_autograd_ops` on; on 2.13 it goes (calibration)
+            self.report(node, f"`{self.ctx.source(node)}` makes an intermediate require grad before an autograd "
+                              "call that breaks the graph: dynamo breaks here too rather than let it leak",
+                        unless=("trace_autograd_ops>=2.13",))
