@@ -1,4 +1,4 @@
-"""BL4xx: calls dynamo cannot put in a graph."""
+"""BL4xx: calls dynamo cannot put in a graph (modules and autograd: `modules.py`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ import libcst as cst
 from ..analysis import values as V
 from ..analysis.syntax import dotted
 from ..analysis.vocabulary import TRUE_UNDER_COMPILE
-from ..analysis.walk import find
 from ..finding import Fix
 from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
 from ..fixes.numbers import torch_random
 from .base import Rule, register
-from ._util import ALLOW_RNN, builtin_name, logging_tokens, maybe_tensor, method_call
+from ._util import builtin_name, logging_tokens, maybe_tensor, method_call
 
 GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"
 LOG_METHODS = {
@@ -300,41 +299,6 @@ class IntrospectionCall(_CallRule):
         return what
 
 
-RNN_MODULES = frozenset({
-    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
-    "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
-})
-
-
-@register
-class RecurrentModuleCall(Rule):
-    CODE = "BL413"
-    NAME = "recurrent-module-call"
-    KIND = "break"
-    MESSAGE = "an `nn.LSTM`, `nn.GRU` or `nn.RNN` module called in compiled code"
-    SUGGESTION = (
-        "set `torch._dynamo.config.allow_rnn = True` before compiling (dynamo then traces the module), "
-        "or compile the layers around the RNN and run the RNN itself eagerly"
-    )
-    GB_TYPES = ("GB0014",)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
-            return
-        func = node.func
-        held = None
-        attr = self.ctx._self_attr(func)
-        cls = self.ctx.class_info()
-        if attr is not None and cls is not None:
-            held = cls.submodules.get(attr)
-        elif isinstance(func, cst.Call):  # nn.LSTM(4, 4)(x)
-            held = self.ctx.qualify(func.func)
-        if held in RNN_MODULES:
-            kind = held.rsplit(".", 1)[-1]
-            self.report(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
-                              "modules and runs the whole function eagerly", unless=(ALLOW_RNN,))
-
-
 LOCK_FACTORIES = frozenset({
     "threading.Lock", "threading.RLock", "threading.Semaphore", "threading.BoundedSemaphore",
     "threading.Condition", "multiprocessing.Lock", "multiprocessing.RLock",
@@ -457,78 +421,3 @@ class JitIsinstance(Rule):
                                           f"{text_of(self.ctx, args[1].value)})",
                           "use the builtin `isinstance`", safe=True)
         self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=fix)
-
-
-@register
-class ExplicitModuleInit(Rule):
-    CODE = "BL418"
-    NAME = "explicit-module-init"
-    KIND = "break"
-    MESSAGE = "`nn.Module.__init__(self)` in a constructor that compiled code runs"
-    SUGGESTION = "call `super().__init__()`, which dynamo traces, or build the module once in `__init__` of its owner"
-    GB_TYPES = ("GB0007",)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        # Dynamo wraps `nn.Module.__init__` in a function it skips: reached directly, as an
-        # unbound call, it breaks the graph, and then finds the half-built module uninitialized
-        # and runs the whole constructing frame eagerly. `super().__init__()` is traced.
-        if not self.ctx.active() or not isinstance(node.func, cst.Attribute) or node.func.attr.value != "__init__":
-            return
-        if self.ctx.qualify(node.func.value) not in ("torch.nn.Module", "torch.nn.modules.module.Module"):
-            return
-        self.report(node, f"`{self.ctx.source(node)}` runs `nn.Module.__init__` unbound: dynamo skips it and "
-                          "breaks the graph when this constructor runs in compiled code")
-
-
-AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
-
-
-@register
-class AutogradCall(Rule):
-    CODE = "BL419"
-    NAME = "autograd-call"
-    KIND = "break"
-    MESSAGE = "`torch.autograd.grad`, `torch.autograd.backward` or `.backward()` in compiled code"
-    SUGGESTION = ("set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the "
-                  "gradient outside the compiled region")
-    GB_TYPES = ("GB9186", "GB0123", "GB8985")
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._last_autograd: list[int] = []  # per function: the line of its last autograd call, or 0
-
-    def _autograd(self, node: cst.Call) -> str | None:
-        qual = self.ctx.qualify(node.func)
-        if qual in AUTOGRAD_CALLS:
-            return qual
-        call = method_call(node)
-        if call and call[1] == "backward" and maybe_tensor(self.ctx, call[0]):
-            return ".backward()"
-        return None
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
-                 if isinstance(call, cst.Call) and self._autograd(call)]
-        self._last_autograd.append(max(lines, default=0))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._last_autograd.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
-            return
-        what = self._autograd(node)
-        if what is not None:
-            self.report(node, f"`{self.ctx.source(node)}` runs autograd inside compiled code: with "
-                              "`trace_autograd_ops` off dynamo breaks the graph to run it eagerly",
-                        unless=("trace_autograd_ops",))
-            return
-        call = method_call(node)
-        if call and call[1] == "requires_grad_" and self._last_autograd \
-                and self.ctx.positions.span(node)[0] < self._last_autograd[-1]:
-            # the graph breaks at the autograd call below, and a tensor made to require grad before it
-            # would leak out of the first graph: dynamo breaks here too
-            # on torch 2.11 this break stays with `trace_autograd_ops` on; on 2.13 it goes (calibration)
-            self.report(node, f"`{self.ctx.source(node)}` makes an intermediate require grad before an autograd "
-                              "call that breaks the graph: dynamo breaks here too rather than let it leak",
-                        unless=("trace_autograd_ops>=2.13",))

@@ -118,9 +118,29 @@ def skipped_when_compiling(x):
     return x + 1
 
 
+@torch.compile
+def asserted_with_values(x, lo, hi):
+    x = x * 2
+    assert (lo <= x[0]) & (x[0] <= hi), "out of range: {}, {}".format(lo, hi)  # expect: BL201
+    assert x.abs().sum() >= 0, f"negative norm {x.shape}"  # expect: BL201
+    return x + 1
+
+
+@torch.compile
+def asserted_with_constants(x):
+    x = x * 2
+    assert torch.isfinite(x).all()
+    assert x.abs().sum() >= 0, "negative norm"
+    assert x.abs().sum() >= 0, ("negative " "norm")
+    assert x.shape[0] > 0, "empty {}".format(x.shape)
+    return x + 1
+
+
 def cases():
     x = torch.randn(8)
     return [
+        (asserted_with_values, (x, torch.tensor(-100.0), torch.tensor(100.0))),
+        (asserted_with_constants, (x,)),
         (Gate(), (x,)),
         (ternary, (x,)),
         (in_range, (x,)),

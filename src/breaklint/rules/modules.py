@@ -1,0 +1,196 @@
+"""BL4xx: what compiled code does with modules and autograd: recurrent layers, constructors run in
+compiled code, parameters built there, gradients taken there."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.syntax import is_super_call
+from ..analysis.walk import find
+from .base import Rule, register
+from ._util import ALLOW_RNN, maybe_tensor, method_call
+
+MODULE_CLASS = ("torch.nn.Module", "torch.nn.modules.module.Module")
+RNN_MODULES = frozenset({
+    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
+    "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
+})
+
+
+@register
+class RecurrentModuleCall(Rule):
+    CODE = "BL413"
+    NAME = "recurrent-module-call"
+    KIND = "break"
+    MESSAGE = "an `nn.LSTM`, `nn.GRU` or `nn.RNN` module called in compiled code"
+    SUGGESTION = (
+        "set `torch._dynamo.config.allow_rnn = True` before compiling (dynamo then traces the module), "
+        "or compile the layers around the RNN and run the RNN itself eagerly"
+    )
+    GB_TYPES = ("GB0014",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        func = node.func
+        held = None
+        attr = self.ctx._self_attr(func)
+        cls = self.ctx.class_info()
+        if attr is not None and cls is not None:
+            held = cls.submodules.get(attr)
+        elif isinstance(func, cst.Call):  # nn.LSTM(4, 4)(x)
+            held = self.ctx.qualify(func.func)
+        if held in RNN_MODULES:
+            kind = held.rsplit(".", 1)[-1]
+            self.report(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
+                              "modules and runs the whole function eagerly", unless=(ALLOW_RNN,))
+
+
+@register
+class ExplicitModuleInit(Rule):
+    CODE = "BL418"
+    NAME = "explicit-module-init"
+    KIND = "break"
+    MESSAGE = "`nn.Module.__init__(self)` in a constructor that compiled code runs"
+    SUGGESTION = "call `super().__init__()`, which dynamo traces, or build the module once in `__init__` of its owner"
+    GB_TYPES = ("GB0007",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # Dynamo wraps `nn.Module.__init__` in a function it skips: reached directly, as an
+        # unbound call, it breaks the graph, and then finds the half-built module uninitialized
+        # and runs the whole constructing frame eagerly. `super().__init__()` is traced.
+        if not self.ctx.active() or not isinstance(node.func, cst.Attribute) or node.func.attr.value != "__init__":
+            return
+        if self.ctx.qualify(node.func.value) not in MODULE_CLASS:
+            return
+        self.report(node, f"`{self.ctx.source(node)}` runs `nn.Module.__init__` unbound: dynamo skips it and "
+                          "breaks the graph when this constructor runs in compiled code")
+
+
+AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+
+
+@register
+class AutogradCall(Rule):
+    CODE = "BL419"
+    NAME = "autograd-call"
+    KIND = "break"
+    MESSAGE = "`torch.autograd.grad`, `torch.autograd.backward` or `.backward()` in compiled code"
+    SUGGESTION = ("set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the "
+                  "gradient outside the compiled region")
+    GB_TYPES = ("GB9186", "GB0123", "GB8985")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._last_autograd: list[int] = []  # per function: the line of its last autograd call, or 0
+
+    def _autograd(self, node: cst.Call) -> str | None:
+        qual = self.ctx.qualify(node.func)
+        if qual in AUTOGRAD_CALLS:
+            return qual
+        call = method_call(node)
+        if call and call[1] == "backward" and maybe_tensor(self.ctx, call[0]):
+            return ".backward()"
+        return None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
+                 if isinstance(call, cst.Call) and self._autograd(call)]
+        self._last_autograd.append(max(lines, default=0))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._last_autograd.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        what = self._autograd(node)
+        if what is not None:
+            self.report(node, f"`{self.ctx.source(node)}` runs autograd inside compiled code: with "
+                              "`trace_autograd_ops` off dynamo breaks the graph to run it eagerly",
+                        unless=("trace_autograd_ops",))
+            return
+        call = method_call(node)
+        if call and call[1] == "requires_grad_" and self._last_autograd \
+                and self.ctx.positions.span(node)[0] < self._last_autograd[-1]:
+            # the graph breaks at the autograd call below, and a tensor made to require grad before it
+            # would leak out of the first graph: dynamo breaks here too
+            # on torch 2.11 this break stays with `trace_autograd_ops` on; on 2.13 it goes (calibration)
+            self.report(node, f"`{self.ctx.source(node)}` makes an intermediate require grad before an autograd "
+                              "call that breaks the graph: dynamo breaks here too rather than let it leak",
+                        unless=("trace_autograd_ops>=2.13",))
+
+
+# torch.nn classes whose constructor makes an `nn.Parameter` with their default arguments (read from
+# their `__init__`s and their bases' on torch 2.13); the norms of `AFFINE_FLAGS` only when the flag is
+# left on, instance norms only when `affine=True` is passed.
+PARAMETER_MODULES = frozenset({
+    "AdaptiveLogSoftmaxWithLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "Conv1d", "Conv2d",
+    "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Embedding", "EmbeddingBag", "GRU",
+    "GRUCell", "GroupNorm", "LSTM", "LSTMCell", "LayerNorm", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d", "LazyLinear", "Linear", "MultiheadAttention", "PReLU", "RMSNorm", "RNN", "RNNCell",
+    "SyncBatchNorm", "Transformer", "TransformerDecoderLayer", "TransformerEncoderLayer",
+})
+OPTIONAL_PARAMETER_MODULES = frozenset({
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+})
+AFFINE_FLAGS = ("affine", "elementwise_affine")
+
+
+@register
+class ParameterConstruction(Rule):
+    CODE = "BL420"
+    NAME = "parameter-construction"
+    KIND = "break"
+    MESSAGE = "an `nn.Parameter`, or a layer that makes one (`nn.Linear`, `nn.Conv2d`, ...), built in compiled code"
+    SUGGESTION = ("build the layer once, in `__init__` of the module that uses it, and call it in `forward`; "
+                  "a loss or a parameter-free module (`nn.MSELoss()`, `nn.Dropout`) may be built in place")
+    GB_TYPES = ("GB0264", "GB0119")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._init_makes: list[bool] = []  # per function: an `__init__` that builds a parameter
+        # per function: an `__init__` that calls `nn.Module.__init__(self)` unbound (BL418): dynamo
+        # gives up on that frame at the call, and what follows is never traced
+        self._unbound_init: list[bool] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        calls = [c for c in find(node.body, cst.Call) if isinstance(c, cst.Call)] \
+            if node.name.value == "__init__" else []
+        self._init_makes.append(any(self._makes_parameter(c) for c in calls))
+        self._unbound_init.append(any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "__init__"
+                                      and self.ctx.qualify(c.func.value) in MODULE_CLASS for c in calls))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._init_makes.pop()
+        self._unbound_init.pop()
+
+    def _makes_parameter(self, node: cst.Call) -> str | None:
+        qual = self.ctx.qualify(node.func) or ""
+        if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return "nn.Parameter"
+        if not qual.startswith("torch.nn."):
+            return None
+        name = qual.rsplit(".", 1)[-1]
+        flags = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        off = any(isinstance(flags.get(f), cst.Name) and flags[f].value == "False" for f in AFFINE_FLAGS)
+        on = any(isinstance(flags.get(f), cst.Name) and flags[f].value == "True" for f in AFFINE_FLAGS)
+        if (name in PARAMETER_MODULES and not off) or (name in OPTIONAL_PARAMETER_MODULES and on):
+            return f"nn.{name}"
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active() or (self._unbound_init and self._unbound_init[-1]):
+            return
+        what = self._makes_parameter(node)
+        if what is not None:
+            self.report(node, f"`{self.ctx.source(node)}` builds an `{what}` in code that compiled code runs: "
+                              "dynamo does not trace the `nn.Parameter` constructor and breaks the graph")
+        elif self._init_makes and self._init_makes[-1] and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "__init__" and is_super_call(node.func.value):
+            # after the break below, dynamo runs this constructor as a frame of its own, on a module
+            # not yet initialized: it breaks here too
+            self.report(node, f"`{self.ctx.source(node)}` starts a constructor that builds a parameter in "
+                              "compiled code: after that break dynamo meets an uninitialized module here")
