@@ -403,3 +403,52 @@ def test_only_half_precision_checks_make_a_hazard() -> None:
         (6, "BL201", "break", "x.dtype == torch.float32"),
         (8, "BL201", "hazard", "x.dtype == torch.bfloat16 and x.ndim > 1"),
     ]
+
+
+def test_same_kind_methods_of_a_parameter_and_python_results_of_torch_functions() -> None:
+    # `t.to(device)` is a tensor when `t` is one: the helper's branch on it is reported once the caller
+    # passes a tensor; `torch.equal` and `.equal` give a Python bool, never a tensor to branch on
+    assert findings("""
+        import torch
+
+        class Solver:
+            def integrate(self, t):
+                if t[0] > 0:
+                    return t
+                return -t
+
+        @torch.compile
+        def run(y0, t):
+            t = t.to(y0.device)
+            solver = Solver()
+            return solver.integrate(t)
+
+        @torch.compile
+        def same(a, b):
+            a = a * 2
+            flag = torch.equal(a, b) or a.equal(b)
+            return a if flag else b
+    """) == [(6, "BL201")]
+
+
+def test_a_local_bound_to_one_of_several_functions_reaches_each() -> None:
+    assert findings("""
+        import torch
+        from torch import nn
+
+        def masked(x, mask):
+            out = x.clone()
+            return out[x > 0]
+
+        def plain(x, mask):
+            return x * 2
+
+        class Flow(nn.Module):
+            def __init__(self, tails=None):
+                super().__init__()
+                self.tails = tails
+
+            def forward(self, x):
+                fn = masked if self.tails is None else plain
+                return fn(x, None)
+    """) == [(7, "BL302")]

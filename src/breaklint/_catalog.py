@@ -19,7 +19,7 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL103': ('tensor-scalar-cast',
            'break',
-           '`float()`, `int()`, `bool()` or `math.*` applied to a tensor reads its value',
+           '`float()`, `int()`, `bool()`, `torch.equal` or `math.*` applied to a tensor reads its value',
            'keep the value a tensor (drop the conversion and compute with torch ops); if a Python number is '
            'unavoidable, set `torch._dynamo.config.capture_scalar_outputs = True`; for `math.*` use the '
            'torch function of the same name',

@@ -37,7 +37,7 @@ TORCH_NON_TENSOR = {
     "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
     "torch.device", "torch.dtype", "torch.Size", "torch.no_grad", "torch.enable_grad",
     "torch.inference_mode", "torch.set_grad_enabled", "torch.compile", "torch.finfo", "torch.iinfo",
-    "torch.promote_types", "torch.result_type", "torch.can_cast", "torch.is_nonzero",
+    "torch.promote_types", "torch.result_type", "torch.can_cast", "torch.is_nonzero", "torch.equal",
     "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
     "torch.broadcast_tensors", "torch.autocast", "torch.get_autocast_gpu_dtype",
 }
@@ -57,7 +57,7 @@ PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
 TYPE_TESTS = {"isinstance", "issubclass", "hasattr", "getattr", "setattr", "type", "id", "callable"}
 # Tensor methods and attributes whose value is not a tensor.
 NON_TENSOR_METHODS = {
-    "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "data_ptr",
+    "item", "tolist", "equal", "size", "dim", "ndimension", "numel", "nelement", "data_ptr",
     "element_size", "stride", "storage_offset", "is_contiguous", "is_floating_point",
     "is_complex", "numpy", "get_device", "__len__", "untyped_storage", "storage",
     "is_pinned", "is_set_to", "has_names", "type", "register_hook", "backward",

@@ -166,7 +166,7 @@ class TensorScalarCast(Rule):
     PRECISION = "medium"
     NAME = "tensor-scalar-cast"
     KIND = "break"
-    MESSAGE = "`float()`, `int()`, `bool()` or `math.*` applied to a tensor reads its value"
+    MESSAGE = "`float()`, `int()`, `bool()`, `torch.equal` or `math.*` applied to a tensor reads its value"
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     GB_TYPES = ("GB0124", "GB0033", "GB0170")  # GB0170: `bool(t)` with `capture_scalar_outputs`
     CASTS = {"float": "float", "int": "long"}  # the cast -> the tensor method that keeps it a tensor
@@ -190,8 +190,24 @@ class TensorScalarCast(Rule):
                 self._fixes[side] = replace(self.ctx, side, f"{wrapped(inner, text_of(self.ctx, inner))}.{method}()",
                                             f"keep the value a 0-d tensor (`.{method}()`)", safe=False)
 
+    def _equal(self, node: cst.Call) -> bool:
+        """`torch.equal(a, b)` or `a.equal(b)` of tensors: a Python bool read from their values."""
+        operands = [a.value for a in positional(node)]
+        call = method_call(node)
+        if self.ctx.qualify(node.func) != "torch.equal":
+            if not (call and call[1] == "equal" and len(operands) == 1 and maybe_tensor(self.ctx, call[0])):
+                return False
+            operands.insert(0, call[0])
+        needs = [n for n in map(self.ctx.tensor_requirement, operands) if n is not None]
+        if not needs:
+            return False
+        self.report(node, f"`{self.ctx.source(node)}` compares two tensors into a Python bool: dynamo reads "
+                          "their values", "compare with torch ops and keep a tensor: `(a == b).all()`, and "
+                          "test it with `torch.where` or outside the compiled region", requires=V.op(*needs))
+        return True
+
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
+        if not self.ctx.active() or self._equal(node):
             return
         args = positional(node)
         if not args:

@@ -64,8 +64,26 @@ def finite_only(x):
     return x + 1
 
 
+@torch.compile
+def redraw_until_shuffled(n: int):
+    identity = torch.arange(n)
+    perm = torch.randperm(n)
+    tries = 0
+    while torch.equal(perm, identity) and tries < 3:  # expect: BL103
+        perm = torch.randperm(n)
+        tries += 1
+    return perm * 2
+
+
+@torch.compile
+def same_as(x, y):
+    x = x * 2
+    return x + 1 if x.equal(y) else x  # expect: BL103
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
-            (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,))]
+            (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
+            (redraw_until_shuffled, (6,)), (same_as, (x, x * 2))]
