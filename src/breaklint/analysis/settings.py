@@ -35,6 +35,8 @@ class SettingsReader(cst.BatchableCSTVisitor):
         super().__init__()
         self.ctx = ctx
         self._in_tests = is_test_file(ctx.path)
+        # a file that never names dynamo makes no setting (a `with helper():` block is still kept)
+        self._names_dynamo = any("dynamo" in line for line in ctx.lines)
 
     # ------------------------------------------------------------------ values
     def _members(self, node: cst.BaseExpression) -> list[str] | None:
@@ -103,6 +105,8 @@ class SettingsReader(cst.BatchableCSTVisitor):
 
     # ------------------------------------------------------------------ hooks
     def visit_Assign(self, node: cst.Assign) -> None:
+        if not self._names_dynamo:
+            return
         for target in node.targets:
             setting = self._setting_of(target.target)
             if setting is not None:
@@ -111,6 +115,8 @@ class SettingsReader(cst.BatchableCSTVisitor):
                     self._record(setting, values)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if not self._names_dynamo:
+            return
         setting = self._setting_of(node.target)
         if setting is not None and setting not in FLAGS and isinstance(node.operator, cst.BitOrAssign):
             values = self._members(node.value)
@@ -118,6 +124,8 @@ class SettingsReader(cst.BatchableCSTVisitor):
                 self._record(setting, values, add=True)
 
     def visit_Expr(self, node: cst.Expr) -> None:
+        if not self._names_dynamo:
+            return
         call = node.value
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
                 and call.func.attr.value in SET_METHODS and len(call.args) == 1):
@@ -132,13 +140,15 @@ class SettingsReader(cst.BatchableCSTVisitor):
             self._record(setting, values, add=True)
 
     def visit_Return(self, node: cst.Return) -> None:
+        if not self._names_dynamo:
+            return
         fn = self.ctx.function
         if fn is not None and node.value is not None and self._is_patch(node.value):
             _provide(fn, self._patch_settings(node.value))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.ctx.function
-        if fn is None:
+        if fn is None or not self._names_dynamo:
             return
         for decorator in node.decorators:
             if self._is_patch(decorator.decorator):
@@ -156,7 +166,7 @@ class SettingsReader(cst.BatchableCSTVisitor):
             call = item.item
             if not isinstance(call, cst.Call):
                 continue
-            if self._is_patch(call):
+            if self._names_dynamo and self._is_patch(call):
                 settings = self._patch_settings(call)
                 if fn is None:  # a module-level block: a script running compiled code under it
                     for setting, values in settings.items():

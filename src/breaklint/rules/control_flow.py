@@ -20,6 +20,8 @@ BRANCH_SUGGESTION = (
 )
 
 
+# what a function must say for a number read from a tensor to be looked for in it
+READS = (".item()", "float(", "int(")
 ASSERT_SUGGESTION = (
     "give the assert a constant message (dynamo then checks it on the device with `torch._assert_async`), "
     "or check it outside the compiled region"
@@ -44,14 +46,16 @@ class DataDependentBranch(Rule):
         # per function: names holding a number read from a tensor (`s = t.item()`, `n = int(t)`), with
         # the tensor's value; with `capture_scalar_outputs` dynamo traces the read, and a test of the
         # number is where it breaks
-        self._captured: list[dict[str, V.Val]] = []
+        self._captured: list[dict[str, V.Val] | None] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
-        self._captured.append({})
+        start, _, end, _ = self.ctx.positions.span(node)
+        reads = any(word in line for line in self.ctx.lines[start - 1:end] for word in READS)
+        self._captured.append({} if reads else None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not (self._captured and self.ctx.active()):
+        if not (self._captured and self._captured[-1] is not None and self.ctx.active()):
             return
         value = self._captured_value(node.value)
         for target in node.targets:
@@ -66,7 +70,7 @@ class DataDependentBranch(Rule):
         `int(t)`, or a name holding such a number), or None where it reads none."""
         found: list[V.Val] = []
         for node in [expr, *find(expr, (cst.Call, cst.Name))]:
-            if isinstance(node, cst.Name) and self._captured and node.value in self._captured[-1]:
+            if isinstance(node, cst.Name) and node.value in self._captured[-1]:
                 found.append(self._captured[-1][node.value])
             elif isinstance(node, cst.Call):
                 call = method_call(node)
@@ -102,6 +106,8 @@ class DataDependentBranch(Rule):
         if requires is None and detail:
             return
         if requires is None:
+            if not (self._captured and self._captured[-1] is not None):
+                return
             captured = self._captured_value(test)
             if captured is not None:
                 self.report(test, f"{what} on `{self.ctx.source(test)}`, a number read from a tensor: dynamo "

@@ -94,8 +94,10 @@ class AutogradCall(Rule):
         return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
-                 if isinstance(call, cst.Call) and self._autograd(call)]
+        lines = []
+        if _mentions(self.ctx, node, ("grad", "backward")):  # a walk of the body only where it may pay
+            lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
+                     if isinstance(call, cst.Call) and self._autograd(call)]
         self._last_autograd.append(max(lines, default=0))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -137,6 +139,9 @@ OPTIONAL_PARAMETER_MODULES = frozenset({
     "LazyInstanceNorm3d",
 })
 AFFINE_FLAGS = ("affine", "elementwise_affine")
+# what a constructor's text must contain to build a parameter, or to call `nn.Module.__init__` unbound
+LAYER_WORDS = ("Parameter", "nn.", "Linear", "Conv", "Norm", "Embedding", "LSTM", "GRU", "RNN", "Attention",
+               "PReLU", "Transformer", "Module.__init__", "AdaptiveLogSoftmax")
 
 
 @register
@@ -158,7 +163,7 @@ class ParameterConstruction(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         calls = [c for c in find(node.body, cst.Call) if isinstance(c, cst.Call)] \
-            if node.name.value == "__init__" else []
+            if node.name.value == "__init__" and _mentions(self.ctx, node, LAYER_WORDS) else []
         self._init_makes.append(any(self._makes_parameter(c) for c in calls))
         self._unbound_init.append(any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "__init__"
                                       and self.ctx.qualify(c.func.value) in MODULE_CLASS for c in calls))
@@ -194,3 +199,9 @@ class ParameterConstruction(Rule):
             # not yet initialized: it breaks here too
             self.report(node, f"`{self.ctx.source(node)}` starts a constructor that builds a parameter in "
                               "compiled code: after that break dynamo meets an uninitialized module here")
+
+
+def _mentions(ctx, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
+    """Whether the source lines of `node` contain one of `words` (a cheap test before a walk)."""
+    start, _, end, _ = ctx.positions.span(node)
+    return any(word in line for line in ctx.lines[start - 1:end] for word in words)
