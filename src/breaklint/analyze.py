@@ -115,7 +115,7 @@ def _walk(text: str, path: Path, module: str) -> FileContext:
 def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
     from .analysis.context import FileContext
     from .analysis.positions import Positions
-    from .analysis.settings import SettingsReader
+    from .analysis.settings import reader_for
     from .analysis.walk import BatchedWalk
     from .rules import load_rules
 
@@ -124,7 +124,7 @@ def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
         outline = _parse(pieces[0], path, 1, quiet=True) if pieces else None
         ctx = FileContext(path, module, source_lines(text), None)
         rules = [cls(ctx) for cls in load_rules().values()]
-        walker = BatchedWalk([ctx, SettingsReader(ctx), *rules], without=() if suppress.may_suppress(text) else ("visit_Comment",))
+        walker = BatchedWalk([ctx, reader_for(ctx), *rules], without=() if suppress.may_suppress(text) else ("visit_Comment",))
         if outline is None:  # walked whole
             module_node = _parse(text, path, 1)
             ctx.positions = Positions(module_node)

@@ -81,7 +81,7 @@ class Config:
     target_torch: str | None = None
 
     def dynamo_settings(self) -> Settings:
-        return Settings.from_values(self.dynamo_config, "configuration")
+        return Settings.from_values(self.dynamo_config)
 
     # ------------------------------------------------------------------ selection
     def enabled_codes(self) -> set[str]:

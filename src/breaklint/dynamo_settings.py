@@ -60,15 +60,14 @@ class Settings:
     flag that the tree sets both on and off (`conflicting`) is taken as off: the break stays reported.
     """
 
-    __slots__ = ("flags", "functions", "origins")
+    __slots__ = ("flags", "functions")
 
     def __init__(self) -> None:
         self.flags: dict[str, bool] = {}
         self.functions: dict[str, set[str]] = {}
-        self.origins: dict[str, str] = {}  # setting -> where it was set, for messages
 
     @classmethod
-    def from_values(cls, values: Mapping[str, Iterable[str]], origin: str = "") -> "Settings":
+    def from_values(cls, values: Mapping[str, Iterable[str]]) -> "Settings":
         """From the plain form a summary keeps: a flag's values as "true"/"false" (both: conflicting,
         off), a set's members as dotted names."""
         out = cls()
@@ -81,7 +80,6 @@ class Settings:
                 out.flags[setting] = bool(items) and all(v == "true" for v in items)
             else:
                 out.functions[setting] = {function_key(v) for v in items}
-            out.origins[setting] = origin
         return out
 
     def merged(self, other: "Settings | None") -> "Settings":
@@ -92,20 +90,17 @@ class Settings:
         out.functions = {k: set(v) for k, v in self.functions.items()}
         for name, members in other.functions.items():
             out.functions.setdefault(name, set()).update(members)
-        out.origins = {**self.origins, **other.origins}
         return out
 
     def holds(self, token: str, torch: tuple[int, ...] | None = None) -> bool:
         """Whether the token's condition holds, on the torch release `torch` where the token names one."""
-        if ">=" in token:
-            token, since = token.split(">=", 1)
-            if torch is not None and torch < release(since):
-                return False
-        name, _, keys = token.partition("=")
+        name, keys, since = parse_token(token)
+        if since and torch is not None and torch < release(since):
+            return False
         if not keys:
             return self.flags.get(name, False)
         members = self.functions.get(name, set())
-        for key in map(function_key, keys.split("|")):
+        for key in map(function_key, keys):
             # a name imported from elsewhere (`pkg.utils.logger.info`) is the tree's `logger.info`
             if key in members or any(m.endswith("." + key) or key.endswith("." + m) for m in members if "." in m):
                 return True
@@ -114,20 +109,29 @@ class Settings:
     def __bool__(self) -> bool:
         return any(self.flags.values()) or any(self.functions.values())
 
-    def describe(self) -> str:
-        parts = [name for name, on in sorted(self.flags.items()) if on]
-        parts += [f"{name}={{{', '.join(sorted(m))}}}" for name, m in sorted(self.functions.items()) if m]
-        return ", ".join(parts)
+
+def parse_token(token: str) -> tuple[str, list[str], str]:
+    """`name=key|key>=X.Y` -> (the setting, its keys, the release from which it has the effect);
+    keys empty for a flag, the release "" for every release."""
+    rest, _, since = token.partition(">=")
+    name, _, keys = rest.partition("=")
+    return name, keys.split("|") if keys else [], since
 
 
 def token_setting(token: str) -> str:
     """The setting a token is about: `reorderable_logging_functions=print` -> its name."""
-    return token.split(">=", 1)[0].partition("=")[0]
+    return parse_token(token)[0]
 
 
 def token_since(token: str) -> str:
     """The torch release from which a token's setting has its effect ("" for every release)."""
-    return token.split(">=", 1)[1] if ">=" in token else ""
+    return parse_token(token)[2]
+
+
+def add_values(held: dict[str, list[str]], setting: str, values: Iterable[str]) -> None:
+    """Add a setting's values (`Settings.from_values` form) to `held`, each once."""
+    known = held.setdefault(setting, [])
+    known.extend(v for v in values if v not in known)
 
 
 def release(version: str) -> tuple[int, ...]:
@@ -137,7 +141,5 @@ def release(version: str) -> tuple[int, ...]:
 
 
 def describe_token(token: str) -> str:
-    name, _, keys = token.split(">=", 1)[0].partition("=")
-    if not keys:
-        return f"`{name}`"
-    return f"`{keys.split('|')[0]}` in `{name}`"
+    name, keys, _ = parse_token(token)
+    return f"`{keys[0]}` in `{name}`" if keys else f"`{name}`"

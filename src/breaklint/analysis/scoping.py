@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..dynamo_settings import Settings
+from ..dynamo_settings import Settings, add_values
 from .reach import Reach
 from .summary import CallRef, ModuleSummary, PatchBlock
 
@@ -25,8 +25,8 @@ class SettingsScopes:
         tree: dict[str, list[str]] = {}
         for summary in summaries:
             for name, values in summary.dynamo_config.items():
-                tree.setdefault(name, []).extend(v for v in values if v not in tree[name])
-        self.base = (configured or Settings()).merged(Settings.from_values(tree, "tree"))
+                add_values(tree, name, values)
+        self.base = (configured or Settings()).merged(Settings.from_values(tree))
         self.reach = reach
         # function -> settings every line of it holds; (function, block) -> settings of those lines
         self.functions: dict[str, Settings] = {}
@@ -47,15 +47,15 @@ class SettingsScopes:
 
     def _block_settings(self, cls: str | None, calls: list[CallRef], block: PatchBlock) -> Settings:
         if not block.via_line:
-            return Settings.from_values(block.settings, "patch")
+            return Settings.from_values(block.settings)
         provided: dict[str, list[str]] = {}
         for call in calls:
             if (call.line, call.col) == (block.via_line, block.via_col):
                 for target, _ in self.reach.targets(cls, call):
                     fn = self.reach.functions.get(target)
                     for name, values in (fn.provides.items() if fn else ()):
-                        provided.setdefault(name, []).extend(values)
-        return Settings.from_values(provided, "patch")
+                        add_values(provided, name, values)
+        return Settings.from_values(provided)
 
     def _closure(self, roots: list[str]) -> set[str]:
         seen: set[str] = set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..dynamo_settings import FLAGS, canonical
+from ..dynamo_settings import FLAGS, add_values, canonical
 from .summary import FunctionInfo, PatchBlock
 from .syntax import dotted
 from .walk import find
@@ -28,15 +28,56 @@ SET_METHODS = ("add", "update")
 FOREIGN = ("torch.", "contextlib.", "warnings.", "open", "threading.", "tempfile.", "unittest.")
 
 
-class SettingsReader(cst.BatchableCSTVisitor):
-    """Walks after `FileContext` (whose function and names it reads) and before the rules."""
+def reader_for(ctx) -> "HelperBlocks":
+    """The visitor for a file: one that never names dynamo makes no setting, and only its
+    `with helper(...):` blocks are kept (a cheaper visitor, with one hook)."""
+    return (SettingsReader if any("dynamo" in line for line in ctx.lines) else HelperBlocks)(ctx)
+
+
+class HelperBlocks(cst.BatchableCSTVisitor):
+    """Walks after `FileContext` (whose function and names it reads) and before the rules: the
+    `with helper(...):` blocks, whose helper may hand out a patch."""
 
     def __init__(self, ctx) -> None:
         super().__init__()
         self.ctx = ctx
+
+    def _patch_block(self, call: cst.Call, body: cst.BaseSuite, start: int, end: int) -> bool:
+        """Record `with patch(...):`; False where `call` is no patch."""
+        return False
+
+    def visit_With(self, node: cst.With) -> None:
+        fn = self.ctx.function
+        start, _, end, _ = self.ctx.positions.span(node.body)
+        for item in node.items:
+            call = item.item
+            if not isinstance(call, cst.Call) or self._patch_block(call, node.body, start, end):
+                continue
+            if fn is not None and not (self.ctx.qualify(call.func) or "").startswith(FOREIGN):
+                line, col, _, _ = self.ctx.positions.span(call)
+                fn.patches.append(PatchBlock(start, end, via_line=line, via_col=col))
+
+
+class SettingsReader(HelperBlocks):
+    """The visitor of a file that names dynamo: settings assigned, patched and handed out."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
         self._in_tests = is_test_file(ctx.path)
-        # a file that never names dynamo makes no setting (a `with helper():` block is still kept)
-        self._names_dynamo = any("dynamo" in line for line in ctx.lines)
+
+    def _patch_block(self, call: cst.Call, body: cst.BaseSuite, start: int, end: int) -> bool:
+        if not self._is_patch(call):
+            return False
+        settings = self._patch_settings(call)
+        fn = self.ctx.function
+        if fn is None:  # a module-level block: a script running compiled code under it
+            for setting, values in settings.items():
+                self._record(setting, values)
+            return True
+        fn.patches.append(PatchBlock(start, end, settings))
+        if next(find(body, (cst.Yield,)), None) is not None:
+            _provide(fn, settings)  # a context manager that yields under the patch
+        return True
 
     # ------------------------------------------------------------------ values
     def _members(self, node: cst.BaseExpression) -> list[str] | None:
@@ -98,15 +139,12 @@ class SettingsReader(cst.BatchableCSTVisitor):
             return  # a test sets dynamo's settings for itself, not for the code it tests
         held = self.ctx.summary.dynamo_config
         if add or setting in FLAGS:
-            held.setdefault(setting, [])
-            held[setting].extend(v for v in values if v not in held[setting])
+            add_values(held, setting, values)
         else:
             held[setting] = list(values)
 
     # ------------------------------------------------------------------ hooks
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not self._names_dynamo:
-            return
         for target in node.targets:
             setting = self._setting_of(target.target)
             if setting is not None:
@@ -115,8 +153,6 @@ class SettingsReader(cst.BatchableCSTVisitor):
                     self._record(setting, values)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if not self._names_dynamo:
-            return
         setting = self._setting_of(node.target)
         if setting is not None and setting not in FLAGS and isinstance(node.operator, cst.BitOrAssign):
             values = self._members(node.value)
@@ -124,8 +160,6 @@ class SettingsReader(cst.BatchableCSTVisitor):
                 self._record(setting, values, add=True)
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if not self._names_dynamo:
-            return
         call = node.value
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
                 and call.func.attr.value in SET_METHODS and len(call.args) == 1):
@@ -140,15 +174,13 @@ class SettingsReader(cst.BatchableCSTVisitor):
             self._record(setting, values, add=True)
 
     def visit_Return(self, node: cst.Return) -> None:
-        if not self._names_dynamo:
-            return
         fn = self.ctx.function
         if fn is not None and node.value is not None and self._is_patch(node.value):
             _provide(fn, self._patch_settings(node.value))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.ctx.function
-        if fn is None or not self._names_dynamo:
+        if fn is None:
             return
         for decorator in node.decorators:
             if self._is_patch(decorator.decorator):
@@ -158,26 +190,6 @@ class SettingsReader(cst.BatchableCSTVisitor):
                 else:  # a nested function: its lines
                     start, _, end, _ = self.ctx.positions.span(node)
                     fn.patches.append(PatchBlock(start, end, settings))
-
-    def visit_With(self, node: cst.With) -> None:
-        fn = self.ctx.function
-        start, _, end, _ = self.ctx.positions.span(node.body)
-        for item in node.items:
-            call = item.item
-            if not isinstance(call, cst.Call):
-                continue
-            if self._names_dynamo and self._is_patch(call):
-                settings = self._patch_settings(call)
-                if fn is None:  # a module-level block: a script running compiled code under it
-                    for setting, values in settings.items():
-                        self._record(setting, values)
-                    continue
-                fn.patches.append(PatchBlock(start, end, settings))
-                if next(find(node.body, (cst.Yield,)), None) is not None:
-                    _provide(fn, settings)  # a context manager that yields under the patch
-            elif fn is not None and not (self.ctx.qualify(call.func) or "").startswith(FOREIGN):
-                line, col, _, _ = self.ctx.positions.span(call)
-                fn.patches.append(PatchBlock(start, end, via_line=line, via_col=col))
 
 
 def is_test_file(path) -> bool:
@@ -192,4 +204,4 @@ def is_test_file(path) -> bool:
 
 def _provide(fn: FunctionInfo, settings: dict[str, list[str]]) -> None:
     for setting, values in settings.items():
-        fn.provides.setdefault(setting, []).extend(v for v in values if v not in fn.provides.get(setting, []))
+        add_values(fn.provides, setting, values)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config
+from ..dynamo_settings import release
 from ..engine import combine, analyze_source
 from ..finding import Finding
 
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         result = record(args.paths[0])
         data = json.loads(args.record.read_text(encoding="utf-8")) if args.record.is_file() else {}
         data.setdefault("versions", {})[result.pop("torch")] = result
-        data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: _release(kv[0])))
+        data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: release(kv[0])))
         args.record.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         print(f"recorded {len(result['rules'])} rules and {len(result['settings'])} settings in {args.record}")
         return 0
@@ -194,10 +195,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'total':<28} {tp + fp:>9} {tp:>9} {fp:>6} {fn:>6}")
     print(f"precision {precision:.3f}  recall {recall:.3f}")
     return 0
-
-
-def _release(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
 if __name__ == "__main__":

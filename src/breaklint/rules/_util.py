@@ -58,6 +58,7 @@ def positional(node: cst.Call) -> list[cst.Arg]:
 CAPTURE_SCALARS = "capture_scalar_outputs"
 CAPTURE_SHAPES = "capture_dynamic_output_shape_ops"
 ALLOW_RNN = "allow_rnn"
+TRACE_AUTOGRAD = "trace_autograd_ops"
 
 
 def logging_tokens(*keys: str, reorderable: bool = True) -> tuple[str, ...]:
@@ -66,3 +67,9 @@ def logging_tokens(*keys: str, reorderable: bool = True) -> tuple[str, ...]:
     joined = "|".join(keys)
     ignored = f"ignore_logger_methods={joined}"
     return (f"reorderable_logging_functions={joined}", ignored) if reorderable else (ignored,)
+
+
+def mentions(ctx: FileContext, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
+    """Whether the source lines of `node` contain one of `words`: a cheap test before a walk of it."""
+    start, _, end, _ = ctx.positions.span(node)
+    return any(word in line for line in ctx.lines[start - 1:end] for word in words)

@@ -12,7 +12,7 @@ from ..fixes.where import branch_to_where, logical_chain, logical_not, retyped_n
 from ..analysis import values as V
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import CAPTURE_SCALARS, builtin_name, maybe_tensor, method_call
+from ._util import CAPTURE_SCALARS, builtin_name, maybe_tensor, mentions, method_call
 
 BRANCH_SUGGESTION = (
     "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "
@@ -50,9 +50,7 @@ class DataDependentBranch(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
-        start, _, end, _ = self.ctx.positions.span(node)
-        reads = any(word in line for line in self.ctx.lines[start - 1:end] for word in READS)
-        self._captured.append({} if reads else None)
+        self._captured.append({} if mentions(self.ctx, node, READS) else None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not (self._captured and self._captured[-1] is not None and self.ctx.active()):

@@ -8,7 +8,7 @@ import libcst as cst
 from ..analysis.syntax import is_super_call
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import ALLOW_RNN, maybe_tensor, method_call
+from ._util import ALLOW_RNN, TRACE_AUTOGRAD, maybe_tensor, mentions, method_call
 
 MODULE_CLASS = ("torch.nn.Module", "torch.nn.modules.module.Module")
 RNN_MODULES = frozenset({
@@ -59,9 +59,7 @@ class ExplicitModuleInit(Rule):
         # Dynamo wraps `nn.Module.__init__` in a function it skips: reached directly, as an
         # unbound call, it breaks the graph, and then finds the half-built module uninitialized
         # and runs the whole constructing frame eagerly. `super().__init__()` is traced.
-        if not self.ctx.active() or not isinstance(node.func, cst.Attribute) or node.func.attr.value != "__init__":
-            return
-        if self.ctx.qualify(node.func.value) not in MODULE_CLASS:
+        if not self.ctx.active() or not _unbound_module_init(self.ctx, node):
             return
         self.report(node, f"`{self.ctx.source(node)}` runs `nn.Module.__init__` unbound: dynamo skips it and "
                           "breaks the graph when this constructor runs in compiled code")
@@ -95,7 +93,7 @@ class AutogradCall(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         lines = []
-        if _mentions(self.ctx, node, ("grad", "backward")):  # a walk of the body only where it may pay
+        if mentions(self.ctx, node, ("grad", "backward")):  # a walk of the body only where it may pay
             lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
                      if isinstance(call, cst.Call) and self._autograd(call)]
         self._last_autograd.append(max(lines, default=0))
@@ -110,7 +108,7 @@ class AutogradCall(Rule):
         if what is not None:
             self.report(node, f"`{self.ctx.source(node)}` runs autograd inside compiled code: with "
                               "`trace_autograd_ops` off dynamo breaks the graph to run it eagerly",
-                        unless=("trace_autograd_ops",))
+                        unless=(TRACE_AUTOGRAD,))
             return
         call = method_call(node)
         if call and call[1] == "requires_grad_" and self._last_autograd \
@@ -120,7 +118,7 @@ class AutogradCall(Rule):
             # on torch 2.11 this break stays with `trace_autograd_ops` on; on 2.13 it goes (calibration)
             self.report(node, f"`{self.ctx.source(node)}` makes an intermediate require grad before an autograd "
                               "call that breaks the graph: dynamo breaks here too rather than let it leak",
-                        unless=("trace_autograd_ops>=2.13",))
+                        unless=(f"{TRACE_AUTOGRAD}>=2.13",))
 
 
 # torch.nn classes whose constructor makes an `nn.Parameter` with their default arguments (read from
@@ -163,10 +161,9 @@ class ParameterConstruction(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         calls = [c for c in find(node.body, cst.Call) if isinstance(c, cst.Call)] \
-            if node.name.value == "__init__" and _mentions(self.ctx, node, LAYER_WORDS) else []
+            if node.name.value == "__init__" and mentions(self.ctx, node, LAYER_WORDS) else []
         self._init_makes.append(any(self._makes_parameter(c) for c in calls))
-        self._unbound_init.append(any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "__init__"
-                                      and self.ctx.qualify(c.func.value) in MODULE_CLASS for c in calls))
+        self._unbound_init.append(any(_unbound_module_init(self.ctx, c) for c in calls))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._init_makes.pop()
@@ -201,7 +198,7 @@ class ParameterConstruction(Rule):
                               "compiled code: after that break dynamo meets an uninitialized module here")
 
 
-def _mentions(ctx, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
-    """Whether the source lines of `node` contain one of `words` (a cheap test before a walk)."""
-    start, _, end, _ = ctx.positions.span(node)
-    return any(word in line for line in ctx.lines[start - 1:end] for word in words)
+def _unbound_module_init(ctx, node: cst.Call) -> bool:
+    """`nn.Module.__init__(self)`: the base constructor called unbound."""
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__" \
+        and ctx.qualify(node.func.value) in MODULE_CLASS
