@@ -270,11 +270,16 @@ class OpaqueExtensionCall(_CallRule):
         "or move it outside the compiled region"
     )
     GB_TYPES = ("GB0007", "GB0156")
+    # numpy's own modules that torch._numpy has no counterpart of (it has the main namespace, `fft`,
+    # `linalg` and `random`): dynamo skips every numpy file, so their functions break the graph
+    NUMPY_SKIPPED = ("numpy.polynomial.", "numpy.ma.", "numpy.char.", "numpy.strings.", "numpy.lib.",
+                     "numpy.emath.", "numpy.rec.", "numpy.ctypeslib.")
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
-                "networkx.", "pycocotools.")
+                "networkx.", "pycocotools.", *NUMPY_SKIPPED)
 
     def describe(self, node: cst.Call, what: str) -> str:
-        return f"`{self.ctx.source(node)}` calls into `{what.split('.')[0]}`, which dynamo does not trace"
+        package = ".".join(what.split(".")[:2]) if what.startswith(self.NUMPY_SKIPPED) else what.split(".")[0]
+        return f"`{self.ctx.source(node)}` calls into `{package}`, which dynamo does not trace"
 
 
 @register
