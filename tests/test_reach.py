@@ -408,3 +408,86 @@ def test_methods_of_a_local_built_from_a_table_of_classes_are_reached(tmp_path: 
     config.entry_points = ["*solvers.odeint"]
     result = lint([tmp_path], config, use_cache=False)
     assert {(f.line, f.code) for f in result.findings} == {(9, "BL401"), (14, "BL201")}
+
+
+def test_a_method_of_an_attribute_declared_by_annotation_runs_each_override(tmp_path: Path) -> None:
+    # `self.transform = transform` with `transform: Transform`: the attribute may hold any subclass,
+    # so `self.transform.call_and_ladj(x)` runs each one's own method; an attribute declared as
+    # `nn.Module` says too little to pick methods by, and classes outside the hierarchy stay unreached
+    write(tmp_path, {"flows.py": """
+        from typing import Optional
+
+        import torch
+        from torch import nn
+        from torch.distributions import Transform
+
+        class Affine(Transform):
+            def call_and_ladj(self, x):
+                print("affine")
+                return x * 2, x.new_zeros(())
+
+        class Monotonic(Affine):
+            def call_and_ladj(self, x):
+                if x.sum() > 0:
+                    return x, x
+                return -x, x
+
+        class Other:
+            def call_and_ladj(self, x):
+                print("never")
+
+        class Block(nn.Module):
+            def reset(self):
+                print("never either")
+
+        class Flow:
+            def __init__(self, transform: Transform, block: nn.Module, extra: Optional[Transform] = None):
+                self.transform = transform
+                self.block = block
+                self.extra = extra
+
+            def log_prob(self, x):
+                z, ladj = self.transform.call_and_ladj(x)
+                self.block.reset()
+                return z + ladj
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["*flows.Flow.log_prob"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(10, "BL401"), (15, "BL201")}
+
+
+def test_apply_of_an_autograd_function_runs_its_forward() -> None:
+    # dynamo traces `Clip.apply(x, 1.0)` through `Clip.forward(ctx, x, limit)`: the arguments land
+    # on the parameters after `ctx`; `apply` of a class that is no autograd.Function reaches nothing
+    assert codes_by_line("""
+        import torch
+
+        class Base(torch.autograd.Function):
+            pass
+
+        class Clip(Base):
+            @staticmethod
+            def forward(ctx, x, limit):
+                if x.sum() > limit:
+                    x = x / 2
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                print(g)
+                return g, None
+
+        class Plain:
+            @staticmethod
+            def apply(x):
+                print(x)
+
+            def forward(self, x):
+                print(x)
+
+        @torch.compile
+        def run(x):
+            Plain.apply(x)
+            return Clip.apply(x, 1.0)
+    """) == {10: "BL201", 22: "BL401"}  # Plain.apply is a plain static method, called as one

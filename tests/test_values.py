@@ -453,3 +453,101 @@ def test_a_local_bound_to_one_of_several_functions_reaches_each() -> None:
                 fn = masked if self.tails is None else plain
                 return fn(x, None)
     """) == [(7, "BL302")]
+
+
+def test_tensor_methods_on_the_result_of_a_function_the_code_was_handed() -> None:
+    # `norm` is a parameter: `norm(y).abs()` calls a tensor-only method on what it returns, so the
+    # result is taken as an (assumed) tensor, and flows back to callers and into helpers; the same
+    # method on what an imported function or a tree function of unknown result returns says nothing
+    assert findings("""
+        import torch
+        import numpy as np
+
+        def ratio(est, norm):
+            return norm(est).abs()
+
+        def step(last, r):
+            if r == 0:
+                return last
+            return last * r
+
+        def unknown(x):
+            return x
+
+        @torch.compile
+        def solve(y, norm):
+            r = ratio(y, norm)
+            ok = r <= 1
+            if ok:
+                y = y * 2
+            if norm(y).sum() > 0:
+                y = y + 1
+            if np.ones(3).sum() > 0:
+                y = y - 1
+            if unknown(3).abs() > 1:
+                y = y - 2
+            return step(y, r)
+    """) == [(9, "BL201"), (20, "BL201"), (22, "BL201")]
+
+
+def test_a_flag_set_from_a_tensor_test_on_one_path_and_a_bool_on_another() -> None:
+    # `accept = err <= 1` then `accept = False` on one branch: a bool tensor unless that branch
+    # runs, so the test of it breaks (dynamo breaks at each `if` of `step`), overruled twice or not; the other way round
+    # (`on_step = False`, then a test of tensors on one branch) is a Python flag unless the branch
+    # runs, and a number overruled by a tensor (`total = 0`, then a sum) says nothing
+    assert findings("""
+        import torch
+
+        def ratio(e):
+            return e.abs().amax()
+
+        @torch.compile
+        def step(err, dt, max_step: float, min_step: float):
+            accept = ratio(err) <= 1
+            if dt > max_step:
+                accept = False
+            if dt <= min_step:
+                accept = True
+            if accept:
+                dt = dt * 2
+            return dt
+
+        @torch.compile
+        def counts(y, flag: bool):
+            total = 0
+            if flag:
+                total = y.sum()
+            if total:
+                y = y + 1
+            on_step = False
+            if flag:
+                on_step = (y > 0).all()
+            if on_step:
+                y = y + 1
+            return y
+    """) == [(10, "BL201"), (12, "BL201"), (14, "BL201")]
+
+
+def test_a_name_rebound_in_a_loop_holds_the_new_value_for_the_rest_of_the_body() -> None:
+    # inside the body, `converged` is the test just computed (a bool tensor), and `scale` the 2 just
+    # set; past the loop `converged` is that tensor or the `False` from before it (the body may not
+    # run): a Python flag that the loop may set, not reported
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def iterate(y, n: int):
+            converged = False
+            scale = 1
+            for _ in range(n):
+                y = y * 0.5
+                converged = (y.abs() < 1e-3).all()
+                if converged:
+                    break
+                scale = 2
+                if scale > 1:
+                    y = y * scale
+            if not converged:
+                y = y + 1
+            return y
+    """) == [(11, "BL201")]

@@ -194,19 +194,17 @@ class Bindings:
 
     def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
         """Bind a target (a name, or a tuple or list of targets) to a value. Inside a loop body or
-        handler, a name first rebound there is joined with what it held before (the body may not
-        run); branches of an `if` are joined when it ends (`leave_If`), so a flag set to `False`
-        and reassigned only in training stays a Python bool."""
+        handler, a name rebound there holds the new value for the rest of the body and is joined
+        with what it held before once the body ends (`_leave_branch`: the body may not run);
+        branches of an `if` are joined when it ends (`leave_If`), so a flag set to `False` and
+        reassigned only in training stays a Python bool."""
         scope = self._scopes[-1]
         if isinstance(target, cst.Name):
             name = target.value
-            old = scope.values.get(name)
-            if old is not None and self._branch_names and name not in self._branch_names[-1]:
-                value = V.join(old, value)
+            if self._branch_names:
+                self._branch_names[-1].setdefault(name, scope.values.get(name))
             scope.values[name] = value
             self._qualified = (None, None)  # names changed meaning
-            if self._branch_names:
-                self._branch_names[-1].add(name)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = list(target.elements)
             starred = any(isinstance(el, cst.StarredElement) for el in elements)

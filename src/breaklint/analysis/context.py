@@ -90,7 +90,8 @@ class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditi
         self._dead_depth = 0
         self._short_circuits: list[bool] = []  # per `and`/`or` whose right operand is being walked: skipped?
         self._loop_depth = 0
-        self._branch_names: list[set[str]] = []  # per enclosing loop body, `else` or handler: names it bound
+        # per enclosing loop body, `else` or handler: the names it bound, with what each held before
+        self._branch_names: list[dict[str, Val | None]] = []
         self._testing: list[cst.If] = []  # the `if` whose test is being walked, until its body
         self._if_frames: list[list[dict[str, Val]] | None] = []
         self._if_elses: set[cst.Else] = set()

@@ -235,6 +235,11 @@ class Evaluation:
                 if head == "" and receiver.value not in ("self", "cls"):
                     # a guess from the method's name alone: assumed, never known
                     return V.tensor(method in BOOL_METHODS, known=False)
+            if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and base.kind == "unknown"
+                    and method in TENSOR_ONLY_METHODS and self._is_local(receiver.func.value)):
+                # the result of a function the code was handed (`norm(y).abs()`, `norm` a parameter):
+                # assumed, like an unknown name calling the method
+                return V.tensor(method in BOOL_METHODS, known=False)
             cls = self.class_info()
             if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)

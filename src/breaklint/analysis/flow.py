@@ -105,12 +105,21 @@ class Flow:
         self._leave_branch()
 
     # A name bound inside a loop body, the `else` of a loop or `try`, or a handler may keep the
-    # value it had before: see `_assign_value`. (An `if` keeps a snapshot instead: `leave_If`.)
+    # value it had before: `_assign_value` records that value, and past the body the name holds
+    # either. (An `if` keeps a snapshot instead: `leave_If`.)
     def _enter_branch(self) -> None:
-        self._branch_names.append(set())
+        self._branch_names.append({})
 
     def _leave_branch(self) -> None:
-        self._branch_names.pop()
+        before = self._branch_names.pop()
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name, old in before.items():
+            new = values.get(name)
+            if old is not None and new is not None and new != old:
+                values[name] = V.override(old, new)
+        self._qualified = (None, None)
 
     def tested_if(self) -> cst.If | None:
         """The `if` whose test is being walked (before its body)."""
@@ -143,12 +152,16 @@ class Flow:
             self._apply_type_facts(original_node.test, False)
             self._qualified = (None, None)
             return
-        # After the `if`: what either branch left (joined where both bound a name).
+        # After the `if`: what either branch left (joined where both bound a name; without an
+        # `else`, the body may overrule what the name held before).
         body, rest = frame[1], self._scopes[-1].values
         merged = dict(rest)
         for name, value in body.items():
             other = rest.get(name)
-            merged[name] = value if other is None or other == value else V.join(value, other)
+            if other is None or other == value:
+                merged[name] = value
+            else:
+                merged[name] = V.override(other, value) if original_node.orelse is None else V.join(value, other)
         self._scopes[-1].values = merged
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:

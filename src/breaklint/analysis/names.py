@@ -143,6 +143,10 @@ class Names:
                         continue
                     if isinstance(value, cst.Call):
                         self._classify_attr(attr, value, info, params)
+                    elif isinstance(value, cst.Name) and value.value in params:
+                        declared = self._annotated_class(params[value.value])
+                        if declared:
+                            info.declared.setdefault(attr, declared)
                     elif held := self._held_functions(value):
                         info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
@@ -177,6 +181,22 @@ class Names:
                 if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
                     return [qual]
         return []
+
+    def _annotated_class(self, param: cst.Param) -> str | None:
+        """The class a parameter's annotation names (`transform: Transform`, `Optional[Transform]`),
+        where it names a class by a capitalized name and says nothing else."""
+        if param.annotation is None:
+            return None
+        ann = param.annotation.annotation
+        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Optional"):
+            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+            ann = inner[0] if len(inner) == 1 else ann
+        if not isinstance(ann, (cst.Name, cst.Attribute)):
+            return None
+        qual = self.qualify(ann)
+        if not qual or not qual.rsplit(".", 1)[-1][:1].isupper() or qual.startswith(("typing.", "collections.")):
+            return None
+        return qual
 
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
                        params: dict[str, cst.Param] | None = None) -> None:

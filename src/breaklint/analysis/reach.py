@@ -3,7 +3,8 @@
 Works on `ModuleSummary`s only, never on syntax trees. `Reach` follows every edge compile
 follows (methods of the own class and overrides in subclasses, `super()`, submodules and helper
 objects held in attributes, functions held in attributes or tables, module-level functions,
-constructors), starting from each module's `forward` and every compiled function. `Values`
+constructors; a method of an attribute whose class an annotation declares, and its overrides in
+the tree's subclasses of that class), starting from each module's `forward` and every compiled function. `Values`
 then resolves symbolic values: a parameter holds what the reached call sites pass (joined), a
 call returns what its callee returns.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 
 from .summary import CallRef, ClassInfo, FunctionInfo, ModuleSummary
-from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, join, op
+from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, join, op, override
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -25,6 +26,11 @@ PLAIN_BASES = {
 }
 NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.", "torch.autograd.Function",
                        "torch.utils.", "torch.optim.", "torch.distributions.")
+
+
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+# Classes too broad for their subclasses' methods to say what an attribute of that class runs.
+TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
 
 
 def _is_torch_module(base: str) -> bool:
@@ -111,6 +117,11 @@ class Reach:
         self._is_module[qual] = result
         return result
 
+    def is_autograd_function(self, qual: str) -> bool:
+        """Derives from `torch.autograd.Function`, through the tree's classes."""
+        return any(self.canonical(base) in AUTOGRAD_FUNCTIONS
+                   for owner in self.mro(qual) for base in self.classes[owner].bases)
+
     @staticmethod
     def _outside_base_may_be_module(base: str) -> bool:
         if base in PLAIN_BASES or base.startswith(NON_MODULE_PREFIXES):
@@ -139,6 +150,14 @@ class Reach:
     def attribute_class(self, cls: str, attr: str) -> str | None:
         for owner in self.mro(cls):
             target = self.classes[owner].submodules.get(attr)
+            if target:
+                return self.canonical(target)
+        return None
+
+    def declared_class(self, cls: str, attr: str) -> str | None:
+        """The class an attribute is declared to hold by the annotation of the parameter stored in it."""
+        for owner in self.mro(cls):
+            target = self.classes[owner].declared.get(attr)
             if target:
                 return self.canonical(target)
         return None
@@ -260,6 +279,11 @@ class Reach:
             if target in self.classes:
                 init = self.method(target, "__init__") if call.kind == "name" else None
                 return [(init, 1)] if init else []
+            owner, _, attr = target.rpartition(".")
+            if attr == "apply" and owner in self.classes and self.is_autograd_function(owner):
+                # `Clip.apply(x)` runs `Clip.forward(ctx, x)`: dynamo traces it
+                forward = self.method(owner, "forward")
+                return [(forward, 1)] if forward else []
             if target not in self.functions and call.kind == "name":
                 return self._instance_targets(target) or [(target, 0)]
             return [(target, 0)]
@@ -289,11 +313,19 @@ class Reach:
             return out
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
-            held = self.attribute_class(cls, attr)
-            if held is not None and held in self.classes:
+            held = self.attribute_class(cls, attr) or self.declared_class(cls, attr)
+            if held is None:
+                return out
+            if held in self.classes:
                 method = self.method(held, name)
                 if method:
                     out.append((method, 1))
+            if held not in TOO_BROAD:
+                # the attribute may hold an instance of any subclass of its class (`transform:
+                # Transform`, then `self.transform.call_and_ladj(x)`): each override of `name` too
+                for sub in self.subclasses(held):
+                    if name in self.classes[sub].methods:
+                        out.append((f"{sub}.{name}", 1))
             return out
         return out
 
@@ -335,6 +367,8 @@ class Values:
             return op(*(self.resolve(p) for p in value.parts))
         if kind == "cmp":
             return op(*(self.resolve(p) for p in value.parts), comparison=True)
+        if kind == "join" and value.name == "default":
+            return override(*(self.resolve(p) for p in value.parts))
         if kind == "join":
             return join(*(self.resolve(p) for p in value.parts))
         if kind == "elem":

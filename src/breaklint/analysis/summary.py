@@ -83,6 +83,8 @@ class ClassInfo:
     tensor_attrs: set[str] = field(default_factory=set)
     callables: dict[str, list[str]] = field(default_factory=dict)  # attr -> functions it may hold
     attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
+    # attr -> the class a method's parameter stored there is annotated with (`transform: Transform`)
+    declared: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

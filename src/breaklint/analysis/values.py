@@ -165,8 +165,24 @@ def op(*parts: Val, comparison: bool = False) -> Val:
 
 def method_result(receiver: Val, comparison: bool = False) -> Val:
     """What a tensor method returns on a receiver the tree decides: a tensor when the receiver is
-    one. Marked, so that rules can tell `x.sum()` (a tensor as soon as `x` is) from `n + 1`."""
-    return _bound(Val("cmp" if comparison else "op", name="method", parts=(receiver,)))
+    one. Marked, so that rules can tell `x.sum()` (a tensor as soon as `x` is) from `n + 1`.
+
+    A receiver that is itself arithmetic, a comparison or a method result is a tensor exactly when
+    one of its operands is, so a chain (`(x.abs() < eps).all()`) rests on those operands directly
+    and stays as shallow as its first link."""
+    parts: list[Val] = []
+    for part in _flatten_ops(receiver):
+        if part not in parts:
+            parts.append(part)
+    if len(parts) > MAX_PARTS:
+        return UNKNOWN
+    return _bound(Val("cmp" if comparison else "op", name="method", parts=tuple(parts)))
+
+
+def _flatten_ops(value: Val) -> list[Val]:
+    if value.kind in ("op", "cmp"):
+        return [leaf for p in value.parts for leaf in _flatten_ops(p)]
+    return [value]
 
 
 def elem(container: Val, index: int | None = None) -> Val:
@@ -232,6 +248,23 @@ def join(*parts: Val) -> Val:
     if len(real) > MAX_PARTS:
         return UNKNOWN
     return _bound(Val("join", parts=tuple(real)))
+
+
+def override(default: Val, new: Val) -> Val:
+    """A name's value past code that may rebind it (an `if` without `else`, a loop body): what it
+    held before, `default`, or what that code set, `new`.
+
+    As `join`, except for a flag that a comparison of tensors computes and that `True` or `False`
+    may then overrule (`ok = err <= 1`, then `if big: ok = False`): a bool tensor unless the
+    overruling path runs, which a test of it then breaks on, so an assumed bool tensor. The other
+    way round (`ok = False`, then `if c: ok = t.all()`) stays a join: the flag is a Python bool
+    unless the code that sets it runs."""
+    if new.kind == "bool" and default.is_bool_tensor:
+        return tensor(True, known=False)
+    if new.kind == "bool" and default.symbolic and (default.bool_shaped or default.name == "default"):
+        # decided once `default` is (it may itself be such a flag, overruled once more)
+        return _bound(Val("join", name="default", parts=(default, new)))
+    return join(default, new)
 
 
 # ---------------------------------------------------------------------- compact plain data
