@@ -491,3 +491,63 @@ def test_apply_of_an_autograd_function_runs_its_forward() -> None:
             Plain.apply(x)
             return Clip.apply(x, 1.0)
     """) == {10: "BL201", 22: "BL401"}  # Plain.apply is a plain static method, called as one
+
+
+def test_classes_a_factory_function_returns_are_built_and_their_methods_run(tmp_path: Path) -> None:
+    # `solver_cls = methods.select(method)` holds a class `select` returns (here from a dict literal
+    # indexed by the method's name), so `solver_cls(...)` runs its `__init__` and `solver.integrate`
+    # its method; a class no factory returns stays unreached, and a call that returns no class
+    # (`helper(x)`) adds no edge
+    write(tmp_path, {
+        "fac/__init__.py": "",
+        "fac/solvers.py": """
+            import torch
+
+            class Euler:
+                def __init__(self, dt):
+                    self.dt = dt
+
+                def integrate(self, y0, ts):
+                    print("euler")
+                    return y0
+
+            class Heun:
+                def __init__(self, dt):
+                    print("heun init")
+                    self.dt = dt
+
+                def integrate(self, y0, ts):
+                    if ts[0] > 0:
+                        return y0
+                    return -y0
+
+            class Unused:
+                def integrate(self, y0, ts):
+                    print("never")
+        """,
+        "fac/methods.py": """
+            import torch
+            from .solvers import Euler, Heun
+
+            def select(method):
+                return {"euler": Euler, "heun": Heun}[method]
+
+            def helper(x):
+                return x * 2
+        """,
+        "fac/api.py": """
+            import torch
+            from . import methods
+
+            def sdeint(y0, ts, method="euler"):
+                solver_cls = methods.select(method)
+                scaled = methods.helper(y0)
+                solver = solver_cls(dt=0.1)
+                return solver.integrate(scaled, ts)
+        """,
+    })
+    config = Config(root=tmp_path)
+    config.entry_points = ["*api.sdeint"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {
+        ("solvers.py", 9, "BL401"), ("solvers.py", 14, "BL401"), ("solvers.py", 18, "BL201")}

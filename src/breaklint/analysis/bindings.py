@@ -9,6 +9,7 @@ import libcst as cst
 
 from . import values as V
 from .values import Val
+from .syntax import dotted
 from .vocabulary import UNREADABLE
 from .walk import find
 
@@ -152,6 +153,9 @@ class Bindings:
                 if isinstance(original_node.value, (cst.Name, cst.Attribute, cst.IfExp)):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
+                elif (returned := self._returned_by(original_node.value)) is not None:
+                    # `solver_cls = select(method)`: what `select` returns, which reach looks up
+                    scope.functions[target.target.value] = [returned]
                 made = self.built_from(original_node.value)
                 if made:
                     scope.made[target.target.value] = made
@@ -168,10 +172,25 @@ class Bindings:
             return []
         if isinstance(value.func, cst.Subscript):
             return self._held_functions(value.func)
+        if isinstance(value.func, cst.Name) and self._scopes and self._scopes[-1].functions.get(value.func.value):
+            return list(self._scopes[-1].functions[value.func.value])  # `solver = solver_cls(...)`
         name = self.qualify(value.func)
         if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
             return [name]
         return []
+
+    def _returned_by(self, value: cst.BaseExpression) -> str | None:
+        """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which
+        stands for the functions and classes `f` returns (`Reach.expand_table`)."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+            return None
+        name = dotted(value.func)
+        if not name or name.split(".")[0] not in self.aliases or self._is_local(name):
+            return None
+        qual = self.qualify(value.func)
+        if not qual or qual.startswith(("torch.", "math.", "numpy.", "logging.", "builtins.")):
+            return None
+        return qual + "()"
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if not self._scopes or not isinstance(original_node.target, cst.Name):

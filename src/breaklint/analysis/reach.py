@@ -164,7 +164,11 @@ class Reach:
 
     def expand_table(self, name: str) -> list[str]:
         """What a name stands for when called: each function or class of a module-level table it
-        names (`LOSSES`), or the name itself."""
+        names (`LOSSES`), each one a function returns (`"pkg.select()"`, what `select` returned), or
+        the name itself."""
+        if name.endswith("()"):
+            fn = self.functions.get(self.canonical(name[:-2]))
+            return [n for held in (fn.returns_functions if fn else ()) for n in self.expand_table(held)]
         key = self.canonical(name)
         return [self.canonical(n) for n in self.tables.get(key, [key])]
 
@@ -263,6 +267,10 @@ class Reach:
         of `method` in subclasses too: a base class's forward that calls `self.apply_transform(...)`
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
+        if call.kind == "name" and call.target.endswith("()"):  # what a call returned: each function or class
+            for held in self.expand_table(call.target):
+                out.extend(self.targets(cls, CallRef("name", held, call.line, call.col, call.end_line, call.end_col)))
+            return out
         if call.kind == "name" and self.canonical(call.target) in self.tables:
             for held in self.tables[self.canonical(call.target)]:
                 out.extend(self.targets(cls, CallRef("name", held, call.line, call.col, call.end_line, call.end_col)))
@@ -294,7 +302,8 @@ class Reach:
             if first:
                 out.append((first, 0 if self.functions.get(first) and self.functions[first].is_static else 1))
                 # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
-                for held in getattr(self.functions.get(first), "returns_functions", ()):
+                prop = self.functions.get(first)
+                for held in (prop.returns_functions if prop is not None and prop.is_property else ()):
                     out.extend((n, 0) for n in self.expand_table(held))
             for sub in self.subclasses(cls):
                 if call.target in self.classes[sub].methods:

@@ -75,7 +75,7 @@ class Scopes:
         scope = Scope(info)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators
-        scope.is_property = any(d in PROPERTIES for d in decorators)
+        scope.is_property = scope.info.is_property = any(d in PROPERTIES for d in decorators)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)
@@ -113,8 +113,9 @@ class Scopes:
         if self._scopes and self._nested_depth() == 0:
             scope = self._scopes[-1]
             scope.returns.append(self.value(node.value) if node.value is not None else V.NONE)
-            if scope.is_property and node.value is not None:
-                scope.info.returns_functions.extend(self._held_functions(node.value))
+            if node.value is not None:
+                held = scope.info.returns_functions
+                held.extend(f for f in self._held_functions(node.value) if f not in held)
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if self._scopes and self._nested_depth() == 0:

@@ -66,8 +66,10 @@ class FunctionInfo:
     scalar_uses: set[str] = field(default_factory=set)
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
-    # a property whose value is a function (`return LOSSES[self.kind]`): calling it runs these
+    # the functions and classes it returns (`return LOSSES[self.kind]`, `return {"euler": Euler}[m]`):
+    # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
+    is_property: bool = False
     # dynamo settings patched around code of this function, and those it hands out (a function that
     # returns `torch._dynamo.config.patch(...)`, or a context manager that yields under one)
     patches: list[PatchBlock] = field(default_factory=list)
