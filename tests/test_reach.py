@@ -551,3 +551,44 @@ def test_classes_a_factory_function_returns_are_built_and_their_methods_run(tmp_
     result = lint([tmp_path], config, use_cache=False)
     assert {(f.path.name, f.line, f.code) for f in result.findings} == {
         ("solvers.py", 9, "BL401"), ("solvers.py", 14, "BL401"), ("solvers.py", 18, "BL201")}
+
+
+def test_files_that_never_name_torch_are_read_too(tmp_path: Path) -> None:
+    # `fixed.py` never names torch, yet its solver overrides a method compiled code runs, and
+    # `pkg/__init__.py` (imports alone) is where the entry point's package exports it from
+    write(tmp_path, {
+        "pkg/__init__.py": """
+            from .api import solve
+            from .fixed import Euler
+        """,
+        "pkg/base.py": """
+            import torch
+
+            class Solver:
+                def integrate(self, y):
+                    return self._step(y)
+
+                def _step(self, y):
+                    return y
+        """,
+        "pkg/fixed.py": """
+            from .base import Solver
+
+            class Euler(Solver):
+                def _step(self, y):
+                    if y.sum() > 0:
+                        return y
+                    return -y
+        """,
+        "pkg/api.py": """
+            import torch
+            from .fixed import Euler
+
+            @torch.compile
+            def solve(y):
+                solver = Euler()
+                return solver.integrate(y)
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {("fixed.py", 6, "BL201")}

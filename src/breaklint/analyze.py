@@ -1,4 +1,4 @@
-"""One file through the static pass: read (or take from the cache), gate, parse, and one batched walk
+"""One file through the static pass: read (or take from the cache), parse, and one batched walk
 of the file context and every rule, giving its summary and candidate findings. Never raises for bad
 input: each problem is one diagnostic for the file.
 """
@@ -29,11 +29,6 @@ if TYPE_CHECKING:
     from .analysis.context import FileContext
 
 
-# A file that mentions none of these cannot hold code that torch.compile traces
-# (or a helper it calls into) in a way any rule can see; it is not parsed.
-GATE_WORDS = ("torch", "forward", "Module", "compile", "Tensor", ".item(", ".tolist(", ".nonzero(")
-
-
 @dataclass
 class FileResult:
     path: Path
@@ -42,7 +37,7 @@ class FileResult:
     candidates: list[Candidate] = field(default_factory=list)
     suppressions: list[tuple[int, frozenset[str] | None, str]] = field(default_factory=list)
     errors: list[Finding] = field(default_factory=list)
-    skipped: bool = False  # gated out or `breaklint: skip-file`
+    skipped: bool = False  # `breaklint: skip-file`
     digest: str = ""  # sha256 of the bytes that were checked; fixes apply only to those
 
 
@@ -62,7 +57,10 @@ def analyze_source(source: bytes | str, path: Path, module: str) -> FileResult:
             return result
     else:
         text = source
-    if suppress.skips_file(text) or not any(word in text for word in GATE_WORDS):
+    # Every file is parsed, whether or not it names torch: a solver class, a factory or a helper in
+    # a file that never does is still run by the compiled code that calls it, and an `__init__.py`
+    # of imports alone says where the names its package exports are defined.
+    if suppress.skips_file(text):
         result.skipped = True
         return result
     problem = python_verdict(text, path)

@@ -60,6 +60,7 @@ class Reach:
         self.imported: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.imports.items()}
         # module-level objects -> the class they were made from
         self.instances: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.instances.items()}
+        self.modules = {s.module for s in summaries}
         self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self.entries = [e for s in summaries for e in s.entries]
@@ -71,19 +72,24 @@ class Reach:
 
     def canonical(self, name: str) -> str:
         """The tree's own name for a dotted name, following re-exports: `pkg.utils.f` is
-        `pkg.utils.loop.f` when `pkg/utils/__init__.py` does `from .loop import f`."""
+        `pkg.utils.loop.f` when `pkg/utils/__init__.py` does `from .loop import f`. A prefix that is
+        a module of the tree names that module, even where its package re-exports a name that
+        shadows it (`pkg/__init__.py` doing `from .odeint import odeint`: `pkg.odeint.SOLVERS` is the
+        table of module `pkg.odeint`)."""
         if name in self._canonical:
             return self._canonical[name]
         seen = {name}
         cur = name
         for _ in range(8):
-            if cur in self.functions or cur in self.classes:
+            if cur in self.functions or cur in self.classes or cur in self.tables or cur in self.instances:
                 break
             nxt = None
             # the longest prefix that a module re-exports, then the rest of the name
             parts = cur.split(".")
             for cut in range(len(parts), 0, -1):
                 prefix = ".".join(parts[:cut])
+                if cut < len(parts) and prefix in self.modules:
+                    continue
                 if prefix in self.imported:
                     nxt = ".".join([self.imported[prefix], *parts[cut:]])
                     break
