@@ -592,3 +592,44 @@ def test_files_that_never_name_torch_are_read_too(tmp_path: Path) -> None:
     })
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert {(f.path.name, f.line, f.code) for f in result.findings} == {("fixed.py", 6, "BL201")}
+
+
+def test_methods_of_annotated_parameters_and_of_a_constructor_call() -> None:
+    # `sde: BaseSDE` may be any subclass: `sde.f(...)` runs BaseSDE.f and each override; a name
+    # rebound in the function forgets its annotation; `Stepper(0.1).step(out)` runs `__init__`
+    # and `step`
+    assert codes_by_line("""
+        import torch
+
+        class BaseSDE:
+            def f(self, t, y):
+                return y
+
+            def g(self, t, y):
+                print("g")
+
+        class Linear(BaseSDE):
+            def f(self, t, y):
+                if y.sum() > 0:
+                    return y
+                return -y
+
+        class Stepper:
+            def __init__(self, dt):
+                print("init")
+                self.dt = dt
+
+            def step(self, y):
+                print("step")
+                return y
+
+        def integrate(sde: BaseSDE, y, ts):
+            out = sde.f(ts[0], y)
+            sde = object()
+            sde.g(ts[0], y)
+            return Stepper(0.1).step(out)
+
+        @torch.compile
+        def run(y, ts):
+            return integrate(Linear(), y, ts)
+    """) == {13: "BL201", 19: "BL401", 23: "BL401"}

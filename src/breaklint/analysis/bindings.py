@@ -161,6 +161,7 @@ class Bindings:
                     scope.made[target.target.value] = made
                 else:
                     scope.made.pop(target.target.value, None)
+                scope.typed.pop(target.target.value, None)
             if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
                     and self.qualify(original_node.value.func) == "logging.getLogger":
                 self._scopes[-1].loggers.add(target.target.value)

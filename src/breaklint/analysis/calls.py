@@ -59,6 +59,13 @@ class Calls:
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
                 and func.value.value in self._scopes[-1].made:
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in self._scopes[-1].made[func.value.value])
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+                and func.value.value in self._scopes[-1].typed:
+            refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
+                and (built := self.built_from(func.value)):
+            # `Euler(dt).integrate(y)`: the constructor runs (its own call) and then the method
+            refs.extend(("instcall", f"{made}:{func.attr.value}") for made in built)
         elif isinstance(func, cst.Subscript) and (held := self._held_functions(func)):
             refs.extend(("name", h) for h in held)  # `TABLE[key](...)`: each function or class of the table
         elif name is not None:

@@ -281,6 +281,9 @@ class Reach:
             for held in self.tables[self.canonical(call.target)]:
                 out.extend(self.targets(cls, CallRef("name", held, call.line, call.col, call.end_line, call.end_col)))
             return out
+        if call.kind == "typedcall":
+            declared, _, method = call.target.rpartition(":")
+            return self._dispatch(self.canonical(declared), method)
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
             for held in self.expand_table(made):
@@ -329,19 +332,22 @@ class Reach:
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
             held = self.attribute_class(cls, attr) or self.declared_class(cls, attr)
-            if held is None:
-                return out
-            if held in self.classes:
-                method = self.method(held, name)
-                if method:
-                    out.append((method, 1))
-            if held not in TOO_BROAD:
-                # the attribute may hold an instance of any subclass of its class (`transform:
-                # Transform`, then `self.transform.call_and_ladj(x)`): each override of `name` too
-                for sub in self.subclasses(held):
-                    if name in self.classes[sub].methods:
-                        out.append((f"{sub}.{name}", 1))
-            return out
+            return self._dispatch(held, name) if held is not None else out
+        return out
+
+    def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
+        """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an
+        instance of any subclass (`transform: Transform`, then `self.transform.call_and_ladj(x)`),
+        each override of `name` in the tree's subclasses of `held`."""
+        out: list[tuple[str, int]] = []
+        if held in self.classes:
+            method = self.method(held, name)
+            if method:
+                out.append((method, 1))
+        if held not in TOO_BROAD:
+            for sub in self.subclasses(held):
+                if name in self.classes[sub].methods:
+                    out.append((f"{sub}.{name}", 1))
         return out
 
 

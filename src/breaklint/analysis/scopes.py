@@ -32,6 +32,9 @@ class Scope:
     # local name -> the functions any of its assignments named: `fn = splines.quadratic` in one
     # branch, `fn = splines.cubic` in the other, then `fn(x)` runs either
     functions: dict[str, list[str]] = field(default_factory=dict)
+    # parameter -> the class its annotation names (`sde: BaseSDE`): `sde.f(t, y)` runs that class's
+    # `f` or an override in a subclass
+    typed: dict[str, str] = field(default_factory=dict)
 
 
 class Scopes:
@@ -82,6 +85,9 @@ class Scopes:
             if name in ("self", "cls") and cls is not None and not info.is_static:
                 scope.values[name] = V.OBJECT
                 continue
+            typed = self._annotated_class(param)
+            if typed is not None:
+                scope.typed[name] = typed
             declared = self._declared_value(param)
             if declared is not None:
                 info.declared[name] = declared

@@ -22,8 +22,9 @@ class CallRef:
     a helper object, a function kept in an attribute), "attrcall" (`self.<attr>.<method>(...)`,
     target "attr.method"), "ref" (a dotted name handed to another call, as in `checkpoint(fn, x)`:
     a function it may run; a class handed over, as in `isinstance(m, Block)`, is not constructed),
-    "instcall" (`obj.method(...)` on a local built from a class or a table of classes, target
-    "class-or-table:method").
+    "instcall" (`obj.method(...)` on a local built from a class or a table of classes, or on a
+    constructor call, target "class-or-table:method"), "typedcall" (`p.method(...)` on a parameter
+    annotated with a class, target "class:method": that class's method or an override of it).
     """
 
     kind: str
