@@ -1,0 +1,207 @@
+"""The tree's classes and names, over every summary: what a dotted name stands for (following
+re-exports), which classes are modules or autograd functions, a class's method resolution order,
+methods, subclasses, and what its attributes hold or are declared to hold. `Reach` (reach.py)
+asks these questions while it walks the calls.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .summary import ClassInfo, FunctionInfo, ModuleSummary
+
+# Bases that say "this is not an nn.Module" even when they come from outside the tree.
+PLAIN_BASES = {
+    "object", "Exception", "BaseException", "ValueError", "TypeError", "RuntimeError", "KeyError",
+    "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag", "abc.ABC", "typing.NamedTuple",
+    "typing.Generic", "typing.Protocol", "typing.TypedDict", "dict", "list", "tuple", "str", "int",
+    "float", "set", "collections.OrderedDict", "collections.namedtuple", "dataclasses.dataclass",
+    "Enum", "ABC", "NamedTuple", "Generic", "Protocol", "TypedDict", "OrderedDict",
+}
+NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.", "torch.autograd.Function",
+                       "torch.utils.", "torch.optim.", "torch.distributions.")
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+# Classes too broad for their subclasses' methods to say what an attribute of that class runs.
+TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
+
+
+def _is_torch_module(base: str) -> bool:
+    """`torch.nn.Module` and the module classes under `torch.nn` (`nn.Linear`, `torch.nn.modules.loss._Loss`)."""
+    if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+        return True
+    if base.startswith("torch.nn.") and not base.startswith(("torch.nn.functional.", "torch.nn.init.",
+                                                            "torch.nn.utils.", "torch.nn.parameter.")):
+        name = base.rsplit(".", 1)[1]
+        return name.lstrip("_")[:1].isupper() and name not in ("Parameter", "ParameterList", "ParameterDict",
+                                                               "Buffer", "UninitializedParameter")
+    return False
+
+
+class Tree:
+    """The whole tree's classes, functions and names, from the summaries: what a dotted name is
+    (following re-exports), a class's bases, methods, subclasses and what its attributes hold."""
+
+    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str]) -> None:
+        self.functions: dict[str, FunctionInfo] = {q: f for s in summaries for q, f in s.functions.items()}
+        self.classes: dict[str, ClassInfo] = {q: c for s in summaries for q, c in s.classes.items()}
+        self.tables: dict[str, list[str]] = {q: t for s in summaries
+                                             for q, t in ((f"{s.module}.{k}", v) for k, v in s.function_tables.items())}
+        self.module_bases = set(module_bases)
+        # names a module imports (a package's `__init__` re-exporting `from .loop import f`)
+        self.imported: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.imports.items()}
+        # module-level objects -> the class they were made from
+        self.instances: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.instances.items()}
+        self.modules = {s.module for s in summaries}
+        self._canonical: dict[str, str] = {}
+        self._is_module: dict[str, bool] = {}
+        self._children: dict[str, list[str]] | None = None
+
+    def canonical(self, name: str) -> str:
+        """The tree's own name for a dotted name, following re-exports: `pkg.utils.f` is
+        `pkg.utils.loop.f` when `pkg/utils/__init__.py` does `from .loop import f`. A prefix that is
+        a module of the tree names that module, even where its package re-exports a name that
+        shadows it (`pkg/__init__.py` doing `from .odeint import odeint`: `pkg.odeint.SOLVERS` is the
+        table of module `pkg.odeint`)."""
+        if name in self._canonical:
+            return self._canonical[name]
+        seen = {name}
+        cur = name
+        for _ in range(8):
+            if cur in self.functions or cur in self.classes or cur in self.tables or cur in self.instances:
+                break
+            nxt = None
+            # the longest prefix that a module re-exports, then the rest of the name
+            parts = cur.split(".")
+            for cut in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:cut])
+                if cut < len(parts) and prefix in self.modules:
+                    continue
+                if prefix in self.imported:
+                    nxt = ".".join([self.imported[prefix], *parts[cut:]])
+                    break
+            if nxt is None or nxt in seen:
+                break
+            seen.add(nxt)
+            cur = nxt
+        self._canonical[name] = cur
+        return cur
+
+    # ------------------------------------------------------------------ classes
+    def is_module_class(self, qual: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Derives from `torch.nn.Module` (through the tree, or configured bases); or has a
+        `forward` and a base from outside the tree that is not a known plain class (a
+        pre-commit run sees only the changed files: `class Block(SomeLayer)` is almost always a module)."""
+        if qual in self._is_module:
+            return self._is_module[qual]
+        if qual in seen:
+            return False
+        info = self.classes.get(qual)
+        result = False
+        if info is not None:
+            for base in map(self.canonical, info.bases):
+                if base in self.module_bases or _is_torch_module(base):
+                    result = True
+                elif base in self.classes:
+                    if self.is_module_class(base, seen | {qual}):
+                        result = True
+                elif self._outside_base_may_be_module(base) and self.method(qual, "forward"):
+                    result = True
+        self._is_module[qual] = result
+        return result
+
+    def is_autograd_function(self, qual: str) -> bool:
+        """Derives from `torch.autograd.Function`, through the tree's classes."""
+        return any(self.canonical(base) in AUTOGRAD_FUNCTIONS
+                   for owner in self.mro(qual) for base in self.classes[owner].bases)
+
+    @staticmethod
+    def _outside_base_may_be_module(base: str) -> bool:
+        if base in PLAIN_BASES or base.startswith(NON_MODULE_PREFIXES):
+            return False
+        if base.startswith("torch.") and not base.startswith("torch.nn."):
+            return False
+        return base.rsplit(".", 1)[-1][:1].isupper()
+
+    def mro(self, qual: str) -> list[str]:
+        order, queue, seen = [], deque([qual]), set()
+        while queue:
+            cur = queue.popleft()
+            if cur in seen or cur not in self.classes:
+                continue
+            seen.add(cur)
+            order.append(cur)
+            queue.extend(self.canonical(b) for b in self.classes[cur].bases)
+        return order
+
+    def method(self, cls: str, name: str, skip_self: bool = False) -> str | None:
+        for owner in self.mro(cls)[1 if skip_self else 0:]:
+            if name in self.classes[owner].methods:
+                return f"{owner}.{name}"
+        return None
+
+    def attribute_class(self, cls: str, attr: str) -> str | None:
+        for owner in self.mro(cls):
+            target = self.classes[owner].submodules.get(attr)
+            if target:
+                return self.canonical(target)
+        return None
+
+    def declared_class(self, cls: str, attr: str) -> str | None:
+        """The class an attribute is declared to hold by the annotation of the parameter stored in it."""
+        for owner in self.mro(cls):
+            target = self.classes[owner].declared.get(attr)
+            if target:
+                return self.canonical(target)
+        return None
+
+    def expand_table(self, name: str) -> list[str]:
+        """What a name stands for when called: each function or class of a module-level table it
+        names (`LOSSES`), each one a function returns (`"pkg.select()"`, what `select` returned), or
+        the name itself."""
+        if name.endswith("()"):
+            fn = self.functions.get(self.canonical(name[:-2]))
+            return [n for held in (fn.returns_functions if fn else ()) for n in self.expand_table(held)]
+        key = self.canonical(name)
+        return [self.canonical(n) for n in self.tables.get(key, [key])]
+
+    def attribute_callables(self, cls: str, attr: str) -> list[str]:
+        out: list[str] = []
+        for owner in self.mro(cls):
+            for name in self.classes[owner].callables.get(attr, []):
+                out.extend(self.expand_table(name))
+        return out
+
+    def _instance_targets(self, target: str) -> list[tuple[str, int]]:
+        """`helper.info_rank0(...)` and `helper(...)` with `helper = Helper()` at module level."""
+        if target in self.instances:
+            held = self.canonical(self.instances[target])
+            run = self.call_method(held) if held in self.classes else None
+            return [(run, 1)] if run else []
+        owner, _, method = target.rpartition(".")
+        held = self.instances.get(self.canonical(owner)) if owner else None
+        if held is None or self.canonical(held) not in self.classes:
+            return []
+        found = self.method(self.canonical(held), method)
+        return [(found, 1)] if found else []
+
+    def call_method(self, cls: str) -> str | None:
+        """What calling an instance runs: `forward` of a module, `__call__` of anything else."""
+        if self.is_module_class(cls):
+            return self.method(cls, "forward") or self.method(cls, "__call__")
+        return self.method(cls, "__call__")
+
+    def subclasses(self, cls: str) -> list[str]:
+        if self._children is None:
+            self._children = {}
+            for qual, info in self.classes.items():
+                for base in info.bases:
+                    self._children.setdefault(self.canonical(base), []).append(qual)
+        out, queue, seen = [], deque(self._children.get(cls, [])), set()
+        while queue:
+            cur = queue.popleft()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            out.append(cur)
+            queue.extend(self._children.get(cur, []))
+        return out
