@@ -633,3 +633,37 @@ def test_methods_of_annotated_parameters_and_of_a_constructor_call() -> None:
         def run(y, ts):
             return integrate(Linear(), y, ts)
     """) == {13: "BL201", 19: "BL401", 23: "BL401"}
+
+
+def test_methods_named_through_getattr_on_self() -> None:
+    # `getattr(self, "_loss")(x)` runs `_loss`; `self.fn = getattr(self, f"_run_{mode}")` holds one of
+    # the methods whose name starts with `_run_` (in this class or a subclass), and `self.fn(x)`
+    # runs each; other methods stay unreached
+    assert codes_by_line("""
+        from torch import nn
+
+        class M(nn.Module):
+            def __init__(self, mode="a"):
+                super().__init__()
+                self.fn = getattr(self, f"_run_{mode}")
+
+            def _run_a(self, x):
+                print("a")
+                return x
+
+            def _loss(self, x):
+                print("loss")
+                return x
+
+            def _other(self, x):
+                print("never")
+
+            def forward(self, x):
+                getattr(self, "_loss")(x)
+                return self.fn(x)
+
+        class N(M):
+            def _run_b(self, x):
+                print("b")
+                return x
+    """) == {10: "BL401", 14: "BL401", 26: "BL401"}

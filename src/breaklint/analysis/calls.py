@@ -62,6 +62,8 @@ class Calls:
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
                 and func.value.value in self._scopes[-1].typed:
             refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
+        elif (method := self.self_getattr(func)) is not None:
+            refs.append(("self", method))  # `getattr(self, "name")(...)`; a "prefix*" for each match
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
                 and (built := self.built_from(func.value)):
             # `Euler(dt).integrate(y)`: the constructor runs (its own call) and then the method

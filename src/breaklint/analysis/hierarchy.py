@@ -168,7 +168,27 @@ class Tree:
         out: list[str] = []
         for owner in self.mro(cls):
             for name in self.classes[owner].callables.get(attr, []):
-                out.extend(self.expand_table(name))
+                if not name.startswith("self:"):
+                    out.extend(self.expand_table(name))
+        return out
+
+    def attribute_methods(self, cls: str, attr: str) -> list[str]:
+        """The methods of its own instance an attribute holds (`self.fn = getattr(self, "name")`):
+        a name, or "prefix*" for each method whose name starts so."""
+        return [name[5:] for owner in self.mro(cls) for name in self.classes[owner].callables.get(attr, [])
+                if name.startswith("self:")]
+
+    def methods_named(self, cls: str, prefix: str) -> list[tuple[str, int]]:
+        """Each method of `cls` (inherited or its own) and of its subclasses whose name starts with
+        `prefix`: what `getattr(self, f"{prefix}{mode}")` may be."""
+        out: list[tuple[str, int]] = []
+        names = {m for owner in self.mro(cls) for m in self.classes[owner].methods if m.startswith(prefix)}
+        for name in sorted(names):
+            found = self.method(cls, name)
+            if found:
+                out.append((found, 1))
+        for sub in self.subclasses(cls):
+            out.extend((f"{sub}.{m}", 1) for m in sorted(self.classes[sub].methods) if m.startswith(prefix))
         return out
 
     def _instance_targets(self, target: str) -> list[tuple[str, int]]:

@@ -141,7 +141,9 @@ class Names:
                     attr = self._self_attr(target)
                     if attr is None or value is None:
                         continue
-                    if isinstance(value, cst.Call):
+                    if (method := self.self_getattr(value)) is not None:
+                        info.callables.setdefault(attr, []).append(f"self:{method}")
+                    elif isinstance(value, cst.Call):
                         self._classify_attr(attr, value, info, params)
                     elif isinstance(value, cst.Name) and value.value in params:
                         declared = self._annotated_class(params[value.value])
@@ -185,6 +187,26 @@ class Names:
                 if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
                     return [qual]
         return []
+
+    def self_getattr(self, node: cst.BaseExpression) -> str | None:
+        """`getattr(self, "name")` -> "name"; `getattr(self, f"_run_{mode}")` or `getattr(self,
+        "_run_" + mode)` -> "_run_*", the methods whose name starts so; else None."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr"
+                and len(node.args) >= 2 and isinstance(node.args[0].value, cst.Name)
+                and node.args[0].value.value == "self" and "getattr" not in self.aliases):
+            return None
+        name = node.args[1].value
+        if isinstance(name, cst.SimpleString):
+            text = name.evaluated_value
+            return text if isinstance(text, str) and text.isidentifier() else None
+        if isinstance(name, cst.BinaryOperation) and isinstance(name.operator, cst.Add):
+            name = name.left
+            prefix = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        elif isinstance(name, cst.FormattedString) and name.parts and isinstance(name.parts[0], cst.FormattedStringText):
+            prefix = name.parts[0].value
+        else:
+            prefix = None
+        return f"{prefix}*" if isinstance(prefix, str) and len(prefix) > 1 and prefix.isidentifier() else None
 
     def _annotated_class(self, param: cst.Param) -> str | None:
         """The class a parameter's annotation names (`transform: Transform`, `Optional[Transform]`),

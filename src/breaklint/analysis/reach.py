@@ -118,6 +118,8 @@ class Reach(Tree):
             return [(target, 0)]
         if cls is None:
             return out
+        if call.kind == "self" and call.target.endswith("*"):
+            return self.methods_named(cls, call.target[:-1])
         if call.kind == "self":
             first = self.method(cls, call.target)
             if first:
@@ -135,6 +137,8 @@ class Reach(Tree):
             return [(first, 1)] if first else []
         if call.kind == "selfattr":
             held = self.attribute_class(cls, call.target)
+            for method in self.attribute_methods(cls, call.target):  # `self.fn = getattr(self, ...)`
+                out.extend(self.targets(cls, CallRef("self", method, call.line, call.col, call.end_line, call.end_col)))
             for target in [*([held] if held in self.classes else []), *self.attribute_callables(cls, call.target)]:
                 if target not in self.classes:
                     out.append((target, 0))  # a function held in the attribute
