@@ -278,7 +278,6 @@ def fixtures_table() -> None:
     """The project's fixtures (and the runnable modules of `fixtures/safety/`): break sites dynamo reports
     before and after `--fix` (safe, then safe + unsafe), applied round after round as the CLI does; and
     whether each fixed module still runs eagerly with the original's outputs."""
-    from breaklint import autofix
     from breaklint.fixes import apply as applier
     from breaklint.dynamic.calibrate import calibrate, static_findings
 

@@ -44,7 +44,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "breaklint.toml"  # not the checkout's pyproject: it excludes the fixtures
         config.write_text("respect-gitignore = false\nexclude = []\n", encoding="utf-8")
-        print(f"| tree | findings | fixes | bytes | identical |\n|---|---:|---:|---:|---|")
+        print("| tree | findings | fixes | bytes | identical |\n|---|---:|---:|---:|---|")
         for label, tree, cwd in rows:
             after = findings_json(ROOT / "src", tree, cwd, config)
             before = findings_json(args.before.resolve(), tree, cwd, config)
