@@ -27,11 +27,31 @@ class Annotations:
         value = self.annotation_value(param.annotation.annotation)
         return None if value is UNREADABLE else value
 
-    def annotation_value(self, ann: cst.BaseExpression) -> Val:
+    def _annotated_class(self, param: cst.Param) -> str | None:
+        """The class a parameter's annotation names (`transform: Transform`, `Optional[Transform]`),
+        where it names a class by a capitalized name and says nothing else."""
+        if param.annotation is None:
+            return None
+        ann = self._unwrap_optional(param.annotation.annotation)
+        if not isinstance(ann, (cst.Name, cst.Attribute)):
+            return None
+        qual = self.qualify(ann)
+        if not qual or not qual.rsplit(".", 1)[-1][:1].isupper() or qual.startswith(("typing.", "collections.")):
+            return None
+        return qual
+
+    def _unwrap_optional(self, ann: cst.BaseExpression) -> cst.BaseExpression:
+        """`Optional[X]` -> `X` (what it holds when it holds anything); any other annotation as it is."""
         if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Optional"):
             inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
             if len(inner) == 1:
-                return self.annotation_value(inner[0])  # Optional[X] is what X is
+                return inner[0]
+        return ann
+
+    def annotation_value(self, ann: cst.BaseExpression) -> Val:
+        unwrapped = self._unwrap_optional(ann)
+        if unwrapped is not ann:
+            return self.annotation_value(unwrapped)  # Optional[X] is what X is
         if self._is_tensor_annotation(ann):
             return V.TENSOR
         if self._is_sequence_annotation(ann) or self._tensor_elements(ann):

@@ -161,7 +161,6 @@ class Bindings:
                     scope.made[target.target.value] = made
                 else:
                     scope.made.pop(target.target.value, None)
-                scope.typed.pop(target.target.value, None)
             if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
                     and self.qualify(original_node.value.func) == "logging.getLogger":
                 self._scopes[-1].loggers.add(target.target.value)
@@ -224,6 +223,7 @@ class Bindings:
             if self._branch_names:
                 self._branch_names[-1].setdefault(name, scope.values.get(name))
             scope.values[name] = value
+            scope.typed.pop(name, None)  # rebound: its parameter's annotation no longer says what it is
             self._qualified = (None, None)  # names changed meaning
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = list(target.elements)

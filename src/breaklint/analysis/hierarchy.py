@@ -139,20 +139,19 @@ class Tree:
                 return f"{owner}.{name}"
         return None
 
-    def attribute_class(self, cls: str, attr: str) -> str | None:
+    def attribute_class(self, cls: str, attr: str, declared: bool = False) -> str | None:
+        """The class of what an attribute holds: one built in it (`self.rnn = nn.LSTM(...)`); with
+        `declared`, the class the annotation of the parameter stored in it names (`transform: Transform`)."""
         for owner in self.mro(cls):
-            target = self.classes[owner].submodules.get(attr)
+            info = self.classes[owner]
+            target = (info.declared if declared else info.submodules).get(attr)
             if target:
                 return self.canonical(target)
         return None
 
-    def declared_class(self, cls: str, attr: str) -> str | None:
-        """The class an attribute is declared to hold by the annotation of the parameter stored in it."""
-        for owner in self.mro(cls):
-            target = self.classes[owner].declared.get(attr)
-            if target:
-                return self.canonical(target)
-        return None
+    def overrides(self, cls: str, name: str) -> list[str]:
+        """The methods called `name` that the tree's subclasses of `cls` define themselves."""
+        return [f"{sub}.{name}" for sub in self.subclasses(cls) if name in self.classes[sub].methods]
 
     def expand_table(self, name: str) -> list[str]:
         """What a name stands for when called: each function or class of a module-level table it

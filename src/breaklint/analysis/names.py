@@ -208,22 +208,6 @@ class Names:
             prefix = None
         return f"{prefix}*" if isinstance(prefix, str) and len(prefix) > 1 and prefix.isidentifier() else None
 
-    def _annotated_class(self, param: cst.Param) -> str | None:
-        """The class a parameter's annotation names (`transform: Transform`, `Optional[Transform]`),
-        where it names a class by a capitalized name and says nothing else."""
-        if param.annotation is None:
-            return None
-        ann = param.annotation.annotation
-        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Optional"):
-            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
-            ann = inner[0] if len(inner) == 1 else ann
-        if not isinstance(ann, (cst.Name, cst.Attribute)):
-            return None
-        qual = self.qualify(ann)
-        if not qual or not qual.rsplit(".", 1)[-1][:1].isupper() or qual.startswith(("typing.", "collections.")):
-            return None
-        return qual
-
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
                        params: dict[str, cst.Param] | None = None) -> None:
         func = value.func

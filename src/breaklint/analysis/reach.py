@@ -128,9 +128,7 @@ class Reach(Tree):
                 prop = self.functions.get(first)
                 for held in (prop.returns_functions if prop is not None and prop.is_property else ()):
                     out.extend((n, 0) for n in self.expand_table(held))
-            for sub in self.subclasses(cls):
-                if call.target in self.classes[sub].methods:
-                    out.append((f"{sub}.{call.target}", 1))
+            out.extend((found, 1) for found in self.overrides(cls, call.target))
             return out
         if call.kind == "super":
             first = self.method(cls, call.target, skip_self=True)
@@ -147,7 +145,7 @@ class Reach(Tree):
             return out
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
-            held = self.attribute_class(cls, attr) or self.declared_class(cls, attr)
+            held = self.attribute_class(cls, attr) or self.attribute_class(cls, attr, declared=True)
             return self._dispatch(held, name) if held is not None else out
         return out
 
@@ -161,9 +159,7 @@ class Reach(Tree):
             if method:
                 out.append((method, 1))
         if held not in TOO_BROAD:
-            for sub in self.subclasses(held):
-                if name in self.classes[sub].methods:
-                    out.append((f"{sub}.{name}", 1))
+            out.extend((found, 1) for found in self.overrides(held, name))
         return out
 
 
