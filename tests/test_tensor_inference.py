@@ -326,3 +326,36 @@ def test_the_right_operand_of_and_or_runs_where_the_left_one_says() -> None:
                     x = x + p
                 return x
     """) == [(17, "BL201")]
+
+
+def test_tensor_methods_of_a_value_the_tree_decides_give_tensors() -> None:
+    # `x.round().long()` on a root's parameter: every tensor method keeps the receiver's kind, not
+    # only the short list that is a guess on its own; the same method on an unknown local (`obj`,
+    # from a call of nothing the tree knows) is no evidence of a tensor
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Crop(nn.Module):
+            def forward(self, x, masks, make):
+                boxes = x.round().long()
+                obj = make()
+                n = obj.round()
+                out = [masks[:n]]
+                for box in boxes:
+                    out.append(masks[box[1]:box[3]])
+                return out
+    """) == [(12, "BL103")]
+
+
+def test_the_tensor_method_vocabulary_is_torchs() -> None:
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    from breaklint.analysis.vocabulary import TENSOR_METHODS
+
+    builtin = {name for kind in (list, dict, set, str, bytes, int, float, tuple, complex) for name in dir(kind)}
+    assert not {m for m in TENSOR_METHODS if not callable(getattr(torch.Tensor, m, None))}
+    assert not TENSOR_METHODS & builtin
+    assert {"round", "floor", "log1p", "where", "new_zeros"} <= TENSOR_METHODS
+    assert not {"topk", "split", "item", "tolist", "index", "values"} & TENSOR_METHODS  # several tensors, or not one

@@ -14,7 +14,8 @@ from .syntax import is_super_call
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
-    PREDICATE_PREFIXES, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR,
+    PREDICATE_PREFIXES, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, TENSOR_ATTRS, TENSOR_METHODS,
+    TENSOR_ONLY_METHODS, TORCH_NON_TENSOR,
     TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
@@ -225,7 +226,7 @@ class Evaluation:
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
             if base.is_tensor:
                 return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
-            if base.symbolic and method in TENSOR_ONLY_METHODS | BOOL_METHODS | SHAPE_METHODS | SAME_KIND_METHODS:
+            if base.symbolic and (method in TENSOR_METHODS or method in SAME_KIND_METHODS):
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
                 return V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
             if self.is_module_ref(func):
