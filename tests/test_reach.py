@@ -667,3 +667,118 @@ def test_methods_named_through_getattr_on_self() -> None:
                 print("b")
                 return x
     """) == {10: "BL401", 14: "BL401", 26: "BL401"}
+
+
+def test_what_constructors_are_handed_runs_where_the_attribute_is_called(tmp_path: Path) -> None:
+    # A base class stores what its constructor is handed (`self.head = head`, `self.post = post`);
+    # a subclass in another file hands over an instance built in a local, one built in the call,
+    # and a function by keyword; the base's forward calls each: their code runs under compile. A
+    # function default (`loss_fn=dice`) is held unless a caller hands over another; a class handed
+    # over and built by the constructor (`self.cell = cell_cls()`) is an instance of that class.
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            from torch import nn
+
+            def dice(y):
+                print("dice")
+                return y
+
+            class Detector(nn.Module):
+                def __init__(self, backbone, head, post=None, loss_fn=dice, cell_cls=None):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.head = head
+                    self.post = post
+                    self.loss_fn = loss_fn
+                    self.cell = cell_cls()
+
+                def forward(self, x):
+                    y = self.head(self.backbone(x))
+                    y = self.post(y)
+                    self.cell.reset(y)
+                    return self.loss_fn(self.head.decode(y))
+        """,
+        "pkg/models.py": """
+            import torch
+
+            from .base import Detector
+
+            def nms(y):
+                keep = torch.nonzero(y > 0)
+                return y[keep]
+
+            def unused(y):
+                print("never handed over")
+
+            class Head:
+                def __call__(self, f):
+                    print("head")
+                    return f
+
+                def decode(self, y):
+                    return y.tolist()
+
+            class Backbone:
+                def __call__(self, x):
+                    print("backbone")
+                    return x
+
+            class Cell:
+                def reset(self, y):
+                    print("reset")
+
+            class MyDetector(Detector):
+                def __init__(self):
+                    backbone = Backbone()
+                    super().__init__(backbone, Head(), post=nms, cell_cls=Cell)
+        """,
+    })
+    result = lint([tmp_path], Config())
+    found = {(f.path.name, f.line, f.code) for f in result.findings}
+    assert found == {
+        ("base.py", 5, "BL401"),  # dice, the default
+        ("models.py", 7, "BL301"),  # nms, handed by keyword
+        ("models.py", 15, "BL401"), ("models.py", 19, "BL102"),  # Head(): __call__ and decode
+        ("models.py", 23, "BL401"),  # a local built from Backbone, handed by position
+        ("models.py", 28, "BL401"),  # Cell, built by the constructor, its method called
+    }
+
+
+def test_methods_of_what_a_parameter_is_handed() -> None:
+    # `integrate(Noise(), y, run_twice)`: `sde.f(...)` runs `Noise.f` (and overrides of it), `runner(z)`
+    # runs `run_twice`; a parameter handed on (`inner(sde)`) is followed to the outer caller; a
+    # class nobody hands over stays unreached
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Noise:
+            def f(self, t, y):
+                if t > 0.5:
+                    return y
+                return y
+
+        class Louder(Noise):
+            def f(self, t, y):
+                print("louder")
+                return y
+
+        class Unused:
+            def f(self, t, y):
+                print("never")
+
+        def inner(sde, y):
+            return sde.f(y.sum(), y)
+
+        def integrate(sde, y, runner):
+            z = inner(sde, y)
+            return runner(z)
+
+        def run_twice(z):
+            return z.item()
+
+        class Solver(nn.Module):
+            def forward(self, y):
+                return integrate(Noise(), y, run_twice)
+    """) == {7: "BL201", 13: "BL401", 28: "BL101"}

@@ -42,7 +42,7 @@ class Calls:
         cls = self.class_info()
         attr = self._self_attr(func)
         if attr is not None:
-            held = cls is not None and (attr in cls.submodules or attr in cls.callables)
+            held = cls is not None and (attr in cls.submodules or attr in cls.callables or attr in cls.from_params)
             refs.append(("selfattr" if held else "self", attr))
         elif isinstance(func, cst.Attribute) and is_super_call(func.value):
             refs.append(("super", func.attr.value))
@@ -62,6 +62,9 @@ class Calls:
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
                 and func.value.value in self._scopes[-1].typed:
             refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
+        elif (param := self._parameter(func.value if isinstance(func, cst.Attribute) else func)) is not None:
+            # `sde.f(t, y)`, `fn(x)` on a parameter: what the callers hand over decides (reach)
+            refs.append(("paramcall", f"{fn.qualname}#{param}:{func.attr.value if isinstance(func, cst.Attribute) else ''}"))
         elif (method := self.self_getattr(func)) is not None:
             refs.append(("self", method))  # `getattr(self, "name")(...)`; a "prefix*" for each match
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
@@ -76,17 +79,22 @@ class Calls:
             refs.append(("name", name))
         args: list[Val] = []
         kwargs: dict[str, Val] = {}
+        passed: dict[str, list[str]] = {}
         star = False
         if refs:
             for arg in node.args:
                 if arg.star:
                     star = True
-                elif arg.keyword is not None:
+                    continue
+                key = arg.keyword.value if arg.keyword is not None else None if star else str(len(args))
+                if arg.keyword is not None:
                     kwargs[arg.keyword.value] = self.value(arg.value)
                 elif not star:
                     args.append(self.value(arg.value))
+                if key is not None and (handed := self.handed(arg.value)):
+                    passed[key] = handed
         calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
-                         args=args, kwargs=kwargs, star=star) for kind, target in refs]
+                         args=args, kwargs=kwargs, star=star, passed=passed) for kind, target in refs]
         # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
         # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
         handed = node.args if name not in TYPE_TESTS else ()
@@ -101,3 +109,30 @@ class Calls:
                 calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
+
+    def handed(self, value: cst.BaseExpression) -> list[str]:
+        """The tree's functions and classes an argument hands over (`CallRef.passed`): "Class()" for
+        an instance built in the argument or earlier in the function (`rpn = RPN(...)`, then
+        `super().__init__(backbone, rpn)`), else the functions and classes it names."""
+        if isinstance(value, cst.Call):
+            return [f"{made}()" for made in self.built_from(value)]
+        if (param := self._parameter(value)) is not None:
+            return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over
+        if isinstance(value, cst.Name) and self._scopes:
+            scope = self._scopes[-1]
+            if value.value in scope.made:
+                return [f"{made}()" for made in scope.made[value.value]]
+            if value.value in scope.functions:
+                return list(scope.functions[value.value])
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            return self._held_functions(value)
+        return []
+
+    def _parameter(self, node: cst.BaseExpression) -> str | None:
+        """The parameter a bare name is, while it still holds what the caller passed (unannotated,
+        not rebound)."""
+        if not isinstance(node, cst.Name) or not self._scopes:
+            return None
+        fn = self.function
+        held = self._scopes[-1].values.get(node.value)
+        return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None

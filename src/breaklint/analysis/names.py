@@ -133,6 +133,7 @@ class Names:
     def _scan_self_attrs(self, fn: cst.FunctionDef, info: ClassInfo) -> None:
         # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
         params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
+        constructor = fn.name.value == "__init__"
         for stmt in iter_statements(fn.body):
             if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
                 targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
@@ -145,10 +146,19 @@ class Names:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
                     elif isinstance(value, cst.Call):
                         self._classify_attr(attr, value, info, params)
+                        if constructor and isinstance(value.func, cst.Name) and value.func.value in params:
+                            info.from_params.setdefault(attr, f"{value.func.value}()")
                     elif isinstance(value, cst.Name) and value.value in params:
-                        declared = self._annotated_class(params[value.value])
+                        param = params[value.value]
+                        declared = self._annotated_class(param)
                         if declared:
                             info.declared.setdefault(attr, declared)
+                        if constructor:
+                            info.from_params.setdefault(attr, value.value)
+                        if param.default is not None and (held := self._held_functions(param.default)):
+                            # `def __init__(self, loss_fn=focal_loss)`: what the default names is held
+                            # unless a caller hands over something else
+                            info.callables.setdefault(attr, []).extend(held)
                     elif held := self._held_functions(value):
                         info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:

@@ -30,6 +30,7 @@ class Reach(Tree):
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
         # callee -> the reached calls that resolve to it: (caller, call, offset of bound `self`)
         self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
+        self._built: dict[str, list[tuple[CallRef, int]]] | None = None
         self.reached = self._compute()
 
     # ------------------------------------------------------------------ the walk
@@ -62,22 +63,36 @@ class Reach(Tree):
         reached: set[str] = set()
         self.root_set = {r for r in self.roots() if r in self.functions}
         queue = deque(r for r in self.root_set if not self.functions[r].disabled)
-        while queue:
-            qual = queue.popleft()
-            if qual in reached:
+        edges: set[tuple[str, int, str]] = set()
+        # calls of what a parameter holds (`sde.f(t, y)`): what they run depends on the callers
+        # found so far, so they are followed again once the walk has found every caller
+        late: list[tuple[str, CallRef]] = []
+        while True:
+            while queue:
+                qual = queue.popleft()
+                if qual in reached:
+                    continue
+                reached.add(qual)
+                fn = self.functions[qual]
+                for call in fn.calls:
+                    if call.kind == "paramcall":
+                        late.append((qual, call))
+                    self._follow(qual, call, edges, queue)
+            for qual, call in late:
+                self._follow(qual, call, edges, queue)
+            if not queue:
+                return reached
+
+    def _follow(self, qual: str, call: CallRef, edges: set[tuple[str, int, str]], queue: deque[str]) -> None:
+        for target, offset in self.targets(self.functions[qual].cls, call):
+            if target not in self.functions or (qual, id(call), target) in edges:
                 continue
-            reached.add(qual)
-            fn = self.functions[qual]
-            for call in fn.calls:
-                for target, offset in self.targets(fn.cls, call):
-                    if target not in self.functions:
-                        continue
-                    self.callers.setdefault(target, []).append((qual, call, offset))
-                    if self.functions[target].disabled:
-                        self.disabled_calls.append((qual, call, target))
-                    elif target not in reached:
-                        queue.append(target)
-        return reached
+            edges.add((qual, id(call), target))
+            self.callers.setdefault(target, []).append((qual, call, offset))
+            if self.functions[target].disabled:
+                self.disabled_calls.append((qual, call, target))
+            else:
+                queue.append(target)
 
     def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:
         """The functions a call may run, each with the number of leading parameters bound by it
@@ -92,6 +107,19 @@ class Reach(Tree):
         if call.kind == "name" and self.canonical(call.target) in self.tables:
             for held in self.tables[self.canonical(call.target)]:
                 out.extend(self.targets(cls, CallRef("name", held, call.line, call.col, call.end_line, call.end_col)))
+            return out
+        if call.kind == "paramcall":  # `p.method(...)` or `p(...)` on what the callers hand over for `p`
+            where, _, method = call.target.rpartition(":")
+            function, _, name = where.partition("#")
+            for held in self.passed_to(function, name):
+                instance = self.canonical(held[:-2]) if held.endswith("()") else None
+                if instance in self.classes:
+                    if method:
+                        out.extend(self._dispatch(instance, method))
+                    elif run := self.call_method(instance):
+                        out.append((run, 1))
+                elif not method:
+                    out.extend(self._callable_targets(held))
             return out
         if call.kind == "typedcall":
             declared, _, method = call.target.rpartition(":")
@@ -129,6 +157,8 @@ class Reach(Tree):
                 for held in (prop.returns_functions if prop is not None and prop.is_property else ()):
                     out.extend((n, 0) for n in self.expand_table(held))
             out.extend((found, 1) for found in self.overrides(cls, call.target))
+            if not out:  # an attribute that a base class's constructor stores what its callers hand over
+                out.extend(self._handed_targets(cls, call.target))
             return out
         if call.kind == "super":
             first = self.method(cls, call.target, skip_self=True)
@@ -142,12 +172,94 @@ class Reach(Tree):
                     out.append((target, 0))  # a function held in the attribute
                 elif run := self.call_method(target):
                     out.append((run, 1))  # an instance: its forward or __call__
+            out.extend(self._handed_targets(cls, call.target))
             return out
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
             held = self.attribute_class(cls, attr) or self.attribute_class(cls, attr, declared=True)
-            return self._dispatch(held, name) if held is not None else out
+            if held is not None:
+                out.extend(self._dispatch(held, name))
+            for instance in self.handed(cls, attr):
+                if instance.endswith("()") and self.canonical(instance[:-2]) in self.classes:
+                    out.extend(self._dispatch(self.canonical(instance[:-2]), name))
+            return out
         return out
+
+    # ------------------------------------------------------------------ what constructors are handed
+    def handed(self, cls: str, attr: str) -> list[str]:
+        """What the callers of a constructor hand over for the parameter it stores in `attr`
+        (`ClassInfo.from_params`): functions and classes by name, instances as "Class()"; a class
+        the constructor builds itself from the parameter (`self.rnn = rnn_layer(...)`) as its instance."""
+        for owner in self.mro(cls):
+            spec = self.classes[owner].from_params.get(attr)
+            if spec is None:
+                continue
+            held = self.passed_to(f"{owner}.__init__", spec.removesuffix("()"))
+            if not spec.endswith("()"):
+                return held
+            # a class handed over and built by the constructor: an instance of it
+            return [f"{h}()" for h in held if not h.endswith("()")]
+        return []
+
+    def passed_to(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        """What the calls of `function` hand over for its parameter `name` (`CallRef.passed`), a
+        parameter handed on (`"@f#p"`) followed to its own callers. A constructor counts every call
+        of the tree, reached or not (modules are built outside compiled code); other functions, the
+        reached calls."""
+        fn = self.functions.get(function)
+        if fn is None or name not in fn.params or f"{function}#{name}" in seen:
+            return []
+        seen = seen | {f"{function}#{name}"}
+        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
+        if function.endswith(".__init__"):
+            sites += self._constructions().get(function, [])
+        out: list[str] = []
+        for call, offset in sites:
+            key = name if name in call.kwargs else str(fn.params.index(name) - offset)
+            for held in call.passed.get(key, []):
+                if held.startswith("@"):
+                    where, _, param = held[1:].partition("#")
+                    more = self.passed_to(where, param, seen)
+                else:
+                    more = [held]
+                out.extend(h for h in more if h not in out)
+        return out
+
+    def _handed_targets(self, cls: str, attr: str) -> list[tuple[str, int]]:
+        """What calling an attribute runs, from what the constructor's callers handed over."""
+        out: list[tuple[str, int]] = []
+        for held in self.handed(cls, attr):
+            if held.endswith("()") and self.canonical(held[:-2]) in self.classes:
+                run = self.call_method(self.canonical(held[:-2]))  # an instance: its forward or __call__
+                if run:
+                    out.append((run, 1))
+            else:
+                out.extend(self._callable_targets(held))
+        return out
+
+    def _callable_targets(self, held: str) -> list[tuple[str, int]]:
+        """What calling a function or class handed over by name runs (a "f()" for what `f` returns)."""
+        out: list[tuple[str, int]] = []
+        for target in self.expand_table(held):
+            if target in self.functions:
+                out.append((target, 0))
+            elif target in self.classes and (init := self.method(target, "__init__")):
+                out.append((init, 1))  # a class called: its constructor runs
+        return out
+
+    def _constructions(self) -> dict[str, list[tuple[CallRef, int]]]:
+        """Each constructor (`Class.__init__`) -> the tree's calls that run it and hand over a
+        function, class or instance of the tree, with the number of parameters they bind first."""
+        if self._built is None:
+            self._built = {}
+            for fn in self.functions.values():
+                for call in fn.calls:
+                    if not call.passed or call.kind not in ("name", "super"):
+                        continue
+                    for target, offset in self.targets(fn.cls, call):
+                        if target.endswith(".__init__"):
+                            self._built.setdefault(target, []).append((call, offset))
+        return self._built
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an

@@ -36,6 +36,10 @@ class CallRef:
     args: list[Val] = field(default_factory=list)  # positional arguments
     kwargs: dict[str, Val] = field(default_factory=dict)
     star: bool = False  # `*args` or `**kwargs` was passed: positions after it are unknown
+    # the tree's functions and classes an argument hands over, by keyword or by position ("0", "1",
+    # ...): a function or class by name (`loss=focal_loss`), an instance as "Class()" (`rpn=RPN(...)`,
+    # or a local built so); what a constructor stores in an attribute (`ClassInfo.from_params`)
+    passed: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -88,6 +92,10 @@ class ClassInfo:
     attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
     # attr -> the class a method's parameter stored there is annotated with (`transform: Transform`)
     declared: dict[str, str] = field(default_factory=dict)
+    # attr -> the parameter of `__init__` stored there (`self.loss = loss`), or "param()" for an
+    # instance built from it (`self.rnn = rnn_layer(...)`): what the constructor's callers pass decides
+    # what calling the attribute runs
+    from_params: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
