@@ -359,3 +359,26 @@ def test_the_tensor_method_vocabulary_is_torchs() -> None:
     assert not TENSOR_METHODS & builtin
     assert {"round", "floor", "log1p", "where", "new_zeros"} <= TENSOR_METHODS
     assert not {"topk", "split", "item", "tolist", "index", "values"} & TENSOR_METHODS  # several tensors, or not one
+
+
+def test_numpy_under_compile_is_a_tensor_where_dynamo_runs_it_as_one() -> None:
+    # dynamo folds a NumPy call on Python numbers into a constant (`np.ceil(h / 7)`, `np.sqrt(c)`) and
+    # runs one given a shape or a sequence as torch ops (`np.prod(x.shape[1:])`): only the second is
+    # a tensor whose value `int()`, `range` or a size reads. A tuple built by concatenation is a
+    # shape however its parts were computed.
+    assert findings("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x):
+            b, c, h, w = x.size()
+            hp = int(np.ceil(h / 7)) * 7
+            scale = float(np.sqrt(c))
+            width = int(np.prod(x.shape[1:]))
+            for _ in range(np.prod([h, w])):
+                x = x + 1
+            lead = torch.broadcast_shapes(x.shape, x.shape)
+            y = x.reshape(lead[:1] + (c, -1))
+            return x.new_zeros(hp) * scale, width, y
+    """) == [(10, "BL103"), (11, "BL103")]

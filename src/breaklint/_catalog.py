@@ -23,7 +23,7 @@ CATALOG = {'BL101': ('tensor-item',
            'keep the value a tensor (drop the conversion and compute with torch ops); if a Python number is '
            'unavoidable, set `torch._dynamo.config.capture_scalar_outputs = True`; for `math.*` use the '
            'torch function of the same name',
-           ('GB0124', 'GB0033', 'GB0170'),
+           ('GB0124', 'GB0033', 'GB0170', 'GB0059', 'GB0208'),
            True,
            'medium'),
  'BL104': ('tensor-to-string',
@@ -68,7 +68,8 @@ CATALOG = {'BL101': ('tensor-item',
            'medium'),
  'BL303': ('tensor-as-size',
            'break',
-           "a tensor's value used as a size or range bound of a new tensor",
+           "a tensor's value used as a size: of a new tensor, a range bound, or of `view`, `reshape`, "
+           '`expand`',
            'size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; or '
            'build a fixed-size tensor and mask it',
            ('GB0033',),

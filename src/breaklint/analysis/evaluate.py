@@ -15,7 +15,7 @@ from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
     PREDICATE_PREFIXES, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, TENSOR_ATTRS, TENSOR_METHODS,
-    TENSOR_ONLY_METHODS, TORCH_NON_TENSOR,
+    TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS,
     TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
@@ -203,6 +203,8 @@ class Evaluation:
                     or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
                 return V.OBJECT
             return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
+        if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
+            return self._numpy_value(node)
         if isinstance(func, cst.Name) and func.value not in self.aliases:
             builtin = self._builtin_value(func.value, node)
             if builtin is not None:
@@ -266,6 +268,16 @@ class Evaluation:
             return V.ret("name", name, cls.qualname if cls else None)
         return V.UNKNOWN
 
+    def _numpy_value(self, node: cst.Call) -> Val:
+        """A NumPy call under compile: dynamo folds one on Python numbers into a constant
+        (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
+        (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
+        for arg in node.args:
+            value = arg.value
+            if isinstance(value, (cst.List, cst.Tuple)) or self.value(value).is_tensor or _whole_shape(value):
+                return V.NUMPY_ARRAY
+        return V.UNKNOWN
+
     def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
         args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]
         if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
@@ -290,3 +302,13 @@ class Evaluation:
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
+
+
+def _whole_shape(node: cst.BaseExpression) -> bool:
+    """`x.shape`, `x.shape[1:]`, `x.size()`: a shape, not one of its elements."""
+    if isinstance(node, cst.Subscript) and all(isinstance(el.slice, cst.Slice) for el in node.slice):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    return (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "size")

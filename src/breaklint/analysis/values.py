@@ -96,6 +96,10 @@ TENSOR = Val("tensor")
 BOOL_TENSOR = Val("booltensor")
 ASSUMED_TENSOR = Val("tensor", ref=ASSUMED)
 ASSUMED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED)
+# What a NumPy call gives under compile: an array to the code, a tensor to dynamo (torch._numpy).
+# Assumed, so that no fix treats it as a torch.Tensor; named, since `capture_scalar_outputs` traces
+# `int(t)` of a tensor and not of an array.
+NUMPY_ARRAY = Val("tensor", ref=ASSUMED, name="numpy")
 UNKNOWN = Val("unknown")
 NONE = Val("none")
 NUMBER = Val("number")

@@ -39,7 +39,7 @@ TORCH_NON_TENSOR = {
     "torch.inference_mode", "torch.set_grad_enabled", "torch.compile", "torch.finfo", "torch.iinfo",
     "torch.promote_types", "torch.result_type", "torch.can_cast", "torch.is_nonzero", "torch.equal",
     "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
-    "torch.broadcast_tensors", "torch.autocast", "torch.get_autocast_gpu_dtype",
+    "torch.broadcast_tensors", "torch.autocast", "torch.get_autocast_gpu_dtype", "torch.broadcast_shapes",
 }
 TORCH_SEQUENCE = {
     "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
@@ -177,3 +177,19 @@ NOT_MODULES = {"torch.nn.Parameter", "torch.nn.ParameterList", "torch.nn.Paramet
 
 
 UNREADABLE = V.Val("unknown", name="unreadable annotation")
+
+# NumPy under compile: dynamo runs the main namespace, `fft`, `linalg` and `random` as torch ops
+# (`torch._numpy`), so what they give is a tensor to it (`int(np.prod(x.shape))` reads a tensor's
+# value, `range(np.prod(...))` breaks). These modules have no counterpart there (dynamo skips every
+# numpy file, so calling them breaks the graph: BL411), and these functions give no array.
+NUMPY_SKIPPED = ("numpy.polynomial.", "numpy.ma.", "numpy.char.", "numpy.strings.", "numpy.lib.",
+                 "numpy.emath.", "numpy.rec.", "numpy.ctypeslib.")
+NUMPY_NOT_ARRAYS = (
+    *NUMPY_SKIPPED, "numpy.testing.", "numpy.typing.", "numpy.dtype", "numpy.iinfo", "numpy.finfo",
+    "numpy.issubdtype", "numpy.isscalar", "numpy.ndim", "numpy.shape", "numpy.size", "numpy.result_type",
+    "numpy.promote_types", "numpy.can_cast", "numpy.errstate", "numpy.printoptions", "numpy.set_printoptions",
+    "numpy.get_printoptions", "numpy.seterr", "numpy.geterr", "numpy.broadcast_shapes", "numpy.random.seed",
+    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "numpy.vectorize",
+    "numpy.frompyfunc", "numpy.linalg.LinAlgError",
+)
+

@@ -201,12 +201,16 @@ SIZE_FACTORIES = frozenset({
 })
 
 
+# Tensor methods whose positional arguments are sizes (`new_full`: its first).
+SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full"})
+
+
 @register
 class TensorAsSize(Rule):
     CODE = "BL303"
     NAME = "tensor-as-size"
     KIND = "break"
-    MESSAGE = "a tensor's value used as a size or range bound of a new tensor"
+    MESSAGE = "a tensor's value used as a size: of a new tensor, a range bound, or of `view`, `reshape`, `expand`"
     SUGGESTION = (
         "size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; "
         "or build a fixed-size tensor and mask it"
@@ -217,13 +221,21 @@ class TensorAsSize(Rule):
         if not self.ctx.active():
             return
         qual = self.ctx.qualify(node.func)
-        if qual not in SIZE_FACTORIES:
-            return
         args = positional(node)
-        sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
-            args[:1] if qual in ("torch.full", "torch.randint") and len(args) < 3 else args
-        if qual == "torch.randint":
-            sizes = []
+        call = method_call(node)
+        if qual in SIZE_FACTORIES:
+            sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
+                args[:1] if qual in ("torch.full", "torch.randint") and len(args) < 3 else args
+            if qual == "torch.randint":
+                sizes = []
+        elif call is not None and call[1] in SIZE_METHODS and maybe_tensor(self.ctx, call[0]):
+            # `x.view(-1, n)`, `x.new_zeros(n)`: a tensor method that reads its sizes as Python ints; a
+            # shape built by concatenating tuples (`lead + (m, d)`) is a tuple, whatever its parts hold
+            sizes = [a for a in (args[:1] if call[1] == "new_full" else args)
+                     if not (isinstance(a.value, cst.BinaryOperation)
+                             and any(isinstance(side, (cst.Tuple, cst.List)) for side in (a.value.left, a.value.right)))]
+        else:
+            return
         for arg in sizes:
             if isinstance(arg.value, (cst.Tuple, cst.List)):
                 elements = [el.value for el in arg.value.elements]

@@ -168,7 +168,8 @@ class TensorScalarCast(Rule):
     KIND = "break"
     MESSAGE = "`float()`, `int()`, `bool()`, `torch.equal` or `math.*` applied to a tensor reads its value"
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
-    GB_TYPES = ("GB0124", "GB0033", "GB0170")  # GB0170: `bool(t)` with `capture_scalar_outputs`
+    # GB0170: `bool(t)` with `capture_scalar_outputs`; GB0059: `range(t)`; GB0208: `int()` of a NumPy array
+    GB_TYPES = ("GB0124", "GB0033", "GB0170", "GB0059", "GB0208")
     CASTS = {"float": "float", "int": "long"}  # the cast -> the tensor method that keeps it a tensor
 
     def __init__(self, ctx) -> None:
@@ -213,6 +214,9 @@ class TensorScalarCast(Rule):
         if not args:
             return
         name = builtin_name(self.ctx, node)
+        if name == "range":
+            self._range_bound(node, args)
+            return
         qual = self.ctx.qualify(node.func)
         if not (name in ("float", "int", "bool", "complex") and len(args) == 1 or (qual or "").startswith("math.")):
             return
@@ -226,13 +230,25 @@ class TensorScalarCast(Rule):
             fix, fix_needs = self._fixes.get(node), (requires,)
             if fix is None and name == "bool":
                 fix, fix_needs = check_of_test(self.ctx, node) or (None, ())
-            # `float(t)` and `int(t)` are traced with `capture_scalar_outputs`; the truth value is not
+            # `float(t)` and `int(t)` are traced with `capture_scalar_outputs`; the truth value is not,
+            # nor the cast of a NumPy array
+            traced = name in self.CASTS and V.NUMPY_ARRAY not in needs
             self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python {name}", requires=requires,
-                        fix=fix, fix_needs=fix_needs, unless=(CAPTURE_SCALARS,) if name in self.CASTS else ())
+                        fix=fix, fix_needs=fix_needs, unless=(CAPTURE_SCALARS,) if traced else ())
             return
         self.report(node, f"`{self.ctx.source(node)}` passes a tensor to `{qual}`, which needs a "
                           "Python number", requires=requires,
                     fix=math_to_torch(self.ctx, node, qual) if len(args) == 1 else None, fix_needs=(requires,))
+
+    def _range_bound(self, node: cst.Call, args: list[cst.Arg]) -> None:
+        """`range(n)` with `n` a tensor: dynamo cannot build a range from a tensor, whose value it
+        would have to read (a bound resting on a parameter is left alone, as for slices)."""
+        for arg in args:
+            value = self.ctx.value(arg.value)
+            if value.is_tensor or (value.symbolic and not _mentions_param(value)):
+                self.report(node, f"`{self.ctx.source(arg.value)}` is a tensor used as a `range` bound: `range` "
+                                  "needs a Python int", requires=value)
+                return
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._positions.append({})

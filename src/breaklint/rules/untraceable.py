@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.syntax import dotted
-from ..analysis.vocabulary import TRUE_UNDER_COMPILE
+from ..analysis.vocabulary import NUMPY_SKIPPED, TRUE_UNDER_COMPILE
 from ..finding import Fix
 from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
@@ -270,10 +270,8 @@ class OpaqueExtensionCall(_CallRule):
         "or move it outside the compiled region"
     )
     GB_TYPES = ("GB0007", "GB0156")
-    # numpy's own modules that torch._numpy has no counterpart of (it has the main namespace, `fft`,
-    # `linalg` and `random`): dynamo skips every numpy file, so their functions break the graph
-    NUMPY_SKIPPED = ("numpy.polynomial.", "numpy.ma.", "numpy.char.", "numpy.strings.", "numpy.lib.",
-                     "numpy.emath.", "numpy.rec.", "numpy.ctypeslib.")
+    # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
+    NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", *NUMPY_SKIPPED)
 
