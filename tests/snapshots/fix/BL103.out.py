@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import torch
 
 
@@ -81,9 +82,34 @@ def same_as(x, y):
     return x + 1 if x.equal(y) else x  # expect: BL103
 
 
+@torch.compile
+def repeat_by_count(x):
+    x = x * 2
+    n = (x > 0).sum()
+    for _ in range(n):  # expect: BL103
+        x = x + 1
+    return x
+
+
+@torch.compile
+def repeat_by_shape(x):
+    x = x * 2
+    for _ in range(x.shape[0] // 4):
+        x = x + 1
+    return x
+
+
+@torch.compile
+def width_by_numpy(x):
+    x = (x * 2).view(2, 4)
+    width = int(np.prod(x.shape[1:]))  # expect: BL103
+    return x.reshape(-1, width) + np.sqrt(x.shape[1])
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
-            (redraw_until_shuffled, (6,)), (same_as, (x, x * 2))]
+            (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (repeat_by_count, (x,)),
+            (repeat_by_shape, (x,)), (width_by_numpy, (x,))]
