@@ -782,3 +782,58 @@ def test_methods_of_what_a_parameter_is_handed() -> None:
             def forward(self, y):
                 return integrate(Noise(), y, run_twice)
     """) == {7: "BL201", 13: "BL401", 28: "BL101"}
+
+
+def test_a_function_reached_only_in_training_names_the_condition() -> None:
+    # `self.loss(...)` is called only under `if self.training:`: its findings, and those of what it
+    # calls, say so and where; `decode` is reached in both modes, and `shared` both under the
+    # condition and without it, so neither names one
+    found = {f.line: f for f in lint_source(dedent("""
+        import torch
+        from torch import nn
+
+        def focal(logits, target):
+            if target.sum() == 0:
+                return logits.sum() * 0
+            return logits.mean()
+
+        def shared(y):
+            print("shared")
+            return y
+
+        def decode(y):
+            return y[torch.nonzero(y > 0)]
+
+        class Head(nn.Module):
+            def forward(self, x, target=None):
+                y = shared(x * 2)
+                if self.training:
+                    return self.loss(y, target)
+                return decode(y)
+
+            def loss(self, y, target):
+                print("loss")
+                return focal(shared(y), target)
+    """), Path("m.py"), Config())}
+    assert sorted(found) == [6, 11, 15, 25]
+    assert found[6].message.endswith("(reached only when `self.training`, in `Head.forward`)")
+    assert found[25].condition == "self.training" and found[25].kind == "break"
+    assert "reached only" not in found[11].message + found[15].message
+
+
+def test_a_function_reached_only_for_half_precision_inputs_is_a_hazard() -> None:
+    found = lint_source(dedent("""
+        import torch
+        from torch import nn
+
+        def upcast(x):
+            print("upcast")
+            return x.float()
+
+        class M(nn.Module):
+            def forward(self, x):
+                if x.dtype == torch.float16:
+                    x = upcast(x)
+                return x * 2
+    """), Path("m.py"), Config())
+    assert [(f.line, f.code, f.kind, f.condition) for f in found] == [(6, "BL401", "hazard", "x.dtype == torch.float16")]

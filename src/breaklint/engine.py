@@ -95,10 +95,26 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
     return result
 
 
+def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Candidate:
+    """A finding in a function that compile reaches only through calls made under trace-time
+    conditions (`if self.training:` around `self.loss(...)` in `forward`) names them, and where to
+    find them; one that needs a half-precision input is a hazard, as in the caller itself."""
+    f = cand.finding
+    texts = [c for c in conditions if c not in f.condition.split(" and ")]
+    if not texts:
+        return cand
+    where = ".".join(via.split(".")[-2:])
+    kind = "hazard" if f.kind == "break" and any(conditions[c] for c in texts) else f.kind
+    return dataclasses.replace(cand, finding=dataclasses.replace(
+        f, kind=kind, condition=" and ".join(filter(None, [f.condition, *texts])),
+        message=f"{f.message} (reached only when `{' and '.join(texts)}`, in `{where}`)"))
+
+
 def combine(results: list[FileResult], config: Config) -> LintResult:
     summaries = [r.summary for r in results if r.summary is not None]
     reach = Reach(summaries, config.module_bases, config.entry_points)
     values = Values(reach)
+    when = reach.reached_when()
     scopes = SettingsScopes(summaries, reach, config.dynamo_settings())
     lifted: dict[str, int] = {}
     versions = calibration.table()
@@ -152,6 +168,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
                     cand = dataclasses.replace(cand, finding=dataclasses.replace(
                         cand.finding, torch=note, message=f"{cand.finding.message} ({note})"))
                 seen.add(key)
+                if cand.scope in when:
+                    cand = _reached_when(cand, *when[cand.scope])
                 if f.fix is not None and cand.fix_needs and not all(
                         values.resolve(need).known_tensor for need in cand.fix_needs):
                     # the finding stands on an assumed tensor; its rewrite needs a known one

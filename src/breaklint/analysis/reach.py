@@ -83,6 +83,50 @@ class Reach(Tree):
             if not queue:
                 return reached
 
+    def reached_when(self) -> dict[str, tuple[dict[str, bool], str]]:
+        """The reached functions that compile reaches only under trace-time conditions (a loss called
+        under `if self.training:`): for each, those conditions (text -> whether it is a half-precision
+        check) and the function whose calls they guard. A function also reached with no condition, or
+        under different ones on different paths, is not in it."""
+        outgoing: dict[str, list[tuple[str, CallRef]]] = {}
+        for callee, sites in self.callers.items():
+            for caller, call, _ in sites:
+                outgoing.setdefault(caller, []).append((callee, call))
+        free: set[str] = set()
+        queue = deque(r for r in self.root_set if r in self.reached)
+        while queue:  # reached on some path with no condition
+            qual = queue.popleft()
+            if qual not in free:
+                free.add(qual)
+                queue.extend(t for t, call in outgoing.get(qual, []) if not call.conditions and t in self.reached)
+        when: dict[str, tuple[dict[str, bool], str]] = {}
+        mixed: set[str] = set()
+        conditional = [q for q in sorted(self.reached) if q not in free]
+        for _ in range(8):  # settles in as many rounds as the longest chain of conditional calls
+            changed = False
+            for target in conditional:
+                if target in mixed:
+                    continue
+                options: list[tuple[dict[str, bool], str]] = []
+                for caller, call, _ in self.callers.get(target, []):
+                    if caller in free:
+                        options.append((dict(call.conditions), caller))
+                    elif caller in mixed:
+                        options.append(({"": False}, caller))
+                    elif caller in when:
+                        outer, via = when[caller]
+                        options.append(({**outer, **call.conditions}, via))
+                if any(conds != options[0][0] for conds, _ in options) or any("" in c for c, _ in options):
+                    mixed.add(target)  # different conditions on different paths: none to name
+                    when.pop(target, None)
+                    changed = True
+                elif options and when.get(target) != options[0]:
+                    when[target] = options[0]
+                    changed = True
+            if not changed:
+                break
+        return when
+
     def _follow(self, qual: str, call: CallRef, edges: set[tuple[str, int, str]], queue: deque[str]) -> None:
         for target, offset in self.targets(self.functions[qual].cls, call):
             if target not in self.functions or (qual, id(call), target) in edges:

@@ -40,6 +40,9 @@ class CallRef:
     # ...): a function or class by name (`loss=focal_loss`), an instance as "Class()" (`rpn=RPN(...)`,
     # or a local built so); what a constructor stores in an attribute (`ClassInfo.from_params`)
     passed: dict[str, list[str]] = field(default_factory=dict)
+    # the trace-time conditions the call is made under (`if self.training:`), text -> whether it is a
+    # half-precision check: what compile needs to reach the callee through this call
+    conditions: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
