@@ -837,3 +837,39 @@ def test_a_function_reached_only_for_half_precision_inputs_is_a_hazard() -> None
                 return x * 2
     """), Path("m.py"), Config())
     assert [(f.line, f.code, f.kind, f.condition) for f in found] == [(6, "BL401", "hazard", "x.dtype == torch.float16")]
+
+
+def test_a_recurrent_module_class_handed_to_a_constructor_in_another_file(tmp_path: Path) -> None:
+    # `Encoder(rnn_layer=nn.GRU)` in one file, `self.rnn = rnn_layer(...)` and `self.rnn(x)` in
+    # another: BL413, unless the project sets `allow_rnn`
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/enc.py": """
+            from torch import nn
+
+            class Encoder(nn.Module):
+                def __init__(self, rnn_layer, hidden=4):
+                    super().__init__()
+                    self.rnn = rnn_layer(hidden, hidden)
+
+                def forward(self, x):
+                    y, _ = self.rnn(x)
+                    return y
+        """,
+        "pkg/model.py": """
+            from torch import nn
+
+            from .enc import Encoder
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.enc = Encoder(rnn_layer=nn.GRU)
+
+                def forward(self, x):
+                    return self.enc(x)
+        """,
+    })
+    found = [(f.path.name, f.line, f.code) for f in lint([tmp_path], Config()).findings]
+    assert found == [("enc.py", 10, "BL413")]
+    assert not lint([tmp_path], Config(dynamo_config={"allow_rnn": ["true"]})).findings

@@ -17,7 +17,8 @@ from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.reach import Reach, Values
 from .analysis.scoping import SettingsScopes
-from .analysis.summary import Candidate
+from .analysis.summary import CallRef, Candidate
+from .analysis.hierarchy import RNN_MODULES
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
@@ -110,6 +111,40 @@ def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Can
         message=f"{f.message} (reached only when `{' and '.join(texts)}`, in `{where}`)"))
 
 
+def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list[Candidate]]:
+    """Findings that only the whole tree shows, by file: a call of a function excluded from
+    compilation (BL410), and a call of an attribute holding a recurrent module that a constructor
+    call elsewhere handed over (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413)."""
+    by_module = {r.module: r for r in results if r.summary is not None}
+    found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
+    for caller, call, target in reach.disabled_calls:
+        found.append((caller, call, "BL410", f"call to `{target.rsplit('.', 1)[-1]}`, which is excluded from "
+                                             "compilation (`torch.compiler.disable`): dynamo breaks the graph around it", ()))
+    for caller in sorted(reach.reached):
+        fn = reach.functions[caller]
+        for call in fn.calls if fn.cls else ():
+            if call.kind != "selfattr":
+                continue
+            rnn = [h[:-2] for h in reach.handed(fn.cls, call.target) if h.endswith("()") and h[:-2] in RNN_MODULES]
+            if rnn:
+                kind = rnn[0].rsplit(".", 1)[-1]
+                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to the "
+                              "constructor: dynamo does not trace recurrent modules and runs the whole function "
+                              "eagerly", ("allow_rnn",)))
+    extra: dict[Path, list[Candidate]] = {}
+    for caller, call, code, message, unless in found:
+        module = max((mod for mod in by_module if caller.startswith(mod + ".")), key=len, default=None)
+        if module is None or code not in CATALOG:
+            continue
+        rule = rule_info(code)
+        res = by_module[module]
+        finding = Finding(code=code, kind=rule.kind, message=message, suggestion=rule.suggestion, path=res.path,
+                          line=call.line, col=call.col, end_line=call.end_line, end_col=call.end_col,
+                          gb_types=rule.gb_types)
+        extra.setdefault(res.path, []).append(Candidate(caller, finding, call.line, call.end_line, unless=unless))
+    return extra
+
+
 def combine(results: list[FileResult], config: Config) -> LintResult:
     summaries = [r.summary for r in results if r.summary is not None]
     reach = Reach(summaries, config.module_bases, config.entry_points)
@@ -122,24 +157,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     verdicts = {code: calibration.verdict(code, target, versions) for code in CATALOG
                 if rule_info(code).kind == "break"}
     enabled = config.enabled_codes()
-    disabled_rule = rule_info("BL410") if "BL410" in CATALOG else None
-    extra: dict[Path, list[Candidate]] = {}
-    if disabled_rule is not None:
-        by_module = {r.module: r for r in results if r.summary is not None}
-        for caller, call, target in reach.disabled_calls:
-            module = max((mod for mod in by_module if caller.startswith(mod + ".")), key=len, default=None)
-            if module is None:
-                continue
-            res = by_module[module]
-            short = target.rsplit(".", 1)[-1]
-            finding = Finding(
-                code=disabled_rule.code, kind=disabled_rule.kind,
-                message=f"call to `{short}`, which is excluded from compilation "
-                        f"(`torch.compiler.disable`): dynamo breaks the graph around it",
-                suggestion=disabled_rule.suggestion, path=res.path, line=call.line, col=call.col,
-                end_line=call.end_line, end_col=call.end_col, gb_types=disabled_rule.gb_types,
-            )
-            extra.setdefault(res.path, []).append(Candidate(caller, finding, call.line, call.end_line))
+    extra = _tree_candidates(reach, results)
     findings: list[Finding] = []
     errors: list[Finding] = []
     for res in results:

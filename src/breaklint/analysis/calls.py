@@ -127,6 +127,9 @@ class Calls:
             if value.value in scope.functions:
                 return list(scope.functions[value.value])
         if isinstance(value, (cst.Name, cst.Attribute)):
+            qual = self.qualify(value) or ""
+            if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
+                return [qual]  # a torch module class (`rnn_layer=nn.LSTM`): what the constructor builds
             return self._held_functions(value)
         return []
 

@@ -23,6 +23,11 @@ NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.
 TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
+# The recurrent modules dynamo does not trace unless `allow_rnn` is set (BL413).
+RNN_MODULES = frozenset({
+    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
+    "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
+})
 
 
 def _is_torch_module(base: str) -> bool:

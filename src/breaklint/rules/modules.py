@@ -6,15 +6,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.syntax import is_super_call
+from ..analysis.hierarchy import RNN_MODULES
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import ALLOW_RNN, TRACE_AUTOGRAD, maybe_tensor, mentions, method_call
 
 MODULE_CLASS = ("torch.nn.Module", "torch.nn.modules.module.Module")
-RNN_MODULES = frozenset({
-    "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
-    "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
-})
 
 
 @register
