@@ -68,7 +68,7 @@ def test_json_schema(project: Path) -> None:
         "path": "model.py", "line": 7, "column": 9, "end_line": 7, "end_column": 20,
         "code": "BL401", "kind": "break", "message": first["message"], "suggestion": first["suggestion"],
         "origin": "static", "status": None, "gb_types": ["GB0059", "GB0296"], "fix": first["fix"], "condition": "",
-        "settings": ["reorderable_logging_functions", "ignore_logger_methods"], "torch": "",
+        "reached_when": "", "settings": ["reorderable_logging_functions", "ignore_logger_methods"], "torch": "",
     }
     assert first["fix"]["applicability"] == "safe"
     assert first["fix"]["edits"][0]["content"].startswith("if not torch.compiler.is_compiling():")

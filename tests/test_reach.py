@@ -817,7 +817,7 @@ def test_a_function_reached_only_in_training_names_the_condition() -> None:
     """), Path("m.py"), Config())}
     assert sorted(found) == [6, 11, 15, 25]
     assert found[6].message.endswith("(reached only when `self.training`, in `Head.forward`)")
-    assert found[25].condition == "self.training" and found[25].kind == "break"
+    assert found[25].condition == found[25].reached_when == "self.training" and found[25].kind == "break"
     assert "reached only" not in found[11].message + found[15].message
 
 

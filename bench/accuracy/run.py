@@ -301,9 +301,11 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
     for key, fs in by_stmt.items():
         codes = sorted({f.code for f in fs})
         tally = show_held_out or library_of(key[0]) not in held_out
-        if key not in sites and all(getattr(f, "condition", "") for f in fs) and is_header(key):
+        if key not in sites and all(getattr(f, "condition", "") != getattr(f, "reached_when", "") for f in fs) \
+                and is_header(key):
             # a test whose tensor part runs only when the Python conjuncts before it hold: the
-            # line ran, but whether the tensor part did cannot be told
+            # line ran, but whether the tensor part did cannot be told (a condition its function is
+            # reached under is no reason: if the line ran, that condition held)
             conditional += 1
             for c in codes:
                 per_rule[c]["unjudged"] += tally

@@ -107,7 +107,7 @@ def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Can
     where = ".".join(via.split(".")[-2:])
     kind = "hazard" if f.kind == "break" and any(conditions[c] for c in texts) else f.kind
     return dataclasses.replace(cand, finding=dataclasses.replace(
-        f, kind=kind, condition=" and ".join(filter(None, [f.condition, *texts])),
+        f, kind=kind, condition=" and ".join(filter(None, [f.condition, *texts])), reached_when=" and ".join(texts),
         message=f"{f.message} (reached only when `{' and '.join(texts)}`, in `{where}`)"))
 
 

@@ -56,6 +56,9 @@ class Finding:
     # What dynamo decides while tracing that must hold for this to happen (`self.training`,
     # `x.dtype == torch.float16`); empty when it happens whatever the inputs.
     condition: str = ""
+    # The part of `condition` that the calls reaching this code are made under (`self.training` around
+    # `self.loss(...)` in forward): compile reaches the function only when it holds.
+    reached_when: str = ""
     # The dynamo settings this verdict depends on (`capture_scalar_outputs`, ...): a setting that
     # the project turns on would remove it, or it is a break only because one is on.
     settings: tuple[str, ...] = field(default=())
@@ -83,6 +86,7 @@ class Finding:
             "status": self.status,
             "gb_types": list(self.gb_types),
             "condition": self.condition,
+            "reached_when": self.reached_when,
             "settings": list(self.settings),
             "torch": self.torch,
             "fix": None if self.fix is None else {
