@@ -873,3 +873,40 @@ def test_a_recurrent_module_class_handed_to_a_constructor_in_another_file(tmp_pa
     found = [(f.path.name, f.line, f.code) for f in lint([tmp_path], Config()).findings]
     assert found == [("enc.py", 10, "BL413")]
     assert not lint([tmp_path], Config(dynamo_config={"allow_rnn": ["true"]})).findings
+
+
+def test_reading_a_property_runs_its_getter() -> None:
+    # `self.lengthscale` and `self.scale` (a base class's property) are read in forward: their getters
+    # run under compile; a property nothing reads, and a method read without a call, do not run
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Base(nn.Module):
+            @property
+            def scale(self):
+                print("scale")
+                return 2.0
+
+            def helper(self):
+                print("never called")
+
+        class Kernel(Base):
+            def __init__(self):
+                super().__init__()
+                self.raw = nn.Parameter(torch.zeros(3))
+
+            @property
+            def lengthscale(self):
+                if self.raw.sum() > 0:
+                    return self.raw.exp()
+                return self.raw
+
+            @property
+            def unused(self):
+                print("never read")
+
+            def forward(self, x):
+                fn = self.helper
+                return x * self.lengthscale * self.scale
+    """) == {8: "BL401", 21: "BL201"}

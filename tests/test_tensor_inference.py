@@ -382,3 +382,28 @@ def test_numpy_under_compile_is_a_tensor_where_dynamo_runs_it_as_one() -> None:
             y = x.reshape(lead[:1] + (c, -1))
             return x.new_zeros(hp) * scale, width, y
     """) == [(10, "BL103"), (11, "BL103")]
+
+
+def test_a_property_holds_what_its_getter_returns() -> None:
+    # `self.lengthscale` is a property returning a tensor: a test of it is a tensor test; an attribute
+    # that no class of the tree makes a property (`self.other`) stays unknown
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Kernel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.raw = nn.Parameter(torch.zeros(3))
+
+            @property
+            def lengthscale(self):
+                return self.raw.exp()
+
+            def forward(self, x):
+                if self.lengthscale.max() > 1:
+                    return x
+                if self.other > 2:
+                    return x * 2
+                return x
+    """) == [(15, "BL201")]

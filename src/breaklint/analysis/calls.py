@@ -112,6 +112,13 @@ class Calls:
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # `self.scale`: a property of the class (or of a subclass) runs its getter under compile
+        if isinstance(node.value, cst.Name) and node.value.value == "self" and self.active():
+            reads = self.function.reads
+            if node.attr.value not in reads:
+                reads.append(node.attr.value)
+
     def handed(self, value: cst.BaseExpression) -> list[str]:
         """The tree's functions and classes an argument hands over (`CallRef.passed`): "Class()" for
         an instance built in the argument or earlier in the function (`rpn = RPN(...)`, then

@@ -181,6 +181,8 @@ class Evaluation:
                 return V.OBJECT
             if self_attr in cls.attr_values:
                 return cls.attr_values[self_attr]
+            if self_attr in cls.properties:  # what the getter returns (or an override's, in a subclass)
+                return V.ret("property", self_attr, cls.qualname)
             return V.UNKNOWN
         if attr in TENSOR_ATTRS:
             base = self.value(node.value)

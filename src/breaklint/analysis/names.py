@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements
-from .vocabulary import NOT_MODULES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
+from .vocabulary import NOT_MODULES, PROPERTIES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
 
 
 class Names:
@@ -119,6 +119,8 @@ class Names:
         for stmt in node.body.body:
             if isinstance(stmt, cst.FunctionDef):
                 info.methods.add(stmt.name.value)
+                if any(self.qualify(d.decorator) in PROPERTIES for d in stmt.decorators):
+                    info.properties.add(stmt.name.value)
                 self._scan_self_attrs(stmt, info)
         self.summary.classes[qual] = info
         self._classes.append(info)

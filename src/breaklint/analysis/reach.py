@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections import deque
 
-from .hierarchy import TOO_BROAD, Tree
+from .handing import Handing
+from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
 from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, join, op, override
 
 
-class Reach(Tree):
+class Reach(Handing):
     """Which functions torch.compile traces, over every summary in the tree."""
 
     def __init__(self, summaries: list[ModuleSummary], module_bases: list[str],
@@ -28,9 +29,6 @@ class Reach(Tree):
         self.entry_points = list(entry_points or [])
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
-        # callee -> the reached calls that resolve to it: (caller, call, offset of bound `self`)
-        self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
-        self._built: dict[str, list[tuple[CallRef, int]]] | None = None
         self.reached = self._compute()
 
     # ------------------------------------------------------------------ the walk
@@ -78,54 +76,12 @@ class Reach(Tree):
                     if call.kind == "paramcall":
                         late.append((qual, call))
                     self._follow(qual, call, edges, queue)
+                for attr in fn.reads if fn.cls else ():
+                    self._follow(qual, CallRef("property", attr, 0, 0, 0, 0), edges, queue)
             for qual, call in late:
                 self._follow(qual, call, edges, queue)
             if not queue:
                 return reached
-
-    def reached_when(self) -> dict[str, tuple[dict[str, bool], str]]:
-        """The reached functions that compile reaches only under trace-time conditions (a loss called
-        under `if self.training:`): for each, those conditions (text -> whether it is a half-precision
-        check) and the function whose calls they guard. A function also reached with no condition, or
-        under different ones on different paths, is not in it."""
-        outgoing: dict[str, list[tuple[str, CallRef]]] = {}
-        for callee, sites in self.callers.items():
-            for caller, call, _ in sites:
-                outgoing.setdefault(caller, []).append((callee, call))
-        free: set[str] = set()
-        queue = deque(r for r in self.root_set if r in self.reached)
-        while queue:  # reached on some path with no condition
-            qual = queue.popleft()
-            if qual not in free:
-                free.add(qual)
-                queue.extend(t for t, call in outgoing.get(qual, []) if not call.conditions and t in self.reached)
-        when: dict[str, tuple[dict[str, bool], str]] = {}
-        mixed: set[str] = set()
-        conditional = [q for q in sorted(self.reached) if q not in free]
-        for _ in range(8):  # settles in as many rounds as the longest chain of conditional calls
-            changed = False
-            for target in conditional:
-                if target in mixed:
-                    continue
-                options: list[tuple[dict[str, bool], str]] = []
-                for caller, call, _ in self.callers.get(target, []):
-                    if caller in free:
-                        options.append((dict(call.conditions), caller))
-                    elif caller in mixed:
-                        options.append(({"": False}, caller))
-                    elif caller in when:
-                        outer, via = when[caller]
-                        options.append(({**outer, **call.conditions}, via))
-                if any(conds != options[0][0] for conds, _ in options) or any("" in c for c, _ in options):
-                    mixed.add(target)  # different conditions on different paths: none to name
-                    when.pop(target, None)
-                    changed = True
-                elif options and when.get(target) != options[0]:
-                    when[target] = options[0]
-                    changed = True
-            if not changed:
-                break
-        return when
 
     def _follow(self, qual: str, call: CallRef, edges: set[tuple[str, int, str]], queue: deque[str]) -> None:
         for target, offset in self.targets(self.functions[qual].cls, call):
@@ -134,7 +90,8 @@ class Reach(Tree):
             edges.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             if self.functions[target].disabled:
-                self.disabled_calls.append((qual, call, target))
+                if call.kind != "property":  # a read has no call to report
+                    self.disabled_calls.append((qual, call, target))
             else:
                 queue.append(target)
 
@@ -204,6 +161,9 @@ class Reach(Tree):
             if not out:  # an attribute that a base class's constructor stores what its callers hand over
                 out.extend(self._handed_targets(cls, call.target))
             return out
+        if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides
+            found = [self.method(cls, call.target), *self.overrides(cls, call.target)]
+            return [(f, 1) for f in found if f is not None and f in self.functions and self.functions[f].is_property]
         if call.kind == "super":
             first = self.method(cls, call.target, skip_self=True)
             return [(first, 1)] if first else []
@@ -228,82 +188,6 @@ class Reach(Tree):
                     out.extend(self._dispatch(self.canonical(instance[:-2]), name))
             return out
         return out
-
-    # ------------------------------------------------------------------ what constructors are handed
-    def handed(self, cls: str, attr: str) -> list[str]:
-        """What the callers of a constructor hand over for the parameter it stores in `attr`
-        (`ClassInfo.from_params`): functions and classes by name, instances as "Class()"; a class
-        the constructor builds itself from the parameter (`self.rnn = rnn_layer(...)`) as its instance."""
-        for owner in self.mro(cls):
-            spec = self.classes[owner].from_params.get(attr)
-            if spec is None:
-                continue
-            held = self.passed_to(f"{owner}.__init__", spec.removesuffix("()"))
-            if not spec.endswith("()"):
-                return held
-            # a class handed over and built by the constructor: an instance of it
-            return [f"{h}()" for h in held if not h.endswith("()")]
-        return []
-
-    def passed_to(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
-        """What the calls of `function` hand over for its parameter `name` (`CallRef.passed`), a
-        parameter handed on (`"@f#p"`) followed to its own callers. A constructor counts every call
-        of the tree, reached or not (modules are built outside compiled code); other functions, the
-        reached calls."""
-        fn = self.functions.get(function)
-        if fn is None or name not in fn.params or f"{function}#{name}" in seen:
-            return []
-        seen = seen | {f"{function}#{name}"}
-        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
-        if function.endswith(".__init__"):
-            sites += self._constructions().get(function, [])
-        out: list[str] = []
-        for call, offset in sites:
-            key = name if name in call.kwargs else str(fn.params.index(name) - offset)
-            for held in call.passed.get(key, []):
-                if held.startswith("@"):
-                    where, _, param = held[1:].partition("#")
-                    more = self.passed_to(where, param, seen)
-                else:
-                    more = [held]
-                out.extend(h for h in more if h not in out)
-        return out
-
-    def _handed_targets(self, cls: str, attr: str) -> list[tuple[str, int]]:
-        """What calling an attribute runs, from what the constructor's callers handed over."""
-        out: list[tuple[str, int]] = []
-        for held in self.handed(cls, attr):
-            if held.endswith("()") and self.canonical(held[:-2]) in self.classes:
-                run = self.call_method(self.canonical(held[:-2]))  # an instance: its forward or __call__
-                if run:
-                    out.append((run, 1))
-            else:
-                out.extend(self._callable_targets(held))
-        return out
-
-    def _callable_targets(self, held: str) -> list[tuple[str, int]]:
-        """What calling a function or class handed over by name runs (a "f()" for what `f` returns)."""
-        out: list[tuple[str, int]] = []
-        for target in self.expand_table(held):
-            if target in self.functions:
-                out.append((target, 0))
-            elif target in self.classes and (init := self.method(target, "__init__")):
-                out.append((init, 1))  # a class called: its constructor runs
-        return out
-
-    def _constructions(self) -> dict[str, list[tuple[CallRef, int]]]:
-        """Each constructor (`Class.__init__`) -> the tree's calls that run it and hand over a
-        function, class or instance of the tree, with the number of parameters they bind first."""
-        if self._built is None:
-            self._built = {}
-            for fn in self.functions.values():
-                for call in fn.calls:
-                    if not call.passed or call.kind not in ("name", "super"):
-                        continue
-                    for target, offset in self.targets(fn.cls, call):
-                        if target.endswith(".__init__"):
-                            self._built.setdefault(target, []).append((call, offset))
-        return self._built
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an

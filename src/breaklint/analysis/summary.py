@@ -78,6 +78,8 @@ class FunctionInfo:
     # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
     is_property: bool = False
+    # the attributes of `self` it reads: a property among them runs its getter (reach)
+    reads: list[str] = field(default_factory=list)
     # dynamo settings patched around code of this function, and those it hands out (a function that
     # returns `torch._dynamo.config.patch(...)`, or a context manager that yields under one)
     patches: list[PatchBlock] = field(default_factory=list)
@@ -99,6 +101,7 @@ class ClassInfo:
     # instance built from it (`self.rnn = rnn_layer(...)`): what the constructor's callers pass decides
     # what calling the attribute runs
     from_params: dict[str, str] = field(default_factory=dict)
+    properties: set[str] = field(default_factory=set)  # methods decorated `@property` (and the like)
 
 
 @dataclass(slots=True)

@@ -1,0 +1,147 @@
+"""What calls hand over, for reach (reach.py): the tree's functions, classes and instances passed
+to a constructor and stored in an attribute (`self.head = head`), or passed to a function for a
+parameter it calls (`sde.f(t, y)`); and the trace-time conditions the calls to a function are made
+under (`self.training`), which its findings then name.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .hierarchy import Tree
+from .summary import CallRef, ModuleSummary
+
+
+class Handing(Tree):
+    """The tree's calls as they hand things over; `Reach` walks them and fills `callers`."""
+
+    def __init__(self, summaries: list[ModuleSummary], module_bases: list[str]) -> None:
+        super().__init__(summaries, module_bases)
+        # callee -> the reached calls that resolve to it: (caller, call, offset of bound `self`)
+        self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
+        self.reached: set[str] = set()
+        self.root_set: set[str] = set()
+        self._built: dict[str, list[tuple[CallRef, int]]] | None = None
+
+    def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:
+        """The functions a call may run (`Reach.targets`)."""
+        raise NotImplementedError
+
+    def handed(self, cls: str, attr: str) -> list[str]:
+        """What the callers of a constructor hand over for the parameter it stores in `attr`
+        (`ClassInfo.from_params`): functions and classes by name, instances as "Class()"; a class
+        the constructor builds itself from the parameter (`self.rnn = rnn_layer(...)`) as its instance."""
+        for owner in self.mro(cls):
+            spec = self.classes[owner].from_params.get(attr)
+            if spec is None:
+                continue
+            held = self.passed_to(f"{owner}.__init__", spec.removesuffix("()"))
+            if not spec.endswith("()"):
+                return held
+            # a class handed over and built by the constructor: an instance of it
+            return [f"{h}()" for h in held if not h.endswith("()")]
+        return []
+
+    def passed_to(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        """What the calls of `function` hand over for its parameter `name` (`CallRef.passed`), a
+        parameter handed on (`"@f#p"`) followed to its own callers. A constructor counts every call
+        of the tree, reached or not (modules are built outside compiled code); other functions, the
+        reached calls."""
+        fn = self.functions.get(function)
+        if fn is None or name not in fn.params or f"{function}#{name}" in seen:
+            return []
+        seen = seen | {f"{function}#{name}"}
+        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
+        if function.endswith(".__init__"):
+            sites += self._constructions().get(function, [])
+        out: list[str] = []
+        for call, offset in sites:
+            key = name if name in call.kwargs else str(fn.params.index(name) - offset)
+            for held in call.passed.get(key, []):
+                if held.startswith("@"):
+                    where, _, param = held[1:].partition("#")
+                    more = self.passed_to(where, param, seen)
+                else:
+                    more = [held]
+                out.extend(h for h in more if h not in out)
+        return out
+
+    def _handed_targets(self, cls: str, attr: str) -> list[tuple[str, int]]:
+        """What calling an attribute runs, from what the constructor's callers handed over."""
+        out: list[tuple[str, int]] = []
+        for held in self.handed(cls, attr):
+            if held.endswith("()") and self.canonical(held[:-2]) in self.classes:
+                run = self.call_method(self.canonical(held[:-2]))  # an instance: its forward or __call__
+                if run:
+                    out.append((run, 1))
+            else:
+                out.extend(self._callable_targets(held))
+        return out
+
+    def _callable_targets(self, held: str) -> list[tuple[str, int]]:
+        """What calling a function or class handed over by name runs (a "f()" for what `f` returns)."""
+        out: list[tuple[str, int]] = []
+        for target in self.expand_table(held):
+            if target in self.functions:
+                out.append((target, 0))
+            elif target in self.classes and (init := self.method(target, "__init__")):
+                out.append((init, 1))  # a class called: its constructor runs
+        return out
+
+    def _constructions(self) -> dict[str, list[tuple[CallRef, int]]]:
+        """Each constructor (`Class.__init__`) -> the tree's calls that run it and hand over a
+        function, class or instance of the tree, with the number of parameters they bind first."""
+        if self._built is None:
+            self._built = {}
+            for fn in self.functions.values():
+                for call in fn.calls:
+                    if not call.passed or call.kind not in ("name", "super"):
+                        continue
+                    for target, offset in self.targets(fn.cls, call):
+                        if target.endswith(".__init__"):
+                            self._built.setdefault(target, []).append((call, offset))
+        return self._built
+
+    def reached_when(self) -> dict[str, tuple[dict[str, bool], str]]:
+        """The reached functions that compile reaches only under trace-time conditions (a loss called
+        under `if self.training:`): for each, those conditions (text -> whether it is a half-precision
+        check) and the function whose calls they guard. A function also reached with no condition, or
+        under different ones on different paths, is not in it."""
+        outgoing: dict[str, list[tuple[str, CallRef]]] = {}
+        for callee, sites in self.callers.items():
+            for caller, call, _ in sites:
+                outgoing.setdefault(caller, []).append((callee, call))
+        free: set[str] = set()
+        queue = deque(r for r in self.root_set if r in self.reached)
+        while queue:  # reached on some path with no condition
+            qual = queue.popleft()
+            if qual not in free:
+                free.add(qual)
+                queue.extend(t for t, call in outgoing.get(qual, []) if not call.conditions and t in self.reached)
+        when: dict[str, tuple[dict[str, bool], str]] = {}
+        mixed: set[str] = set()
+        conditional = [q for q in sorted(self.reached) if q not in free]
+        for _ in range(8):  # settles in as many rounds as the longest chain of conditional calls
+            changed = False
+            for target in conditional:
+                if target in mixed:
+                    continue
+                options: list[tuple[dict[str, bool], str]] = []
+                for caller, call, _ in self.callers.get(target, []):
+                    if caller in free:
+                        options.append((dict(call.conditions), caller))
+                    elif caller in mixed:
+                        options.append(({"": False}, caller))
+                    elif caller in when:
+                        outer, via = when[caller]
+                        options.append(({**outer, **call.conditions}, via))
+                if any(conds != options[0][0] for conds, _ in options) or any("" in c for c, _ in options):
+                    mixed.add(target)  # different conditions on different paths: none to name
+                    when.pop(target, None)
+                    changed = True
+                elif options and when.get(target) != options[0]:
+                    when[target] = options[0]
+                    changed = True
+            if not changed:
+                break
+        return when
