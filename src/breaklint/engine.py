@@ -118,8 +118,9 @@ def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list
     by_module = {r.module: r for r in results if r.summary is not None}
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
     for caller, call, target in reach.disabled_calls:
-        found.append((caller, call, "BL410", f"call to `{target.rsplit('.', 1)[-1]}`, which is excluded from "
-                                             "compilation (`torch.compiler.disable`): dynamo breaks the graph around it", ()))
+        short = target.rsplit(".", 1)[-1]
+        found.append((caller, call, "BL410", f"call to `{short}`, which is excluded from compilation "
+                                             "(`torch.compiler.disable`): dynamo breaks the graph around it", ()))
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         for call in fn.calls if fn.cls else ():

@@ -64,7 +64,8 @@ class Calls:
             refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
         elif (param := self._parameter(func.value if isinstance(func, cst.Attribute) else func)) is not None:
             # `sde.f(t, y)`, `fn(x)` on a parameter: what the callers hand over decides (reach)
-            refs.append(("paramcall", f"{fn.qualname}#{param}:{func.attr.value if isinstance(func, cst.Attribute) else ''}"))
+            called = func.attr.value if isinstance(func, cst.Attribute) else ""
+            refs.append(("paramcall", f"{fn.qualname}#{param}:{called}"))
         elif (method := self.self_getattr(func)) is not None:
             refs.append(("self", method))  # `getattr(self, "name")(...)`; a "prefix*" for each match
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \

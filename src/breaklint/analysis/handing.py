@@ -127,15 +127,15 @@ class Handing(Tree):
                 if target in mixed:
                     continue
                 options: list[tuple[dict[str, bool], str]] = []
+                from_mixed = False
                 for caller, call, _ in self.callers.get(target, []):
                     if caller in free:
                         options.append((dict(call.conditions), caller))
-                    elif caller in mixed:
-                        options.append(({"": False}, caller))
                     elif caller in when:
                         outer, via = when[caller]
                         options.append(({**outer, **call.conditions}, via))
-                if any(conds != options[0][0] for conds, _ in options) or any("" in c for c, _ in options):
+                    from_mixed = from_mixed or caller in mixed
+                if from_mixed or any(conds != options[0][0] for conds, _ in options):
                     mixed.add(target)  # different conditions on different paths: none to name
                     when.pop(target, None)
                     changed = True

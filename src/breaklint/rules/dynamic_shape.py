@@ -231,9 +231,7 @@ class TensorAsSize(Rule):
         elif call is not None and call[1] in SIZE_METHODS and maybe_tensor(self.ctx, call[0]):
             # `x.view(-1, n)`, `x.new_zeros(n)`: a tensor method that reads its sizes as Python ints; a
             # shape built by concatenating tuples (`lead + (m, d)`) is a tuple, whatever its parts hold
-            sizes = [a for a in (args[:1] if call[1] == "new_full" else args)
-                     if not (isinstance(a.value, cst.BinaryOperation)
-                             and any(isinstance(side, (cst.Tuple, cst.List)) for side in (a.value.left, a.value.right)))]
+            sizes = [a for a in (args[:1] if call[1] == "new_full" else args) if not _concatenated(a.value)]
         else:
             return
         for arg in sizes:
@@ -247,3 +245,9 @@ class TensorAsSize(Rule):
                     self.report(node, f"`{self.ctx.source(node)}` takes its size from the value of tensor "
                                       f"`{self.ctx.source(el)}`", requires=value, unless=(CAPTURE_SCALARS,))
                     return
+
+
+def _concatenated(node: cst.BaseExpression) -> bool:
+    """`lead + (m, d)`: a tuple (or list) built by concatenation."""
+    return isinstance(node, cst.BinaryOperation) and any(
+        isinstance(side, (cst.Tuple, cst.List)) for side in (node.left, node.right))
