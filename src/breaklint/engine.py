@@ -15,10 +15,10 @@ from pathlib import Path
 
 from . import cache, calibration, suppress
 from ._version import __version__
+from .analysis.hierarchy import RNN_MODULES
 from .analysis.reach import Reach, Values
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate
-from .analysis.hierarchy import RNN_MODULES
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
