@@ -407,3 +407,41 @@ def test_a_property_holds_what_its_getter_returns() -> None:
                     return x * 2
                 return x
     """) == [(15, "BL201")]
+
+
+def test_post_processing_values_through_lists_of_dicts_and_zip() -> None:
+    # forward hands its helpers a list of dicts built by a comprehension over `zip`, and a list of
+    # `zip`'s tuples: the helpers' `out["scores"]`, `sc` and the rows of a masked `boxes` are tensors;
+    # a key the dicts do not have (`out["label"]`) is not
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class D(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 5)
+
+            def forward(self, feats):
+                logits = self.head(feats)
+                boxes = logits[..., :4].sigmoid()
+                scores = logits[..., 4].sigmoid()
+                self.pairs(list(zip(boxes, scores)))
+                return self.post([{"boxes": b, "scores": s, "label": 1} for b, s in zip(boxes, scores)])
+
+            def pairs(self, pairs):
+                for bx, sc in pairs:
+                    if sc.sum() > 0:
+                        pass
+
+            def post(self, outputs):
+                sizes = []
+                for out in outputs:
+                    boxes = out["boxes"]
+                    keep = out["scores"] > 0.5
+                    if out["label"] > 0:
+                        sizes.append(0)
+                    for box in boxes[keep]:
+                        sizes.append(int(box[2] - box[0]))
+                return sizes
+    """) == [(19, "BL201"), (29, "BL302"), (30, "BL103")]

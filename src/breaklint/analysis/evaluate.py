@@ -85,7 +85,8 @@ class Evaluation:
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                 index = node.slice[0].slice.value
                 if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
-                    return V.item(base, index.evaluated_value) if base.kind == "dict" else V.elem(base)
+                    key = index.evaluated_value
+                    return V.item(base, key if isinstance(key, str) else None)
                 if base.kind == "dict":
                     return V.item(base, None)
                 number = integer(index)
@@ -142,8 +143,8 @@ class Evaluation:
             return V.dict_of(keys, vals)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             element = self._comprehension_element(node)
-            if element.is_tensor:
-                return V.seq([element])  # (a generator: what iterating it gives)
+            if V.holds_tensor(element):  # (a generator: what iterating it gives)
+                return V.seq([element])
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Lambda)):
             return V.Val("seq") if isinstance(node, cst.ListComp) else V.OBJECT
         return V.UNKNOWN
@@ -153,7 +154,7 @@ class Evaluation:
         the moment, as the walk binds it inside the comprehension (plain-name targets only)."""
         comp: cst.CompFor | None = node.for_in
         while comp is not None:
-            if not isinstance(comp.target, cst.Name):
+            if not _plain_target(comp.target):
                 return V.UNKNOWN
             comp = comp.inner_for_in
         if not self._scopes:
@@ -290,6 +291,10 @@ class Evaluation:
             if len(args) == 1:
                 return V.elem(args[0])
             return V.op(*args) if args else V.UNKNOWN
+        if name in ("zip", "enumerate") and args and len(args) == len(node.args) and any(map(V.holds_tensor, args)):
+            # what iterating gives: a tuple of one element of each (`list(zip(boxes, scores))`)
+            firsts = [V.NUMBER, V.elem(args[0])] if name == "enumerate" else [V.elem(a) for a in args]
+            return V.seq([V.seq(firsts)])
         if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
             return V.BOOL
         if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
@@ -314,3 +319,11 @@ def _whole_shape(node: cst.BaseExpression) -> bool:
         return node.attr.value == "shape"
     return (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "size")
+
+
+def _plain_target(node: cst.BaseExpression) -> bool:
+    """A comprehension target that binds names only: `t`, `(b, s)`, `i, (b, s)`."""
+    if isinstance(node, cst.Name):
+        return True
+    return isinstance(node, (cst.Tuple, cst.List)) and all(
+        isinstance(el, cst.Element) and _plain_target(el.value) for el in node.elements)

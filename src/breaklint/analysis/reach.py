@@ -17,7 +17,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
-from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, join, op, override
+from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, item, join, op, override
 
 
 class Reach(Handing):
@@ -244,6 +244,8 @@ class Values:
             return override(*(self.resolve(p) for p in value.parts))
         if kind == "join":
             return join(*(self.resolve(p) for p in value.parts))
+        if kind == "elem" and value.name.startswith("'"):  # `d["boxes"]` of a value now decided
+            return self.resolve(item(self.resolve(value.parts[0]), value.name[1:]))
         if kind == "elem":
             index = int(value.name) if value.name.lstrip("-").isdigit() else None
             return self.resolve(elem(self.resolve(value.parts[0]), index))

@@ -33,7 +33,7 @@ CONCRETE = frozenset({"tensor", "booltensor", "none", "number", "bool", "str", "
 SYMBOLIC = frozenset({"param", "ret", "op", "cmp", "elem", "join"})
 NOT_TENSOR = frozenset({"none", "number", "bool", "str", "size", "object", "seq", "dict"})
 MAX_PARTS = 8
-MAX_DEPTH = 6
+MAX_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -210,14 +210,24 @@ def mapping_of(value: Val) -> Val:
 
 
 def item(container: Val, key: str | None) -> Val:
-    """`d[key]` for a dict value, with a string key (None: a key that is not a literal)."""
+    """`d[key]` for a dict value, with a string key (None: a key that is not a literal). Of a value
+    the tree decides, the key is kept (an `elem` named `'key`) for when it turns out to be a dict."""
     if container.kind == "dict":
         if key is not None and key in container.keys:
             return container.parts[container.keys.index(key)]
         if container.name == "values" and container.parts:
             return container.parts[0]
         return UNKNOWN
+    if container.symbolic and key is not None:
+        return _bound(Val("elem", name=f"'{key}", parts=(container,)))
     return elem(container)
+
+
+def holds_tensor(value: Val) -> bool:
+    """A tensor, a value the tree decides, or a tuple, list or dict with one of those in it."""
+    if value.is_tensor or value.symbolic:
+        return True
+    return value.kind in ("seq", "dict") and any(holds_tensor(p) for p in value.parts)
 
 
 def join(*parts: Val) -> Val:
