@@ -66,27 +66,37 @@ class Handing(Tree):
                 out.extend(h for h in more if h not in out)
         return out
 
-    def _handed_targets(self, cls: str, attr: str) -> list[tuple[str, int]]:
-        """What calling an attribute runs, from what the constructor's callers handed over."""
+    def instance_class(self, held: str) -> str | None:
+        """The tree's class of an instance handed over ("Class()"); None for anything else."""
+        if not held.endswith("()"):
+            return None
+        cls = self.canonical(held[:-2])
+        return cls if cls in self.classes else None
+
+    def calling(self, held: list[str], method: str = "") -> list[tuple[str, int]]:
+        """What `x.method(...)` runs (`x(...)` with no method) where `x` holds one of the things
+        handed over: an instance's `method` and its overrides (calling it: its forward or
+        `__call__`); a function or class by name, called: the function, or the class's constructor
+        (a "f()" for what `f` returns)."""
         out: list[tuple[str, int]] = []
-        for held in self.handed(cls, attr):
-            if held.endswith("()") and self.canonical(held[:-2]) in self.classes:
-                run = self.call_method(self.canonical(held[:-2]))  # an instance: its forward or __call__
-                if run:
+        for one in held:
+            instance = self.instance_class(one)
+            if instance is not None:
+                if method:
+                    out.extend(self._dispatch(instance, method))
+                elif run := self.call_method(instance):
                     out.append((run, 1))
-            else:
-                out.extend(self._callable_targets(held))
+                continue
+            for target in self.expand_table(one) if not method else ():
+                if target in self.functions:
+                    out.append((target, 0))
+                elif target in self.classes and (init := self.method(target, "__init__")):
+                    out.append((init, 1))  # a class called: its constructor runs
         return out
 
-    def _callable_targets(self, held: str) -> list[tuple[str, int]]:
-        """What calling a function or class handed over by name runs (a "f()" for what `f` returns)."""
-        out: list[tuple[str, int]] = []
-        for target in self.expand_table(held):
-            if target in self.functions:
-                out.append((target, 0))
-            elif target in self.classes and (init := self.method(target, "__init__")):
-                out.append((init, 1))  # a class called: its constructor runs
-        return out
+    def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
+        """The methods `x.name(...)` runs on an instance of class `held` (`Reach._dispatch`)."""
+        raise NotImplementedError
 
     def _constructions(self) -> dict[str, list[tuple[CallRef, int]]]:
         """Each constructor (`Class.__init__`) -> the tree's calls that run it and hand over a

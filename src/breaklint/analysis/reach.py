@@ -112,16 +112,7 @@ class Reach(Handing):
         if call.kind == "paramcall":  # `p.method(...)` or `p(...)` on what the callers hand over for `p`
             where, _, method = call.target.rpartition(":")
             function, _, name = where.partition("#")
-            for held in self.passed_to(function, name):
-                instance = self.canonical(held[:-2]) if held.endswith("()") else None
-                if instance in self.classes:
-                    if method:
-                        out.extend(self._dispatch(instance, method))
-                    elif run := self.call_method(instance):
-                        out.append((run, 1))
-                elif not method:
-                    out.extend(self._callable_targets(held))
-            return out
+            return self.calling(self.passed_to(function, name), method)
         if call.kind == "typedcall":
             declared, _, method = call.target.rpartition(":")
             return self._dispatch(self.canonical(declared), method)
@@ -159,7 +150,7 @@ class Reach(Handing):
                     out.extend((n, 0) for n in self.expand_table(held))
             out.extend((found, 1) for found in self.overrides(cls, call.target))
             if not out:  # an attribute that a base class's constructor stores what its callers hand over
-                out.extend(self._handed_targets(cls, call.target))
+                out.extend(self.calling(self.handed(cls, call.target)))
             return out
         if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides
             found = [self.method(cls, call.target), *self.overrides(cls, call.target)]
@@ -176,16 +167,14 @@ class Reach(Handing):
                     out.append((target, 0))  # a function held in the attribute
                 elif run := self.call_method(target):
                     out.append((run, 1))  # an instance: its forward or __call__
-            out.extend(self._handed_targets(cls, call.target))
+            out.extend(self.calling(self.handed(cls, call.target)))
             return out
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
             held = self.attribute_class(cls, attr) or self.attribute_class(cls, attr, declared=True)
             if held is not None:
                 out.extend(self._dispatch(held, name))
-            for instance in self.handed(cls, attr):
-                if instance.endswith("()") and self.canonical(instance[:-2]) in self.classes:
-                    out.extend(self._dispatch(self.canonical(instance[:-2]), name))
+            out.extend(self.calling(self.handed(cls, attr), name))
             return out
         return out
 

@@ -244,8 +244,8 @@ class TensorScalarCast(Rule):
         """`range(n)` with `n` a tensor: dynamo cannot build a range from a tensor, whose value it
         would have to read (a bound resting on a parameter is left alone, as for slices)."""
         for arg in args:
-            value = self.ctx.value(arg.value)
-            if value.is_tensor or (value.symbolic and not _mentions_param(value)):
+            value = _int_bound(self.ctx, arg.value)
+            if value is not None:
                 self.report(node, f"`{self.ctx.source(arg.value)}` is a tensor used as a `range` bound: `range` "
                                   "needs a Python int", requires=value)
                 return
@@ -301,12 +301,8 @@ class TensorScalarCast(Rule):
         if not self.ctx.active():
             return
         for bound in (node.lower, node.upper, node.step):
-            if bound is None:
-                continue
-            value = self.ctx.value(bound)
-            # A parameter is only a guess at a tensor, and a slice bound is usually an int: a
-            # bound that rests on a parameter is left alone.
-            if value.is_tensor or (value.symbolic and not _mentions_param(value)):
+            value = _int_bound(self.ctx, bound) if bound is not None else None
+            if value is not None:
                 self.report(bound, f"`{self.ctx.source(bound)}` is a tensor used as a slice bound: slicing "
                                    "reads it as a Python int", requires=value, unless=(CAPTURE_SCALARS,))
                 return
@@ -335,6 +331,14 @@ def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
         return ctx.tensor_requirement(node.func.value) is not None
     return (ctx.qualify(node.func) in ("torch.argmax", "torch.argmin") and len(node.args) == 1
             and node.args[0].keyword is None and not node.args[0].star)
+
+
+def _int_bound(ctx, node: cst.BaseExpression) -> V.Val | None:
+    """What a slice or `range` bound holds, when it is a tensor (or may turn out one): the value
+    the finding requires; None otherwise. A parameter is only a guess at a tensor, and such a bound
+    is usually an int: one that rests on a parameter is left alone."""
+    value = ctx.value(node)
+    return value if value.is_tensor or (value.symbolic and not _mentions_param(value)) else None
 
 
 def _mentions_param(value: V.Val) -> bool:
