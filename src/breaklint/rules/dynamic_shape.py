@@ -29,7 +29,7 @@ REWRITES = {
     "unique_consecutive": "a fixed-size formulation, or move it outside the compiled region",
     "masked_select": "`torch.where(mask, x, 0)` (keeps the shape), or multiply by the mask",
     "bincount": "`torch.zeros(K).scatter_add_(0, x, torch.ones_like(x))` with a known number of bins K",
-    "repeat_interleave": "pass `output_size=` (the total length) so the shape is known when tracing",
+    "repeat_interleave": "`output_size=N` with the total length N, so the shape is known when tracing",
 }
 
 
