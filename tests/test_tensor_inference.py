@@ -6,7 +6,7 @@ from pathlib import Path
 from textwrap import dedent
 
 from breaklint.config import Config
-from breaklint.engine import lint_source
+from breaklint.engine import lint, lint_source
 
 
 def findings(source: str) -> list[tuple[int, str]]:
@@ -445,3 +445,115 @@ def test_post_processing_values_through_lists_of_dicts_and_zip() -> None:
                         sizes.append(int(box[2] - box[0]))
                 return sizes
     """) == [(19, "BL201"), (29, "BL302"), (30, "BL103")]
+
+
+def test_fields_of_dataclasses_and_named_tuples_hold_what_they_were_built_with() -> None:
+    # a named tuple (both forms) and a dataclass built in forward, by position or keyword, give back
+    # their tensors as attributes (and a named tuple by position, or unpacked); a field holding a
+    # Python value (`Out.n`, `Det.label`) is none, and a dataclass deriving from another is only built
+    # by keyword (its base's fields come first)
+    assert findings("""
+        import collections
+        from dataclasses import dataclass
+        from typing import NamedTuple
+        import torch
+        from torch import nn
+
+        Pair = collections.namedtuple("Pair", "lo, hi")
+
+        class Out(NamedTuple):
+            boxes: torch.Tensor
+            n: int
+
+        @dataclass
+        class Det:
+            scores: torch.Tensor
+            label: str = ""
+
+        @dataclass
+        class Sub(Det):
+            extra: int = 0
+
+        class M(nn.Module):
+            def forward(self, x):
+                p = Pair(x.sum(), 2)
+                if p.lo > 0:
+                    pass
+                if p.hi > 1 or p[1] > 1:
+                    pass
+                lo, hi = p
+                if lo > 0:
+                    pass
+                o = Out(n=3, boxes=x)
+                if o.boxes.any() or o.n > 2:
+                    pass
+                d = Det(x.max())
+                if d.scores > 0 or d.label:
+                    pass
+                s = Sub(1)
+                if s.extra > 0:
+                    pass
+                return p
+    """) == [(26, "BL201"), (31, "BL201"), (34, "BL201"), (37, "BL201")]
+
+
+def test_a_record_returned_by_a_helper_of_another_file_holds_its_declared_fields(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "out.py").write_text(dedent("""
+        from dataclasses import dataclass
+        from typing import Optional
+        import torch
+
+        @dataclass
+        class Det:
+            scores: Optional[torch.Tensor] = None
+            label: str = ""
+    """))
+    (tmp_path / "pkg" / "m.py").write_text(dedent("""
+        import torch
+        from torch import nn
+        from .out import Det
+
+        def make(x):
+            return Det(scores=x * 2)
+
+        class M(nn.Module):
+            def forward(self, x):
+                d = make(x)
+                if d.scores.mean() > 0:
+                    return x
+                if d.label:
+                    return x
+                return Det(x).scores
+    """))
+    found = [(f.path.name, f.line, f.code) for f in lint([tmp_path], Config()).findings]
+    assert found == [("m.py", 12, "BL201")]
+
+
+def test_class_level_attributes_and_annotations_are_what_self_reads() -> None:
+    # `table` is a tensor made in the class body, `total` is declared a tensor (a metric's state),
+    # `count` a Python int; a type test on `self.value` narrows it where it holds, as for a name
+    assert findings("""
+        import torch
+        from torch import Tensor, nn
+
+        class M(nn.Module):
+            table = torch.tensor([1.0, 2.0])
+            total: Tensor
+            value: Tensor
+            count: int = 0
+
+            def forward(self, x):
+                if self.table[0] > 1:
+                    pass
+                if self.total > 0:
+                    pass
+                if self.count > 0:
+                    pass
+                if isinstance(self.value, list) and self.value:
+                    pass
+                if isinstance(self.value, list):
+                    return x
+                return x if self.value.any() else x + 1
+    """) == [(12, "BL201"), (14, "BL201"), (22, "BL201")]

@@ -8,8 +8,9 @@ the call graph (`ModuleSummary`), from which the engine decides what torch.compi
 What it knows comes from one layer per concern, each a module of its own whose hooks keep it
 current during the one batched walk:
 
-- `names` (imports, qualified names, classes and their attributes) and `scopes` (functions, their
-  parameters and returns, whether code is traced): the semantic model;
+- `names` (imports, qualified names, classes and their attributes), `records` (dataclasses and
+  named tuples, class-level attributes) and `scopes` (functions, their parameters and returns,
+  whether code is traced): the semantic model;
 - `flow` (branches compile skips, snapshots and joins at an `if`, loop bodies), `narrowing`
   (isinstance tests) and `bindings` (assignments, loop and comprehension targets);
 - `annotations` and `evaluate`: an expression to its value (`values.Val`);
@@ -43,6 +44,7 @@ from .flow import Flow
 from .names import Names
 from .narrowing import Narrowing
 from .positions import Positions
+from .records import Records
 from .scopes import Scope, Scopes
 from .summary import Candidate, ClassInfo, ModuleSummary
 from .values import Val
@@ -57,7 +59,7 @@ class Reporter(Protocol):
     GB_TYPES: ClassVar[tuple[str, ...]]
 
 
-class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions, Evaluation, Calls,
+class FileContext(Names, Records, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions, Evaluation, Calls,
                   cst.BatchableCSTVisitor):
     """What one file's walk knows, for the rules that walk with it (see the module's docstring)."""
 
@@ -79,6 +81,10 @@ class FileContext(Names, Scopes, Annotations, Flow, Narrowing, Bindings, Conditi
         self.globals: dict[str, Val] = {}  # module-level names: what they were assigned
         self.loggers: set[str] = set()
         self._classes: list[ClassInfo] = []
+        # records: the file's dataclasses and named tuples -> their fields (what each declares), and
+        # those built by position too
+        self.records: dict[str, dict[str, Val]] = {}
+        self.positional: set[str] = set()
         self._qualified: tuple[cst.CSTNode | None, str | None] = (None, None)  # the last `qualify` answer
         # scopes: the functions being walked, and disabled ones
         self._scopes: list[Scope] = []

@@ -87,9 +87,9 @@ class Evaluation:
                 if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
                     key = index.evaluated_value
                     return V.item(base, key if isinstance(key, str) else None)
-                if base.kind == "dict":
-                    return V.item(base, None)
                 number = integer(index)
+                if base.kind == "dict" and (number is None or base.name != V.RECORD):
+                    return V.item(base, None)
                 if number is not None:
                     return V.elem(base, number)
                 return V.elem(base)
@@ -173,6 +173,8 @@ class Evaluation:
             return V.BOOL if attr in ("is_cuda", "requires_grad", "is_leaf", "training") else V.OBJECT
         self_attr = self._self_attr(node)
         cls = self.class_info()
+        if self_attr is not None and self._scopes and (narrowed := self._scopes[-1].values.get(f"self.{self_attr}")):
+            return narrowed  # inside `if isinstance(self.value, list):` (narrowing.py)
         if self_attr is not None and cls is not None:
             if self_attr in cls.tensor_attrs:
                 return V.TENSOR
@@ -185,9 +187,11 @@ class Evaluation:
             if self_attr in cls.properties:  # what the getter returns (or an override's, in a subclass)
                 return V.ret("property", self_attr, cls.qualname)
             return V.UNKNOWN
+        base = self.value(node.value)
         if attr in TENSOR_ATTRS:
-            base = self.value(node.value)
             return V.TENSOR if base.is_tensor else (V.op(base) if base.symbolic else V.UNKNOWN)
+        if not base.is_tensor and (base.kind == "dict" or base.symbolic):
+            return V.attribute(base, attr)  # `out.boxes` of a record (records.py)
         qual = self.qualify(node)
         if qual is not None and qual.startswith("torch.") and not qual.startswith("torch.nn."):
             return V.OBJECT  # torch.float16, torch.device, ...
@@ -208,6 +212,8 @@ class Evaluation:
             return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
             return self._numpy_value(node)
+        if name is not None and (record := self.record_value(name, node)) is not None:
+            return record
         if isinstance(func, cst.Name) and func.value not in self.aliases:
             builtin = self._builtin_value(func.value, node)
             if builtin is not None:

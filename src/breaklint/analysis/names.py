@@ -39,6 +39,7 @@ class Names:
                     self.aliases[local] = f"{base}.{name}" if base else name
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
+        self.scan_records(node)
         # Module-level helpers that only wrap the compile checks (`def _tracing(): return
         # torch.compiler.is_compiling() or torch.jit.is_tracing()`) decide branches as they do.
         for stmt in node.body:
@@ -63,7 +64,8 @@ class Names:
                 name = stmt.targets[0].target.value
                 if isinstance(stmt.value, cst.Call):
                     made = self.qualify(stmt.value.func)
-                    value = V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN
+                    value = self.record_value(made or "", stmt.value) \
+                        or (V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN)
                 else:
                     value = self.literal_value(stmt.value) or V.UNKNOWN
                 old = self.globals.get(name)
@@ -116,6 +118,13 @@ class Names:
         qual = f"{self._prefix()}{node.name.value}"
         bases = [self.qualify(arg.value) or "" for arg in node.bases if arg.keyword is None]
         info = ClassInfo(qualname=qual, bases=[b for b in bases if b])
+        fields = self.records.get(qual)
+        if fields is None:
+            fields = self.class_fields(node, qual)
+        if fields is not None:
+            info.fields = fields
+        else:
+            self.class_attributes(node, info)
         for stmt in node.body.body:
             if isinstance(stmt, cst.FunctionDef):
                 info.methods.add(stmt.name.value)

@@ -1,5 +1,5 @@
 """isinstance narrowing: `isinstance(x, np.ndarray)`, `torch.is_tensor(x)` and their negations tell
-what `x` holds in the code they guard (an `if` branch, a conditional expression's side, the right
+what `x` (a name, or an attribute of `self`) holds in the code they guard (an `if` branch, a conditional expression's side, the right
 operand of `and`/`or`, and what follows an `if` that returns or raises). Asked by the flow layer
 and by the evaluation of `and`/`or`.
 """
@@ -46,6 +46,8 @@ class Narrowing:
         values = self._scopes[-1].values
         for name, value in self._type_facts(test, holds).items():
             old = values.get(name)
+            if old is None and name.startswith("self."):  # an attribute: what it holds outside the test
+                old = self._attribute_value(cst.Attribute(cst.Name("self"), cst.Name(name[5:])))
             if old is not None and narrows(old, value):
                 narrowed[name] = (old, value)
                 values[name] = value
@@ -59,7 +61,11 @@ class Narrowing:
             return
         values = self._scopes[-1].values
         for name, (old, new) in narrowed.items():
-            if values.get(name) is new:  # not rebound in the branch
+            if values.get(name) is not new:
+                continue  # rebound in the branch
+            if name.startswith("self."):
+                del values[name]  # an attribute reads its class's facts again
+            else:
                 values[name] = old
         self._qualified = (None, None)
 
@@ -72,9 +78,15 @@ class Narrowing:
             if isinstance(test.operator, cst.And) == holds:
                 return {**self._type_facts(test.left, holds), **self._type_facts(test.right, holds)}
             return {}
-        if not (isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name)):
+        if not (isinstance(test, cst.Call) and test.args):
             return {}
-        name = test.args[0].value.value
+        tested = test.args[0].value
+        if isinstance(tested, cst.Name):
+            name = tested.value
+        elif (attr := self._self_attr(tested)) is not None:
+            name = f"self.{attr}"  # `isinstance(self.value, list)`: kept apart from names (evaluate.py)
+        else:
+            return {}
         callee = self.qualify(test.func)
         if callee == "torch.is_tensor" and len(test.args) == 1:
             return {name: V.TENSOR if holds else V.OBJECT}

@@ -17,7 +17,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
-from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, item, join, op, override
+from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, field, item, join, op, override, record_of
 
 
 class Reach(Handing):
@@ -233,6 +233,9 @@ class Values:
             return override(*(self.resolve(p) for p in value.parts))
         if kind == "join":
             return join(*(self.resolve(p) for p in value.parts))
+        if kind == "elem" and value.name.startswith("."):  # `out.boxes` of a value now decided: a record's field
+            got = field(self.resolve(value.parts[0]), value.name[1:])
+            return self.resolve(got) if got is not None else UNKNOWN
         if kind == "elem" and value.name.startswith("'"):  # `d["boxes"]` of a value now decided
             return self.resolve(item(self.resolve(value.parts[0]), value.name[1:]))
         if kind == "elem":
@@ -298,8 +301,10 @@ class Values:
     def _returns(self, value: Val) -> Val:
         call = CallRef(value.ref, value.name, 0, 0, 0, 0)
         cls = value.owner or None
-        if call.kind == "name" and self.reach.canonical(call.target) in self.reach.classes:
-            return OBJECT  # a constructor gives an instance
+        if call.kind == "name" and (made := self.reach.canonical(call.target)) in self.reach.classes:
+            # a constructor gives an instance; a record of another file, the fields it declares
+            fields = self.reach.classes[made].fields
+            return record_of(fields) if fields else OBJECT
         outs = []
         for target, _ in self.reach.targets(cls, call):
             fn = self.reach.functions.get(target)

@@ -102,6 +102,8 @@ class ClassInfo:
     # what calling the attribute runs
     from_params: dict[str, str] = field(default_factory=dict)
     properties: set[str] = field(default_factory=set)  # methods decorated `@property` (and the like)
+    # a record (a dataclass or named tuple, records.py): its fields in order, with what each declares
+    fields: dict[str, Val] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

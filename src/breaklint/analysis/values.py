@@ -197,11 +197,41 @@ def elem(container: Val, index: int | None = None) -> Val:
         if index is not None and -len(container.parts) <= index < len(container.parts):
             return container.parts[index]
         return join(*container.parts)
+    if container.kind == "dict" and container.name == RECORD and container.parts:
+        if index is not None and -len(container.parts) <= index < len(container.parts):
+            return container.parts[index]
+        return join(*container.parts)
     if container.kind == "size":
         return SIZE
     if container.symbolic:
         return _bound(Val("elem", name="" if index is None else str(index), parts=(container,)))
     return UNKNOWN
+
+
+RECORD = "record"
+
+
+def record_of(fields: dict[str, Val]) -> Val:
+    """A record's value (a dataclass or named tuple, records.py): a dict of its fields, in order,
+    named so that a position reads a field too."""
+    value = dict_of(list(fields), list(fields.values()))
+    return Val("dict", name=RECORD, parts=value.parts, keys=value.keys) if value.keys else value
+
+
+def field(record: Val, name: str) -> Val | None:
+    """Field `name` of a record value; None when `record` is no record holding it."""
+    if record.kind == "dict" and record.name == RECORD and name in record.keys:
+        return record.parts[record.keys.index(name)]
+    return None
+
+
+def attribute(value: Val, name: str) -> Val:
+    """`value.name` for a value that is no tensor: a record's field; of a value the tree decides, an
+    element named `.name`, which becomes the field once it turns out a record; else unknown."""
+    got = field(value, name)
+    if got is not None:
+        return got
+    return _bound(Val("elem", name=f".{name}", parts=(value,))) if value.symbolic else UNKNOWN
 
 
 def mapping_of(value: Val) -> Val:

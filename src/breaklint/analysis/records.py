@@ -1,0 +1,151 @@
+"""Records: classes whose instances are their fields, and class-level attributes.
+
+A record is a `@dataclass`, a `typing.NamedTuple` subclass, or a class made by
+`collections.namedtuple("P", "lo hi")` / `typing.NamedTuple("P", [("lo", Tensor), ...])`. Model
+code returns and passes its tensors in such records (`Detections(boxes=b, scores=s)`, a solver's
+table of coefficients), then reads them back as attributes (`out.boxes`). A record's fields are
+kept in order with what each one's annotation declares (`ClassInfo.fields`); building one gives a
+`dict` value keyed by field name (named "record", so that a position reads a field too), and an
+attribute read on it gives the field's value. A record of another file gives what its fields
+declare (reach.py).
+
+A class-level attribute of any other class (`table = torch.tensor([...])`, `mid: torch.Tensor`) is
+what `self.<name>` reads until an instance attribute of that name is set.
+
+A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps (`records`,
+`positional`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .summary import ClassInfo
+from .values import Val, record_of
+
+DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
+NAMED_TUPLE = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple", "NamedTuple"})
+NAMEDTUPLE_FACTORY = frozenset({"collections.namedtuple", "namedtuple"})
+
+
+class Records:
+    """Record classes of the file and the values their constructors give (see the module's docstring)."""
+
+    def scan_records(self, node: cst.Module) -> None:
+        """The file's records, before the walk: module-level code may build one before its class
+        statement is walked."""
+        for stmt in node.body:
+            if isinstance(stmt, cst.ClassDef):
+                self.class_fields(stmt, f"{self.module}.{stmt.name.value}")
+            elif isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                    and isinstance(stmt.body[0], cst.Assign) and isinstance(stmt.body[0].value, cst.Call):
+                assign = stmt.body[0]
+                fields = self._factory_fields(assign.value)
+                if fields is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+                    continue
+                name = assign.targets[0].target.value
+                qual = f"{self.module}.{name}"
+                self.aliases.setdefault(name, qual)
+                self.records[qual] = fields
+                self.positional.add(qual)
+                self.summary.classes[qual] = ClassInfo(qualname=qual, bases=[], fields=fields)
+
+    def class_fields(self, node: cst.ClassDef, qual: str) -> dict[str, Val] | None:
+        """The fields of a `@dataclass` or `NamedTuple` class, in order, with the values their
+        annotations declare (kept in `records`); None for any other class. A dataclass that derives from another class
+        may have more fields before its own: it is built by keyword only (`positional` is kept
+        false)."""
+        decorated = any(self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                        in DATACLASS for d in node.decorators)
+        based = any(self.qualify(arg.value) in NAMED_TUPLE for arg in node.bases if arg.keyword is None)
+        if not (decorated or based):
+            return None
+        if based or not node.bases:
+            self.positional.add(qual)
+        fields: dict[str, Val] = {}
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                            and not (self.qualify(_head(small.annotation.annotation)) or "").endswith("ClassVar"):
+                        fields[small.target.value] = self._field_value(small.annotation.annotation)
+        self.records[qual] = fields
+        return fields
+
+    def _factory_fields(self, call: cst.Call) -> dict[str, Val] | None:
+        """`namedtuple("P", "lo hi")`, `namedtuple("P", ["lo", "hi"])`, `NamedTuple("P", [("lo", T)])`."""
+        factory = self.qualify(call.func)
+        if factory not in NAMEDTUPLE_FACTORY and factory not in NAMED_TUPLE:
+            return None
+        if len(call.args) < 2 or call.args[1].keyword not in (None,) and call.args[1].keyword.value != "field_names":
+            return None
+        spec = call.args[1].value
+        if isinstance(spec, cst.SimpleString) and isinstance(text := spec.evaluated_value, str):
+            names = text.replace(",", " ").split()
+            return {n: V.UNKNOWN for n in names} if all(n.isidentifier() for n in names) else None
+        if not isinstance(spec, (cst.List, cst.Tuple)):
+            return None
+        fields: dict[str, Val] = {}
+        for element in spec.elements:
+            item = element.value
+            if isinstance(item, cst.SimpleString) and isinstance(item.evaluated_value, str):
+                fields[item.evaluated_value] = V.UNKNOWN
+            elif isinstance(item, cst.Tuple) and len(item.elements) == 2 \
+                    and isinstance(item.elements[0].value, cst.SimpleString) \
+                    and isinstance(key := item.elements[0].value.evaluated_value, str):
+                fields[key] = self._field_value(item.elements[1].value)
+            else:
+                return None
+        return fields if all(n.isidentifier() for n in fields) else None
+
+    def _field_value(self, annotation: cst.BaseExpression) -> Val:
+        value = self.annotation_value(annotation)
+        return value if value.kind != "unknown" else V.UNKNOWN
+
+    def record_value(self, qual: str, node: cst.Call) -> Val | None:
+        """What building record `qual` (a class of this file) gives: its fields, each what the call
+        passes or else what the field declares. None when `qual` is no record of the file."""
+        fields = self.records.get(qual)
+        if fields is None:
+            return None
+        values = dict(fields)
+        names = list(fields) if qual in self.positional else []
+        for position, arg in enumerate(node.args):
+            if arg.star:
+                return record_of(fields)
+            key = arg.keyword.value if arg.keyword is not None else (names[position] if position < len(names) else None)
+            if key in values:
+                values[key] = self.value(arg.value)
+        return record_of(values)
+
+    def class_attributes(self, node: cst.ClassDef, info: ClassInfo) -> None:
+        """Class-level attributes of a class that is no record: `table = torch.tensor([...])` is a
+        tensor attribute, `mid: torch.Tensor` declares one, `tableau: Tableau` declares its class;
+        a record built there is its fields."""
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    name, value, annotation = small.targets[0].target.value, small.value, None
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    name, value, annotation = small.target.value, small.value, small.annotation.annotation
+                else:
+                    continue
+                if isinstance(value, cst.Call):
+                    record = self.record_value(self.qualify(value.func) or "", value)
+                    if record is not None:
+                        info.attr_values.setdefault(name, record)
+                    else:
+                        self._classify_attr(name, value, info)
+                elif value is None and annotation is not None:
+                    if self.annotation_value(annotation).is_tensor:
+                        info.tensor_attrs.add(name)
+                    elif isinstance(annotation, (cst.Name, cst.Attribute)) and (held := self.qualify(annotation)) \
+                            and not held.startswith(("torch.", "typing.")):
+                        info.declared.setdefault(name, held)  # the class of what it holds: calls dispatch on it
+
+def _head(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    return annotation.value if isinstance(annotation, cst.Subscript) else annotation
