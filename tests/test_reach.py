@@ -910,3 +910,37 @@ def test_reading_a_property_runs_its_getter() -> None:
                 fn = self.helper
                 return x * self.lengthscale * self.scale
     """) == {8: "BL401", 21: "BL201"}
+
+
+def test_an_object_built_in_compiled_code_and_called_runs_its_call_method() -> None:
+    # a matcher built in forward and called (`matcher(x)`), and a module built and called at once
+    # (`Loss()(y)`): `Matcher.__call__` and `Loss.forward` run under compile; a built object that is
+    # never called does not run its `__call__`
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Matcher:
+            def __init__(self, cost):
+                self.cost = cost
+
+            def __call__(self, x):
+                if x.sum() > 0:
+                    return x
+                return x + 1
+
+        class Unused:
+            def __call__(self, x):
+                print("never called")
+
+        class Loss(nn.Module):
+            def forward(self, x):
+                print("loss")
+                return x
+
+        class M(nn.Module):
+            def forward(self, x):
+                matcher = Matcher(1.0)
+                unused = Unused()
+                return Loss()(matcher(x)), unused
+    """) == {10: "BL201", 20: "BL401"}

@@ -56,6 +56,11 @@ class Calls:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
         elif isinstance(func, cst.Name) and self._scopes and self._scopes[-1].functions.get(func.value):
             refs.extend(("name", f) for f in self._scopes[-1].functions[func.value])
+        elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].made:
+            # `matcher = Matcher(cost)` then `matcher(x)`: its `__call__` (a module's `forward`) runs
+            refs.extend(("instcall", f"{made}:") for made in self._scopes[-1].made[func.value])
+        elif isinstance(func, cst.Call) and (built := self.built_from(func)):
+            refs.extend(("instcall", f"{made}:") for made in built)  # `Loss(weight)(x, y)`
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
                 and func.value.value in self._scopes[-1].made:
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in self._scopes[-1].made[func.value.value])

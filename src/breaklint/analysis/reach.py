@@ -102,6 +102,9 @@ class Reach(Handing):
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
         if call.kind == "name" and call.target.endswith("()"):  # what a call returned: each function or class
+            if (made := self.canonical(call.target[:-2])) in self.classes:  # an instance called: `matcher(x)`
+                run = self.call_method(made)
+                return [(run, 1)] if run else []
             for held in self.expand_table(call.target):
                 out.extend(self.targets(cls, CallRef("name", held, call.line, call.col, call.end_line, call.end_col)))
             return out
@@ -119,7 +122,9 @@ class Reach(Handing):
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
             for held in self.expand_table(made):
-                found = self.method(held, method) if held in self.classes else None
+                if held not in self.classes:
+                    continue
+                found = self.method(held, method) if method else self.call_method(held)  # "Class:": called
                 if found:
                     out.append((found, 1))
             return out

@@ -23,7 +23,8 @@ class CallRef:
     target "attr.method"), "ref" (a dotted name handed to another call, as in `checkpoint(fn, x)`:
     a function it may run; a class handed over, as in `isinstance(m, Block)`, is not constructed),
     "instcall" (`obj.method(...)` on a local built from a class or a table of classes, or on a
-    constructor call, target "class-or-table:method"), "typedcall" (`p.method(...)` on a parameter
+    constructor call, target "class-or-table:method"; "class-or-table:" calls the instance itself,
+    `matcher(x)`), "typedcall" (`p.method(...)` on a parameter
     annotated with a class, target "class:method": that class's method or an override of it).
     """
 
