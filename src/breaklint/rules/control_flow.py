@@ -167,7 +167,7 @@ class DataDependentBoolOp(Rule):
     PRECISION = "medium"
     NAME = "data-dependent-bool-op"
     KIND = "break"
-    MESSAGE = "`and`, `or` or `not` needs the truth value of a tensor"
+    MESSAGE = "`and`, `or`, `not`, `any()` or `all()` needs the truth value of a tensor"
     SUGGESTION = (
         "use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) "
         "and keep the result a tensor"
@@ -200,6 +200,23 @@ class DataDependentBoolOp(Rule):
                             requires=requires, fix=fix,
                             fix_needs=tuple(self.ctx.tensor_requirement(o) for o, _ in operands))
                 fix = None  # one fix for the chain
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """The builtins `any()` and `all()` test each element for truth: of a tensor (`any(x > 0)`), or
+        of a list or generator of tensor tests (`all([a.isfinite().all(), b > 0])`)."""
+        name = builtin_name(self.ctx, node)
+        if name not in ("any", "all") or len(node.args) != 1 or node.args[0].keyword or node.args[0].star \
+                or not self.ctx.active():
+            return
+        arg = node.args[0].value
+        value = self.ctx.value(arg)
+        requires = value if value.is_tensor or value.symbolic else None
+        if requires is None and value.kind == "seq":
+            requires = next((p for p in value.parts if p.is_tensor or p.symbolic), None)
+        if requires is not None:
+            keep = f"torch.stack([...]).{name}()" if value.kind == "seq" else f"({self.ctx.source(arg)}).{name}()"
+            self.report(node, f"`{name}()` needs the truth value of each element of `{self.ctx.source(arg)}` "
+                              f"(`{keep}` keeps a tensor)", requires=requires)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if not (self.ctx.active() and isinstance(node.operator, cst.Not) and node not in self.ctx.condition_parts):

@@ -183,6 +183,30 @@ class PythonRandom(_CallRule):
 
 
 @register
+class RngStateCall(_CallRule):
+    CODE = "BL421"
+    NAME = "rng-state-call"
+    KIND = "break"
+    MESSAGE = "seeding torch's random number generator, reading or setting its state, or making a `torch.Generator`"
+    SUGGESTION = ("seed and make generators outside the compiled region (before the call, or in `__init__`), "
+                  "and draw with the torch functions inside it, which trace")
+    GB_TYPES = ("GB0007", "GB0208", "GB0363")
+    NAMES = frozenset({
+        "torch.manual_seed", "torch.random.manual_seed", "torch.initial_seed", "torch.random.initial_seed",
+        "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
+        "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.cuda.random.manual_seed",
+        "torch.cuda.random.manual_seed_all", "torch.cuda.get_rng_state", "torch.cuda.set_rng_state",
+        "torch.cuda.get_rng_state_all", "torch.cuda.set_rng_state_all", "torch.mps.manual_seed",
+        "torch.Generator", "torch._C.Generator",
+    })
+
+    def describe(self, node: cst.Call, what: str) -> str:
+        if what.endswith("Generator"):
+            return f"`{self.ctx.source(node)}` makes a `torch.Generator`, an object dynamo cannot create mid-graph"
+        return f"`{self.ctx.source(node)}` touches the random number generator's state, which dynamo does not trace"
+
+
+@register
 class CopyCall(_CallRule):
     CODE = "BL406"
     NAME = "copy-call"
@@ -273,9 +297,15 @@ class OpaqueExtensionCall(_CallRule):
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
-                "networkx.", "pycocotools.", *NUMPY_SKIPPED)
+                "networkx.", "pycocotools.", "tqdm.", *NUMPY_SKIPPED)
+    # torch's own functions that dynamo skips: packing a batch of sequences for an RNN
+    NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
+                       "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
+                       "torch.nn.utils.rnn.unpad_sequence"})
 
     def describe(self, node: cst.Call, what: str) -> str:
+        if what in self.NAMES:
+            return f"`{self.ctx.source(node)}`: dynamo skips `{what}`, so the graph breaks at the call"
         package = ".".join(what.split(".")[:2]) if what.startswith(self.NUMPY_SKIPPED) else what.split(".")[0]
         return f"`{self.ctx.source(node)}` calls into `{package}`, which dynamo does not trace"
 

@@ -23,6 +23,29 @@ def elementwise(x, use_bias: bool = True):
     return x + both + keep
 
 
+@torch.compile
+def builtin_any(x):
+    x = x * 2
+    if any(x > 0):  # expect: BL202
+        x = x + 1
+    return x
+
+
+@torch.compile
+def builtin_all_of_tests(x):
+    x = x * 2
+    ok = all([x.sum() > 0, x.mean() > 0])  # expect: BL202
+    return x + ok
+
+
+@torch.compile
+def builtin_any_of_flags(x, names=("a", "b")):
+    x = x * 2
+    ok = any(n == "a" for n in names)
+    return x + ok
+
+
 def cases():
     x = torch.randn(8)
-    return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,))]
+    return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,)), (builtin_any, (x,)),
+            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,))]
