@@ -557,3 +557,26 @@ def test_class_level_attributes_and_annotations_are_what_self_reads() -> None:
                     return x
                 return x if self.value.any() else x + 1
     """) == [(12, "BL201"), (14, "BL201"), (22, "BL201")]
+
+
+def test_builtins_and_lookups_that_test_each_element_of_a_tensor() -> None:
+    # `any()` of a comparison, `sorted()` of a list of tensors and `in` among tensors test each element
+    # for truth (BL202); a lookup among strings, a bare parameter handed to `any()` (usually a list of
+    # flags) and a dtype looked up among dtypes do not
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x, mode, flags):
+                if any(x.sum(0) > 0):
+                    x = x + 1
+                low = sorted([x.sum(), x.mean()])[0]
+                seen = [x.sum(), x.mean()]
+                hit = x.max() in seen
+                if mode in ("train", "eval"):
+                    x = x + 1
+                if any(flags) or x.dtype in (torch.float16, torch.bfloat16):
+                    x = x.float()
+                return x + low + hit
+    """) == [(7, "BL202"), (9, "BL202"), (11, "BL202")]

@@ -167,12 +167,12 @@ class DataDependentBoolOp(Rule):
     PRECISION = "medium"
     NAME = "data-dependent-bool-op"
     KIND = "break"
-    MESSAGE = "`and`, `or`, `not`, `any()` or `all()` needs the truth value of a tensor"
+    MESSAGE = "`and`, `or`, `not`, `in`, `any()`, `all()` or `sorted()` needs the truth value of a tensor"
     SUGGESTION = (
         "use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) "
         "and keep the result a tensor"
     )
-    GB_TYPES = ("GB0170", "GB0033")
+    GB_TYPES = ("GB0170", "GB0033", "GB0207")  # GB0207: `sorted()` of tensors
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -203,20 +203,49 @@ class DataDependentBoolOp(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         """The builtins `any()` and `all()` test each element for truth: of a tensor (`any(x > 0)`), or
-        of a list or generator of tensor tests (`all([a.isfinite().all(), b > 0])`)."""
+        of a list or generator of tensor tests (`all([a.isfinite().all(), b > 0])`); `sorted()` tests
+        the comparisons of its elements (without a `key`)."""
         name = builtin_name(self.ctx, node)
-        if name not in ("any", "all") or len(node.args) != 1 or node.args[0].keyword or node.args[0].star \
-                or not self.ctx.active():
+        if name not in ("any", "all", "sorted") or len(node.args) != 1 or node.args[0].keyword \
+                or node.args[0].star or not self.ctx.active():
+            return
+        if name == "sorted":
+            value = self.ctx.value(node.args[0].value)
+            parts = value.parts if value.kind == "seq" else (V.elem(value),) if value.is_tensor else ()
+            requires = next((p for p in parts if p.is_tensor or p.symbolic), None)
+            if requires is not None:
+                self.report(node, f"`{self.ctx.source(node)}` compares tensors to order them, which needs the "
+                                  "truth value of each comparison (`torch.sort` keeps tensors)", requires=requires)
             return
         arg = node.args[0].value
         value = self.ctx.value(arg)
-        requires = value if value.is_tensor or value.symbolic else None
+        # a bare parameter is only a guess at a tensor, and one handed to `any()` is usually a list
+        requires = value if value.is_tensor or (value.symbolic and value.kind != "param") else None
         if requires is None and value.kind == "seq":
             requires = next((p for p in value.parts if p.is_tensor or p.symbolic), None)
         if requires is not None:
             keep = f"torch.stack([...]).{name}()" if value.kind == "seq" else f"({self.ctx.source(arg)}).{name}()"
             self.report(node, f"`{name}()` needs the truth value of each element of `{self.ctx.source(arg)}` "
                               f"(`{keep}` keeps a tensor)", requires=requires)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """`t in values`: a tensor compared with each element of a list or tuple, each answer tested."""
+        if not self.ctx.active() or len(node.comparisons) != 1 \
+                or not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)):
+            return
+        container = node.comparisons[0].comparator
+        held = self.ctx.value(container)
+        if held.kind != "seq" and not isinstance(container, (cst.List, cst.Tuple, cst.Set)):
+            return
+        requires = self.ctx.tensor_requirement(node.left)
+        parts = held.parts if held.kind == "seq" else ()
+        if requires is None or any(p.kind == "str" for p in parts):
+            return  # a tensor is never looked up among strings: `mode in ("train", "eval")`
+        if not any(p.is_tensor or p.symbolic for p in parts) and requires.kind == "param":
+            return  # a bare parameter looked up among numbers is only a guess at a tensor
+        if requires is not None:
+            self.report(node, f"`{self.ctx.source(node)}` tests tensor `{self.ctx.source(node.left)}` for equality "
+                              "with each element, which needs the truth value of each answer", requires=requires)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if not (self.ctx.active() and isinstance(node.operator, cst.Not) and node not in self.ctx.condition_parts):

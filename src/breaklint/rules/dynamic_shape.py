@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import values as V
+from ..analysis.literals import integer
 from ..finding import Fix
 from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
                            only_whole_tests, unique_to_input, whole_test_operand)
@@ -30,6 +31,7 @@ REWRITES = {
     "masked_select": "`torch.where(mask, x, 0)` (keeps the shape), or multiply by the mask",
     "bincount": "`torch.zeros(K).scatter_add_(0, x, torch.ones_like(x))` with a known number of bins K",
     "repeat_interleave": "`output_size=N` with the total length N, so the shape is known when tracing",
+    "one_hot": "`num_classes=K` with the number of classes K, so the shape does not come from the largest value",
 }
 
 
@@ -40,7 +42,7 @@ class DynamicShapeOp(Rule):
     KIND = "break"
     MESSAGE = "an operator whose output shape depends on tensor values"
     SUGGESTION = "use a fixed-size formulation (masks, `torch.where(cond, a, b)`, `nonzero_static`)"
-    GB_TYPES = ("GB0036",)
+    GB_TYPES = ("GB0036", "GB0246")  # GB0246: `one_hot` without its number of classes
 
     def _tensor_repeats(self, node: cst.Call, index: int) -> "V.Val | None":
         """The value of the `repeats` argument (positional at `index`, or by keyword) when it may be a tensor."""
@@ -101,6 +103,11 @@ class DynamicShapeOp(Rule):
             op = "where"
         call = method_call(node)
         requires = None
+        if qual == "torch.nn.functional.one_hot":
+            # the number of classes, unless given, is the largest value plus one
+            classes = positional(node)[1:2] or [a for a in [keyword(node, "num_classes")] if a is not None]
+            if not classes or (integer(classes[0].value) == -1):
+                op = "one_hot"
         if op is None and qual == "torch.repeat_interleave":
             # `torch.repeat_interleave(repeats)` alone is dynamic too
             args = positional(node)
@@ -133,7 +140,7 @@ class DynamicShapeOp(Rule):
             requires=requires,
             fix=fix,
             fix_needs=needs,
-            unless=(CAPTURE_SHAPES,),
+            unless=() if op == "one_hot" else (CAPTURE_SHAPES,),  # one_hot breaks with the setting too
         )
 
 
@@ -210,7 +217,8 @@ class TensorAsSize(Rule):
     CODE = "BL303"
     NAME = "tensor-as-size"
     KIND = "break"
-    MESSAGE = "a tensor's value used as a size: of a new tensor, a range bound, or of `view`, `reshape`, `expand`"
+    MESSAGE = ("a tensor's value used as a size: of a new tensor, a range bound, of `view`, `reshape`, `expand`, "
+               "or `topk`'s `k`")
     SUGGESTION = (
         "size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; "
         "or build a fixed-size tensor and mask it"
@@ -228,6 +236,14 @@ class TensorAsSize(Rule):
                 args[:1] if qual in ("torch.full", "torch.randint") and len(args) < 3 else args
             if qual == "torch.randint":
                 sizes = []
+        elif qual in ("torch.topk", "torch.kthvalue"):
+            # the number of elements to keep: read as a Python int
+            found = args[1] if len(args) > 1 else keyword(node, "k")
+            sizes = [found] if found is not None else []
+        elif call is not None and call[1] in ("topk", "kthvalue") and maybe_tensor(self.ctx, call[0]) \
+                and not (qual or "").startswith("torch."):
+            found = args[0] if args else keyword(node, "k")
+            sizes = [found] if found is not None else []
         elif call is not None and call[1] in SIZE_METHODS and maybe_tensor(self.ctx, call[0]):
             # `x.view(-1, n)`, `x.new_zeros(n)`: a tensor method that reads its sizes as Python ints; a
             # shape built by concatenating tuples (`lead + (m, d)`) is a tuple, whatever its parts hold

@@ -166,7 +166,7 @@ class TensorScalarCast(Rule):
     PRECISION = "medium"
     NAME = "tensor-scalar-cast"
     KIND = "break"
-    MESSAGE = "`float()`, `int()`, `bool()`, `torch.equal` or `math.*` applied to a tensor reads its value"
+    MESSAGE = "`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal` or `math.*` applied to a tensor reads its value"
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     # GB0170: `bool(t)` with `capture_scalar_outputs`; GB0059: `range(t)`; GB0208: `int()` of a NumPy array
     GB_TYPES = ("GB0124", "GB0033", "GB0170", "GB0059", "GB0208")
@@ -207,8 +207,24 @@ class TensorScalarCast(Rule):
                           "test it with `torch.where` or outside the compiled region", requires=V.op(*needs))
         return True
 
+    def _is_nonzero(self, node: cst.Call) -> bool:
+        """`t.is_nonzero()` or `torch.is_nonzero(t)`: `bool(t)` by another name."""
+        call = method_call(node)
+        if self.ctx.qualify(node.func) == "torch.is_nonzero" and len(node.args) == 1:
+            operand = node.args[0].value
+        elif call and call[1] == "is_nonzero" and not node.args and not (self.ctx.qualify(node.func) or "").startswith(
+                "torch."):
+            operand = call[0]
+        else:
+            return False
+        requires = self.ctx.tensor_requirement(operand)
+        if requires is None:
+            return False
+        self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python bool", requires=requires)
+        return True
+
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active() or self._equal(node):
+        if not self.ctx.active() or self._equal(node) or self._is_nonzero(node):
             return
         args = positional(node)
         if not args:

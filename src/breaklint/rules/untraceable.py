@@ -211,10 +211,16 @@ class CopyCall(_CallRule):
     CODE = "BL406"
     NAME = "copy-call"
     KIND = "break"
-    MESSAGE = "`copy.deepcopy`/`copy.copy` cannot be traced"
+    MESSAGE = "`copy.deepcopy`/`copy.copy` (and `dataclasses.asdict`/`astuple`, which deep-copy) cannot be traced"
     SUGGESTION = "use `tensor.clone()` for tensors, and build copies of modules or containers outside forward"
     GB_TYPES = ("GB4198", "GB0179", "GB0007")
-    NAMES = frozenset({"copy.deepcopy", "copy.copy"})
+    # `dataclasses.asdict` and `astuple` deep-copy every field
+    NAMES = frozenset({"copy.deepcopy", "copy.copy", "dataclasses.asdict", "dataclasses.astuple"})
+
+    def describe(self, node: cst.Call, what: str) -> str:
+        if what.startswith("dataclasses."):
+            return f"`{self.ctx.source(node)}` deep-copies each field, which dynamo cannot trace"
+        return super().describe(node, what)
 
 
 @register
@@ -237,16 +243,18 @@ class DataPtrCall(Rule):
     CODE = "BL408"
     NAME = "data-ptr-call"
     KIND = "break"
-    MESSAGE = "`.data_ptr()` asks for a real memory address, which tracing does not have"
+    MESSAGE = "`.data_ptr()` or `.storage()` asks for real memory, which tracing does not have"
     SUGGESTION = "compare tensors by value or identity outside the compiled region; do not key logic on addresses"
-    GB_TYPES = ("GB0055", "GB0088")
+    GB_TYPES = ("GB0055", "GB0088", "GB0208")
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call and call[1] == "data_ptr" and maybe_tensor(self.ctx, call[0]):
-            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
+        if call and call[1] in ("data_ptr", "storage") and not node.args and maybe_tensor(self.ctx, call[0]):
+            what = "`.data_ptr()` asks for a real memory address, which tracing does not have" \
+                if call[1] == "data_ptr" else "`.storage()` hands out the tensor's typed storage, which tracing does not have"
+            self.report(node, f"`{self.ctx.source(node)}`: {what}")
 
 
 @register
@@ -299,9 +307,11 @@ class OpaqueExtensionCall(_CallRule):
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", "tqdm.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN
+    # (and the legacy `Variable` wrapper)
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
                        "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
-                       "torch.nn.utils.rnn.unpad_sequence"})
+                       "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
+                       "torch.autograd.variable.Variable"})
 
     def describe(self, node: cst.Call, what: str) -> str:
         if what in self.NAMES:

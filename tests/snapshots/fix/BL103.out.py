@@ -106,10 +106,16 @@ def width_by_numpy(x):
     return x.reshape(-1, width) + np.sqrt(x.shape[1])
 
 
+@torch.compile
+def nonzero_test(x):
+    x = x * 2
+    return x + 1 if x.sum().is_nonzero() else x  # expect: BL103
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (repeat_by_count, (x,)),
-            (repeat_by_shape, (x,)), (width_by_numpy, (x,))]
+            (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,))]

@@ -45,7 +45,21 @@ def builtin_any_of_flags(x, names=("a", "b")):
     return x + ok
 
 
+@torch.compile
+def sorted_tensors(x):
+    x = x * 2
+    low = sorted([x.sum(), x.mean()])[0]  # expect: BL202
+    return x + low
+
+
+@torch.compile
+def among_seen(x):
+    x = x * 2
+    seen = [x.sum(), x.mean()]
+    return x + 1 if x.max() in seen else x  # expect: BL202
+
+
 def cases():
     x = torch.randn(8)
     return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,)), (builtin_any, (x,)),
-            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,))]
+            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (among_seen, (x,))]

@@ -82,11 +82,19 @@ def static_forms(x):
     return a.sum() + b.sum() + c.sum() + d.sum()
 
 
+@torch.compile
+def one_hot_classes(x):
+    labels = (x * 2).abs().long()
+    inferred = torch.nn.functional.one_hot(labels)  # expect: BL301
+    given = torch.nn.functional.one_hot(labels, num_classes=16)
+    return inferred.sum() + given.sum()
+
+
 def cases():
     x = torch.randn(8)
     labels = torch.tensor([0, 1, 1, 0, 2, 1])
     return [
         (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
         (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
-        (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)),
+        (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)), (one_hot_classes, (x,)),
     ]
