@@ -944,3 +944,40 @@ def test_an_object_built_in_compiled_code_and_called_runs_its_call_method() -> N
                 unused = Unused()
                 return Loss()(matcher(x)), unused
     """) == {10: "BL201", 20: "BL401"}
+
+
+def test_methods_held_in_a_dict_run_when_looked_up_and_called() -> None:
+    # a criterion keeps its losses in a dict of bound methods (in `__init__`, or a local one), and
+    # forward calls them by key: each method the dict holds runs; one no dict holds does not
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Criterion(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.loss_map = {"labels": self.loss_labels, "boxes": self.loss_boxes}
+
+            def loss_labels(self, out, tgt):
+                if out.sum() > 0:
+                    return out
+                return tgt
+
+            def loss_boxes(self, out, tgt):
+                print("boxes")
+                return out
+
+            def loss_cardinality(self, out, tgt):
+                return (out > 0).sum().item()
+
+            def unused(self, out):
+                print("never")
+
+            def get_loss(self, loss, out, tgt):
+                local = {"card": self.loss_cardinality}
+                return local[loss](out, tgt)
+
+            def forward(self, out, tgt):
+                losses = [self.loss_map[k](out, tgt) for k in ("labels", "boxes")]
+                return losses, self.get_loss("card", out, tgt)
+    """) == {11: "BL201", 16: "BL401", 20: "BL101"}

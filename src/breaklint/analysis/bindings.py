@@ -153,6 +153,8 @@ class Bindings:
                 if isinstance(original_node.value, (cst.Name, cst.Attribute, cst.IfExp)):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
+                elif held := self.held_in_literal(original_node.value):
+                    scope.functions[target.target.value] = held  # `loss_map = {"boxes": self.loss_boxes}`
                 elif (returned := self._returned_by(original_node.value)) is not None:
                     # `solver_cls = select(method)`: what `select` returns, which reach looks up
                     scope.functions[target.target.value] = [returned]

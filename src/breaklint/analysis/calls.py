@@ -55,7 +55,13 @@ class Calls:
         elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
         elif isinstance(func, cst.Name) and self._scopes and self._scopes[-1].functions.get(func.value):
-            refs.extend(("name", f) for f in self._scopes[-1].functions[func.value])
+            refs.extend(_held_ref(f) for f in self._scopes[-1].functions[func.value])
+        elif isinstance(func, cst.Subscript) and (inner := self._self_attr(func.value)) is not None \
+                and cls is not None and inner in cls.callables:
+            refs.append(("selfattr", inner))  # `self.loss_map[name](...)`: each method or function it holds
+        elif isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name) and self._scopes \
+                and self._scopes[-1].functions.get(func.value.value):
+            refs.extend(_held_ref(f) for f in self._scopes[-1].functions[func.value.value])  # `loss_map[name](...)`
         elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].made:
             # `matcher = Matcher(cost)` then `matcher(x)`: its `__call__` (a module's `forward`) runs
             refs.extend(("instcall", f"{made}:") for made in self._scopes[-1].made[func.value])
@@ -154,3 +160,8 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _held_ref(held: str) -> tuple[str, str]:
+    """The call edge to what a local holds: a method of the instance ("self:name") or a function."""
+    return ("self", held[5:]) if held.startswith("self:") else ("name", held)

@@ -170,7 +170,7 @@ class Names:
                             # `def __init__(self, loss_fn=focal_loss)`: what the default names is held
                             # unless a caller hands over something else
                             info.callables.setdefault(attr, []).extend(held)
-                    elif held := self._held_functions(value):
+                    elif held := self._held_functions(value) or self.held_in_literal(value):
                         info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
                         literal = self.literal_value(value)
@@ -208,6 +208,19 @@ class Names:
                 if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
                     return [qual]
         return []
+
+    def held_in_literal(self, value: cst.BaseExpression) -> list[str]:
+        """What a dict, list or tuple literal of callables holds: `{"boxes": self.loss_boxes}` (a method
+        of the instance, as "self:loss_boxes") or `[focal_loss, dice_loss]` (functions)."""
+        if not isinstance(value, (cst.Dict, cst.List, cst.Tuple)):
+            return []
+        out: list[str] = []
+        for el in value.elements:
+            if not isinstance(el, (cst.DictElement, cst.Element)):
+                continue
+            method = self._self_attr(el.value)
+            out.extend([f"self:{method}"] if method is not None else self._held_functions(el.value))
+        return out
 
     def self_getattr(self, node: cst.BaseExpression) -> str | None:
         """`getattr(self, "name")` -> "name"; `getattr(self, f"_run_{mode}")` or `getattr(self,
