@@ -580,3 +580,30 @@ def test_builtins_and_lookups_that_test_each_element_of_a_tensor() -> None:
                     x = x.float()
                 return x + low + hit
     """) == [(7, "BL202"), (9, "BL202"), (11, "BL202")]
+
+
+def test_einops_gives_tensors_when_handed_tensors() -> None:
+    # rearrange, reduce, pack and unpack of a tensor give tensors; the pattern and the packed shapes
+    # are not (`ps` holds Python shapes), nor what einops gives for a value that is no tensor
+    assert findings("""
+        import torch
+        from torch import nn
+        from einops import pack, rearrange, unpack
+        import einops
+
+        class M(nn.Module):
+            def forward(self, x):
+                y = rearrange(x, "b n d -> b d n")
+                if y.sum() > 0:
+                    x = x + 1
+                n = int(einops.reduce(x, "b n d -> b d", "mean").max())
+                packed, ps = pack([x, x], "b * d")
+                if ps:
+                    x = x + 1
+                a, b = unpack(packed, ps, "b * d")
+                if a.all():
+                    x = x + 1
+                if rearrange([1, 2], "n -> n"):
+                    x = x + 1
+                return x + n
+    """) == [(10, "BL201"), (12, "BL103"), (17, "BL201")]

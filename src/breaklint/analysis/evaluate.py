@@ -15,7 +15,7 @@ from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
     PREDICATE_PREFIXES, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, TENSOR_ATTRS, TENSOR_METHODS,
-    TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS,
+    TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE, EINOPS_TENSOR,
     TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
@@ -214,6 +214,8 @@ class Evaluation:
             return self._numpy_value(node)
         if name is not None and (record := self.record_value(name, node)) is not None:
             return record
+        if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
+            return self._einops_value(name, node)
         if isinstance(func, cst.Name) and func.value not in self.aliases:
             builtin = self._builtin_value(func.value, node)
             if builtin is not None:
@@ -286,6 +288,20 @@ class Evaluation:
             if isinstance(value, (cst.List, cst.Tuple)) or self.value(value).is_tensor or _whole_shape(value):
                 return V.NUMPY_ARRAY
         return V.UNKNOWN
+
+    def _einops_value(self, name: str, node: cst.Call) -> Val:
+        """`rearrange(x, "b n d -> b d n")`: a tensor as soon as one of the tensors handed over is (its
+        pattern is a string); `pack` adds the packed shapes, `unpack` gives a list of tensors."""
+        handed = [self.value(a.value) for a in node.args if a.keyword is None and not a.star
+                  and not isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))]
+        if name != "einops.einsum":
+            handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
+        if name == "einops.pack" and handed:
+            return V.seq([V.method_result(V.join(*[V.elem(h) for h in handed])), V.OBJECT])
+        result = V.method_result(V.join(*handed)) if handed else V.UNKNOWN
+        if any(h.is_tensor for h in handed):
+            result = V.tensor(known=any(h.known_tensor for h in handed))
+        return V.seq([result]) if name in EINOPS_SEQUENCE else result
 
     def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
         args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]

@@ -193,3 +193,7 @@ NUMPY_NOT_ARRAYS = (
     "numpy.frompyfunc", "numpy.linalg.LinAlgError",
 )
 
+# einops: each of these gives a tensor when handed one (its pattern and sizes are strings and ints);
+# `pack` gives a tensor and the packed shapes, `unpack` a list of tensors
+EINOPS_TENSOR = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum"})
+EINOPS_SEQUENCE = frozenset({"einops.unpack"})
