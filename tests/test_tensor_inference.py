@@ -607,3 +607,22 @@ def test_einops_gives_tensors_when_handed_tensors() -> None:
                     x = x + 1
                 return x + n
     """) == [(10, "BL201"), (12, "BL103"), (17, "BL201")]
+
+
+def test_counts_read_from_tensors_and_not_from_strings_or_shapes() -> None:
+    # `split` and `chunk` by a count computed from data read it as a Python int (BL303); a string's
+    # `split`, a shape's, and a parameter's (only a guess at a tensor) are left alone
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x, name, parts):
+                n = (x > 0).long().sum()
+                a = x.split(n)
+                b = torch.chunk(x, n)
+                head = name.split(".")[0]
+                c = x.split(x.shape[0] // 2)
+                d = x.chunk(parts)
+                return a, b, c, d, head
+    """) == [(8, "BL303"), (9, "BL303")]

@@ -210,6 +210,23 @@ SIZE_FACTORIES = frozenset({
 
 # Tensor methods whose positional arguments are sizes (`new_full`: its first).
 SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full"})
+# Other calls that read a count, a length or a bound as a Python int: the positions (after the tensor
+# itself, for a method) and keywords that hold one. The function form counts the tensor as position 0.
+# `capture_scalar_outputs` lets dynamo trace some of them; those of `SPECIALIZED` it makes specialize
+# the value, which still breaks. (`randint`'s bounds and `roll`'s shifts break too, and with the
+# setting dynamo fails on them: no fixture can show it, so they are left out.)
+COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "topk": ((0,), ("k",)), "kthvalue": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
+    "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
+    "unfold": ((1, 2), ("size", "step")),
+}
+COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()
+       if name != "unfold"},
+    "torch.tril_indices": ((0, 1), ("row", "col")), "torch.triu_indices": ((0, 1), ("row", "col")),
+    "torch.nn.functional.interpolate": ((1,), ("size",)),
+}
+SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices"})
 
 
 @register
@@ -217,8 +234,8 @@ class TensorAsSize(Rule):
     CODE = "BL303"
     NAME = "tensor-as-size"
     KIND = "break"
-    MESSAGE = ("a tensor's value used as a size: of a new tensor, a range bound, of `view`, `reshape`, `expand`, "
-               "or `topk`'s `k`")
+    MESSAGE = ("a tensor's value used as a size or a count: of a new tensor, a range bound, of `view`, "
+               "`reshape`, `expand`, `split`, `chunk`, `narrow`, `roll`, `topk`'s `k`, `randint`'s bounds, ...")
     SUGGESTION = (
         "size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; "
         "or build a fixed-size tensor and mask it"
@@ -231,19 +248,20 @@ class TensorAsSize(Rule):
         qual = self.ctx.qualify(node.func)
         args = positional(node)
         call = method_call(node)
+        unless: tuple[str, ...] = (CAPTURE_SCALARS,)
         if qual in SIZE_FACTORIES:
             sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
                 args[:1] if qual in ("torch.full", "torch.randint") and len(args) < 3 else args
             if qual == "torch.randint":
                 sizes = []
-        elif qual in ("torch.topk", "torch.kthvalue"):
-            # the number of elements to keep: read as a Python int
-            found = args[1] if len(args) > 1 else keyword(node, "k")
-            sizes = [found] if found is not None else []
-        elif call is not None and call[1] in ("topk", "kthvalue") and maybe_tensor(self.ctx, call[0]) \
+        elif qual in COUNT_FUNCTIONS:
+            # `topk`'s k, `split`'s sizes, `tril_indices`' rows, ...: read as Python ints
+            sizes = _counts(node, args, *COUNT_FUNCTIONS[qual])
+            unless = () if qual.rsplit(".", 1)[-1] in SPECIALIZED else unless
+        elif call is not None and call[1] in COUNT_ARGS and maybe_tensor(self.ctx, call[0]) \
                 and not (qual or "").startswith("torch."):
-            found = args[0] if args else keyword(node, "k")
-            sizes = [found] if found is not None else []
+            sizes = _counts(node, args, *COUNT_ARGS[call[1]])
+            unless = () if call[1] in SPECIALIZED else unless
         elif call is not None and call[1] in SIZE_METHODS and maybe_tensor(self.ctx, call[0]):
             # `x.view(-1, n)`, `x.new_zeros(n)`: a tensor method that reads its sizes as Python ints; a
             # shape built by concatenating tuples (`lead + (m, d)`) is a tuple, whatever its parts hold
@@ -259,8 +277,14 @@ class TensorAsSize(Rule):
                 value = self.ctx.value(el)
                 if value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret")):
                     self.report(node, f"`{self.ctx.source(node)}` takes its size from the value of tensor "
-                                      f"`{self.ctx.source(el)}`", requires=value, unless=(CAPTURE_SCALARS,))
+                                      f"`{self.ctx.source(el)}`", requires=value, unless=unless)
                     return
+
+
+def _counts(node: cst.Call, args: list[cst.Arg], at: tuple[int, ...], words: tuple[str, ...]) -> list[cst.Arg]:
+    """The arguments of `node` at positions `at` or named by `words`."""
+    found = [args[i] for i in at if i < len(args)]
+    return found + [a for a in node.args if a.keyword is not None and a.keyword.value in words]
 
 
 def _concatenated(node: cst.BaseExpression) -> bool:
