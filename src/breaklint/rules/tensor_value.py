@@ -339,13 +339,22 @@ def _integer_cast(node: cst.BaseExpression) -> bool:
     return call[1] == "to" and len(node.args) == 1 and dotted(node.args[0].value) in INTEGER_DTYPES
 
 
+# Reductions over every element: a 0-d tensor. Of these, indexing only takes an integer one, so one
+# used as an index is a count or a position (`x[(x > 0).sum() - 1]`, `x[lengths.max()]`).
+WHOLE_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "max", "min", "count_nonzero", "prod"})
+
+
 def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
-    """`torch.argmax(x)`, `x.argmin()`: the position in the flattened tensor, a 0-d tensor."""
+    """`torch.argmax(x)`, `x.argmin()`, `(x > 0).sum()`, `lengths.max()` (over every element): a
+    0-d tensor; or such a one cast to an integer type (`.long()`)."""
     if not isinstance(node, cst.Call):
         return False
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("argmax", "argmin") and not node.args:
+    if _integer_cast(node):
+        return _whole_arg_reduction(ctx, node.func.value)
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in WHOLE_REDUCTIONS and not node.args \
+            and not (ctx.qualify(node.func) or "").startswith("torch."):
         return ctx.tensor_requirement(node.func.value) is not None
-    return (ctx.qualify(node.func) in ("torch.argmax", "torch.argmin") and len(node.args) == 1
+    return (ctx.qualify(node.func) in {f"torch.{name}" for name in WHOLE_REDUCTIONS} and len(node.args) == 1
             and node.args[0].keyword is None and not node.args[0].star)
 
 

@@ -264,7 +264,7 @@ class FileIOCall(_CallRule):
     KIND = "break"
     MESSAGE = "file or OS I/O cannot be traced"
     SUGGESTION = "do I/O outside the compiled region: load in `__init__`, save after the call"
-    GB_TYPES = ("GB0059", "GB0007")
+    GB_TYPES = ("GB0059", "GB0007", "GB0156")  # GB0156: `sys.stdout.write`
     BUILTINS = frozenset({"open", "input", "__import__"})
     NAMES = frozenset({
         "importlib.import_module", "importlib.reload",
@@ -272,6 +272,7 @@ class FileIOCall(_CallRule):
         "os.listdir", "os.makedirs", "os.mkdir", "os.remove", "os.unlink", "os.rename", "os.replace",
         "os.system", "os.stat", "os.walk", "os.scandir", "os.path.exists", "os.path.isfile",
         "os.path.isdir", "os.path.getsize", "os.path.getmtime",
+        "sys.stdout.write", "sys.stderr.write", "sys.stdout.flush", "sys.stderr.flush",
     })
     PREFIXES = ("shutil.", "subprocess.", "pickle.", "json.dump", "json.load")
 

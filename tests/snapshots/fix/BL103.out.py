@@ -112,10 +112,18 @@ def nonzero_test(x):
     return x + 1 if x.sum().is_nonzero() else x  # expect: BL103
 
 
+@torch.compile
+def last_positive(x):
+    x = x * 2
+    last = (x > 0).sum() - 1
+    return x[last] + 1  # expect: BL103
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (repeat_by_count, (x,)),
-            (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,))]
+            (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
+            (last_positive, (x,))]
