@@ -220,7 +220,7 @@ class CopyCall(_CallRule):
     def describe(self, node: cst.Call, what: str) -> str:
         if what.startswith("dataclasses."):
             return f"`{self.ctx.source(node)}` deep-copies each field, which dynamo cannot trace"
-        return super().describe(node, what)
+        return f"`{self.ctx.source(node)}`: `copy.deepcopy`/`copy.copy` cannot be traced"
 
 
 @register
