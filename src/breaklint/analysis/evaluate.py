@@ -215,7 +215,7 @@ class Evaluation:
         if name is not None and (record := self.record_value(name, node)) is not None:
             return record
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
-            return self._einops_value(name, node)
+            return einops_value(name, node, self.value)
         if isinstance(func, cst.Name) and func.value not in self.aliases:
             builtin = self._builtin_value(func.value, node)
             if builtin is not None:
@@ -289,20 +289,6 @@ class Evaluation:
                 return V.NUMPY_ARRAY
         return V.UNKNOWN
 
-    def _einops_value(self, name: str, node: cst.Call) -> Val:
-        """`rearrange(x, "b n d -> b d n")`: a tensor as soon as one of the tensors handed over is (its
-        pattern is a string); `pack` adds the packed shapes, `unpack` gives a list of tensors."""
-        handed = [self.value(a.value) for a in node.args if a.keyword is None and not a.star
-                  and not isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))]
-        if name != "einops.einsum":
-            handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
-        if name == "einops.pack" and handed:
-            return V.seq([V.method_result(V.join(*[V.elem(h) for h in handed])), V.OBJECT])
-        result = V.method_result(V.join(*handed)) if handed else V.UNKNOWN
-        if any(h.is_tensor for h in handed):
-            result = V.tensor(known=any(h.known_tensor for h in handed))
-        return V.seq([result]) if name in EINOPS_SEQUENCE else result
-
     def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
         args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]
         if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
@@ -331,6 +317,22 @@ class Evaluation:
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
+
+
+def einops_value(name: str, node: cst.Call, value_of) -> Val:
+    """`rearrange(x, "b n d -> b d n")`: a tensor as soon as the tensor handed over is (its pattern is
+    a string; `einsum` takes several); `pack` adds the packed shapes, `unpack` gives a list of tensors.
+    `value_of` is the evaluation of an expression (`Evaluation.value`)."""
+    handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
+              and not isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))]
+    if name != "einops.einsum":
+        handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
+    if name == "einops.pack" and handed:
+        return V.seq([V.method_result(V.join(*[V.elem(h) for h in handed])), V.OBJECT])
+    result = V.method_result(V.join(*handed)) if handed else V.UNKNOWN
+    if any(h.is_tensor for h in handed):
+        result = V.tensor(known=any(h.known_tensor for h in handed))
+    return V.seq([result]) if name in EINOPS_SEQUENCE else result
 
 
 def _whole_shape(node: cst.BaseExpression) -> bool:

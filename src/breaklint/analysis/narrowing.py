@@ -1,6 +1,7 @@
 """isinstance narrowing: `isinstance(x, np.ndarray)`, `torch.is_tensor(x)` and their negations tell
-what `x` (a name, or an attribute of `self`) holds in the code they guard (an `if` branch, a conditional expression's side, the right
-operand of `and`/`or`, and what follows an `if` that returns or raises). Asked by the flow layer
+what `x` (a name, or an attribute of `self`) holds in the code they guard (an `if` branch, a
+conditional expression's side, the right operand of `and`/`or`, and what follows an `if` that
+returns or raises). Asked by the flow layer
 and by the evaluation of `and`/`or`.
 """
 

@@ -53,9 +53,9 @@ class Records:
 
     def class_fields(self, node: cst.ClassDef, qual: str) -> dict[str, Val] | None:
         """The fields of a `@dataclass` or `NamedTuple` class, in order, with the values their
-        annotations declare (kept in `records`); None for any other class. A dataclass that derives from another class
-        may have more fields before its own: it is built by keyword only (`positional` is kept
-        false)."""
+        annotations declare (kept in `records`); None for any other class. A dataclass that derives
+        from another class may have more fields before its own: it is built by keyword only (it is
+        not put in `positional`)."""
         decorated = any(self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                         in DATACLASS for d in node.decorators)
         based = any(self.qualify(arg.value) in NAMED_TUPLE for arg in node.bases if arg.keyword is None)
@@ -78,7 +78,9 @@ class Records:
         factory = self.qualify(call.func)
         if factory not in NAMEDTUPLE_FACTORY and factory not in NAMED_TUPLE:
             return None
-        if len(call.args) < 2 or call.args[1].keyword not in (None,) and call.args[1].keyword.value != "field_names":
+        if len(call.args) < 2:
+            return None
+        if call.args[1].keyword is not None and call.args[1].keyword.value != "field_names":
             return None
         spec = call.args[1].value
         if isinstance(spec, cst.SimpleString) and isinstance(text := spec.evaluated_value, str):

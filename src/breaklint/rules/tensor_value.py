@@ -166,7 +166,8 @@ class TensorScalarCast(Rule):
     PRECISION = "medium"
     NAME = "tensor-scalar-cast"
     KIND = "break"
-    MESSAGE = "`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal` or `math.*` applied to a tensor reads its value"
+    MESSAGE = ("`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal` or `math.*` applied to a tensor "
+               "reads its value")
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     # GB0170: `bool(t)` with `capture_scalar_outputs`; GB0059: `range(t)`; GB0208: `int()` of a NumPy array
     GB_TYPES = ("GB0124", "GB0033", "GB0170", "GB0059", "GB0208")

@@ -253,7 +253,8 @@ class DataPtrCall(Rule):
         call = method_call(node)
         if call and call[1] in ("data_ptr", "storage") and not node.args and maybe_tensor(self.ctx, call[0]):
             what = "`.data_ptr()` asks for a real memory address, which tracing does not have" \
-                if call[1] == "data_ptr" else "`.storage()` hands out the tensor's typed storage, which tracing does not have"
+                if call[1] == "data_ptr" else \
+                "`.storage()` hands out the tensor's typed storage, which tracing does not have"
             self.report(node, f"`{self.ctx.source(node)}`: {what}")
 
 
