@@ -191,13 +191,12 @@ class RngStateCall(_CallRule):
     SUGGESTION = ("seed and make generators outside the compiled region (before the call, or in `__init__`), "
                   "and draw with the torch functions inside it, which trace")
     GB_TYPES = ("GB0007", "GB0208", "GB0363")
+    # `torch.cuda.manual_seed(_all)` is not here: on a GPU dynamo traces it (on a machine without one
+    # it breaks, but that is not where it runs)
     NAMES = frozenset({
         "torch.manual_seed", "torch.random.manual_seed", "torch.initial_seed", "torch.random.initial_seed",
         "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
-        "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.cuda.random.manual_seed",
-        "torch.cuda.random.manual_seed_all", "torch.cuda.get_rng_state", "torch.cuda.set_rng_state",
-        "torch.cuda.get_rng_state_all", "torch.cuda.set_rng_state_all", "torch.mps.manual_seed",
-        "torch.Generator", "torch._C.Generator",
+        "torch.cuda.get_rng_state", "torch.cuda.set_rng_state", "torch.Generator", "torch._C.Generator",
     })
 
     def describe(self, node: cst.Call, what: str) -> str:
