@@ -328,7 +328,7 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     if name != "einops.einsum":
         handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
     if name == "einops.pack" and handed:
-        return V.seq([V.method_result(V.join(*[V.elem(h) for h in handed])), V.OBJECT])
+        return V.seq([V.method_result(V.elem(handed[0])), V.OBJECT])
     result = V.method_result(V.join(*handed)) if handed else V.UNKNOWN
     if any(h.is_tensor for h in handed):
         result = V.tensor(known=any(h.known_tensor for h in handed))

@@ -192,8 +192,7 @@ class Names:
             return self._held_functions(value.body) + self._held_functions(value.orelse)
         if isinstance(value, cst.Subscript) and isinstance(value.value, (cst.Dict, cst.List, cst.Tuple)):
             # `{"euler": Euler, "rk4": RK4}[method]`: each function or class the literal holds
-            return [f for el in value.value.elements if isinstance(el, (cst.DictElement, cst.Element))
-                    for f in self._held_functions(el.value)]
+            return [f for f in self.held_in_literal(value.value) if not f.startswith("self:")]
         if isinstance(value, cst.Subscript):
             name = dotted(value.value)
             if name in self.summary.function_tables:

@@ -209,16 +209,15 @@ class DataDependentBoolOp(Rule):
         if name not in ("any", "all", "sorted") or len(node.args) != 1 or node.args[0].keyword \
                 or node.args[0].star or not self.ctx.active():
             return
+        arg = node.args[0].value
+        value = self.ctx.value(arg)
         if name == "sorted":
-            value = self.ctx.value(node.args[0].value)
             parts = value.parts if value.kind == "seq" else (V.elem(value),) if value.is_tensor else ()
             requires = next((p for p in parts if p.is_tensor or p.symbolic), None)
             if requires is not None:
                 self.report(node, f"`{self.ctx.source(node)}` compares tensors to order them, which needs the "
                                   "truth value of each comparison (`torch.sort` keeps tensors)", requires=requires)
             return
-        arg = node.args[0].value
-        value = self.ctx.value(arg)
         # a bare parameter is only a guess at a tensor, and one handed to `any()` is usually a list
         requires = value if value.is_tensor or (value.symbolic and value.kind != "param") else None
         if requires is None and value.kind == "seq":
@@ -243,9 +242,8 @@ class DataDependentBoolOp(Rule):
             return  # a tensor is never looked up among strings: `mode in ("train", "eval")`
         if not any(p.is_tensor or p.symbolic for p in parts) and requires.kind == "param":
             return  # a bare parameter looked up among numbers is only a guess at a tensor
-        if requires is not None:
-            self.report(node, f"`{self.ctx.source(node)}` tests tensor `{self.ctx.source(node.left)}` for equality "
-                              "with each element, which needs the truth value of each answer", requires=requires)
+        self.report(node, f"`{self.ctx.source(node)}` tests tensor `{self.ctx.source(node.left)}` for equality "
+                          "with each element, which needs the truth value of each answer", requires=requires)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if not (self.ctx.active() and isinstance(node.operator, cst.Not) and node not in self.ctx.condition_parts):

@@ -105,8 +105,9 @@ class DynamicShapeOp(Rule):
         requires = None
         if qual == "torch.nn.functional.one_hot":
             # the number of classes, unless given, is the largest value plus one
-            classes = positional(node)[1:2] or [a for a in [keyword(node, "num_classes")] if a is not None]
-            if not classes or (integer(classes[0].value) == -1):
+            args = positional(node)
+            classes = args[1] if len(args) > 1 else keyword(node, "num_classes")
+            if classes is None or integer(classes.value) == -1:
                 op = "one_hot"
         if op is None and qual == "torch.repeat_interleave":
             # `torch.repeat_interleave(repeats)` alone is dynamic too
@@ -235,7 +236,7 @@ class TensorAsSize(Rule):
     NAME = "tensor-as-size"
     KIND = "break"
     MESSAGE = ("a tensor's value used as a size or a count: of a new tensor, a range bound, of `view`, "
-               "`reshape`, `expand`, `split`, `chunk`, `narrow`, `roll`, `topk`'s `k`, `randint`'s bounds, ...")
+               "`reshape`, `expand`, `split`, `chunk`, `narrow`, `topk`'s `k`, ...")
     SUGGESTION = (
         "size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; "
         "or build a fixed-size tensor and mask it"
@@ -284,7 +285,7 @@ class TensorAsSize(Rule):
 def _counts(node: cst.Call, args: list[cst.Arg], at: tuple[int, ...], words: tuple[str, ...]) -> list[cst.Arg]:
     """The arguments of `node` at positions `at` or named by `words`."""
     found = [args[i] for i in at if i < len(args)]
-    return found + [a for a in node.args if a.keyword is not None and a.keyword.value in words]
+    return found + [arg for word in words if (arg := keyword(node, word)) is not None]
 
 
 def _concatenated(node: cst.BaseExpression) -> bool:

@@ -343,6 +343,7 @@ def _integer_cast(node: cst.BaseExpression) -> bool:
 # Reductions over every element: a 0-d tensor. Of these, indexing only takes an integer one, so one
 # used as an index is a count or a position (`x[(x > 0).sum() - 1]`, `x[lengths.max()]`).
 WHOLE_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "max", "min", "count_nonzero", "prod"})
+TORCH_WHOLE_REDUCTIONS = frozenset(f"torch.{name}" for name in WHOLE_REDUCTIONS)
 
 
 def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
@@ -355,7 +356,7 @@ def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in WHOLE_REDUCTIONS and not node.args \
             and not (ctx.qualify(node.func) or "").startswith("torch."):
         return ctx.tensor_requirement(node.func.value) is not None
-    return (ctx.qualify(node.func) in {f"torch.{name}" for name in WHOLE_REDUCTIONS} and len(node.args) == 1
+    return (ctx.qualify(node.func) in TORCH_WHOLE_REDUCTIONS and len(node.args) == 1
             and node.args[0].keyword is None and not node.args[0].star)
 
 
