@@ -981,3 +981,172 @@ def test_methods_held_in_a_dict_run_when_looked_up_and_called() -> None:
                 losses = [self.loss_map[k](out, tgt) for k in ("labels", "boxes")]
                 return losses, self.get_loss("card", out, tgt)
     """) == {11: "BL201", 16: "BL401", 20: "BL101"}
+
+
+def test_objects_a_factory_function_returns_run_their_methods(tmp_path: Path) -> None:
+    # `bm = make_noise(shape)` holds an instance the factory built: `bm(t0, t1)` runs its
+    # `__call__`, `bm.sample()` and `make_noise(s).draw()` its methods, and a classmethod that
+    # returns `cls(...)` gives an instance of its class; a method nothing calls stays unreached
+    write(tmp_path, {
+        "fac/__init__.py": "",
+        "fac/noise.py": """
+            import torch
+
+            class Noise:
+                def __init__(self, shape):
+                    self.shape = shape
+
+                @classmethod
+                def like(cls, y):
+                    return cls(y.shape)
+
+                def __call__(self, ta, tb):
+                    print("call")
+                    return torch.randn(self.shape)
+
+                def sample(self):
+                    print("sample")
+                    return torch.randn(self.shape)
+
+                def draw(self):
+                    print("draw")
+                    return torch.randn(self.shape)
+
+                def step(self):
+                    print("step")
+                    return torch.randn(self.shape)
+
+                def unused(self):
+                    print("never")
+
+            def make_noise(shape):
+                noise = Noise(shape)
+                return noise
+
+            def make_again(shape):
+                return make_noise(shape)
+        """,
+        "fac/api.py": """
+            from .noise import Noise, make_noise, make_again
+
+            def sdeint(y0):
+                bm = make_noise(y0.shape)
+                other = make_again(y0.shape)
+                return bm(0.0, 1.0) + other.sample() + make_noise(y0.shape).draw() + Noise.like(y0).step()
+        """,
+    })
+    config = Config(root=tmp_path)
+    config.entry_points = ["*api.sdeint"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.path.name, f.line) for f in result.findings if f.code == "BL401"} == {
+        ("noise.py", 13), ("noise.py", 17), ("noise.py", 21), ("noise.py", 25)}
+
+
+def test_a_context_manager_of_the_tree_runs_enter_and_exit() -> None:
+    # `with Timer():`, `with timer:` and `with self.guard:` run the class's `__enter__` and
+    # `__exit__` under compile; a context manager of another package is not looked into
+    assert codes_by_line("""
+        import contextlib
+        import torch
+        from torch import nn
+
+        class Timer:
+            def __enter__(self):
+                print("enter")
+                return self
+
+            def __exit__(self, *exc):
+                print("exit")
+                return False
+
+        class Guard:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                print("guard exit")
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.guard = Guard()
+
+            def forward(self, x):
+                with Timer():
+                    x = x + 1
+                timer = Timer()
+                with timer, self.guard, contextlib.nullcontext():
+                    return x * 2
+    """) == {8: "BL401", 12: "BL401", 20: "BL401"}
+
+
+def test_a_property_s_instance_and_a_class_attribute_holding_a_class() -> None:
+    # `self.helper.sample()` runs the method of the instance the property returns; `noise_cls =
+    # Noise` in the class body holds a class, so `self.noise_cls(shape)` builds one (its `__init__`
+    # runs, not its `__call__`) and the method of what it built runs
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Helper:
+            def sample(self):
+                print("helper")
+
+        class Noise:
+            def __init__(self, shape):
+                print("init")
+
+            def __call__(self, x):
+                print("never: the class is built, not called")
+
+            def sample(self):
+                print("noise")
+
+        class M(nn.Module):
+            noise_cls = Noise
+            EPS = 1e-6
+
+            @property
+            def helper(self):
+                return Helper()
+
+            def forward(self, x):
+                self.helper.sample()
+                noise = self.noise_cls(x.shape)
+                return noise.sample()
+    """) == {7: "BL401", 11: "BL401", 17: "BL401"}
+
+
+def test_names_imported_inside_a_function_resolve_there_only(tmp_path: Path) -> None:
+    # a package's own module imported in the function (against an import cycle) reaches its
+    # functions; `import numpy as np` in forward makes `np.random` numpy's; after the function the
+    # name means what the module says again (here a local function of the same name)
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            def helper(x):
+                print("helper")
+                return x
+        """,
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+
+            def np_random():
+                return 0.5
+
+            class M(nn.Module):
+                def forward(self, x):
+                    from .ops import helper
+                    import numpy as np
+                    return helper(x) * np.random.rand()
+
+            class N(nn.Module):
+                def forward(self, x):
+                    np = 1
+                    return x * np
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {
+        ("ops.py", 3, "BL401"), ("model.py", 12, "BL405")}

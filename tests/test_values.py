@@ -551,3 +551,57 @@ def test_a_name_rebound_in_a_loop_holds_the_new_value_for_the_rest_of_the_body()
                 y = y + 1
             return y
     """) == [(11, "BL201")]
+
+
+def test_arithmetic_on_a_join_s_own_values_adds_nothing_to_it() -> None:
+    # `x = x + 1` under an `if`, many times over: the join stays as shallow as the parameter, so a
+    # test far down the function still sees the tensor
+    p = V.param("f", "x")
+    assert V.join(p, V.op(p)) == p
+    assert V.join(p, V.op(p, V.param("f", "y"))).kind == "join"  # `x + y` rests on more than the join holds
+    tests = "".join(f"        if x.mean() > {i}:\n            x = x + 1\n" for i in range(12))
+    source = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n" + tests + (
+        "        q = x.new_zeros(3).sum()\n"
+        "        if q == 0:\n"
+        "            return x\n"
+        "        return -x\n")
+    assert sorted((f.line, f.code) for f in lint_source(source, Path("m.py"), Config())) == [
+        (6 + 2 * i, "BL201") for i in range(12)] + [(31, "BL201")]
+
+
+def test_getattr_with_a_constant_name_and_attributes_of_another_object() -> None:
+    # `getattr(self, "scale")` reads `self.scale`; `self.sched.timesteps` and `s.timesteps` read
+    # what the scheduler's methods store there (a tensor, set outside `__init__`); a constant it
+    # keeps is no tensor
+    assert findings("""
+        import torch
+        from torch import nn
+
+        class Sched:
+            def __init__(self):
+                self.timesteps = None
+                self.order = 2
+
+            def set_timesteps(self, n):
+                self.timesteps = torch.arange(n)
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("scale", torch.ones(3))
+                self.sched = Sched()
+
+            def forward(self, x):
+                if getattr(self, "scale").sum() > 0:
+                    x = x + 1
+                if getattr(self, "missing", None) is not None:
+                    x = x + 1
+                if self.sched.timesteps[0] > 0:
+                    x = x + 1
+                s = Sched()
+                if s.timesteps[-1] > 0:
+                    x = x + 1
+                if self.sched.order > 1:
+                    x = x + 1
+                return x
+    """) == [(20, "BL201"), (24, "BL201"), (27, "BL201")]

@@ -176,10 +176,33 @@ class Bindings:
             return self._held_functions(value.func)
         if isinstance(value.func, cst.Name) and self._scopes and self._scopes[-1].functions.get(value.func.value):
             return list(self._scopes[-1].functions[value.func.value])  # `solver = solver_cls(...)`
+        if (attr := self._self_attr(value.func)) is not None and (cls := self.class_info()) is not None:
+            # `noise = self.noise_cls(shape)` of a class the attribute holds
+            return [h for h in cls.callables.get(attr, []) if not h.startswith("self:") and not h.endswith("()")]
         name = self.qualify(value.func)
         if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
             return [name]
         return []
+
+    def returned_objects(self, value: cst.BaseExpression) -> list[str]:
+        """What a `return` hands back that reach can call into: an instance built there or earlier in
+        the function ("Class()"; `cls(...)` in a classmethod, one of its own class), or what a call of
+        a function of the tree returned (`return make_noise(shape)`: "pkg.make_noise()")."""
+        scope = self._scopes[-1]
+        if isinstance(value, cst.Name):
+            if value.value in scope.made:
+                return [f"{made}()" for made in scope.made[value.value]]
+            return [held for held in scope.functions.get(value.value, []) if held.endswith("()")]
+        if not isinstance(value, cst.Call):
+            return []
+        cls = self.class_info()
+        if isinstance(value.func, cst.Name) and value.func.value == "cls" and cls is not None \
+                and scope.info.params[:1] == ["cls"] and not scope.info.is_static:
+            return [f"{cls.qualname}()"]  # `return cls(f, **options)`
+        if made := self.built_from(value):
+            return [f"{m}()" for m in made]
+        returned = self._returned_by(value)
+        return [returned] if returned is not None else []
 
     def _returned_by(self, value: cst.BaseExpression) -> str | None:
         """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which

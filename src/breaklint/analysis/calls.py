@@ -73,6 +73,10 @@ class Calls:
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
                 and func.value.value in self._scopes[-1].typed:
             refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+                and (returned := self._returned_held(func.value.value)):
+            # `bm = make_noise(shape)` then `bm.sample(t)`: the method of what the call returned
+            refs.extend(("retcall", f"{held}:{func.attr.value}") for held in returned)
         elif (param := self._parameter(func.value if isinstance(func, cst.Attribute) else func)) is not None:
             # `sde.f(t, y)`, `fn(x)` on a parameter: what the callers hand over decides (reach)
             called = func.attr.value if isinstance(func, cst.Attribute) else ""
@@ -83,6 +87,8 @@ class Calls:
                 and (built := self.built_from(func.value)):
             # `Euler(dt).integrate(y)`: the constructor runs (its own call) and then the method
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in built)
+        elif isinstance(func, cst.Attribute) and (returned := self._returned_by(func.value)) is not None:
+            refs.append(("retcall", f"{returned}:{func.attr.value}"))  # `make_noise(shape).sample(t)`
         elif isinstance(func, cst.Subscript) and (held := self._held_functions(func)):
             refs.extend(("name", h) for h in held)  # `TABLE[key](...)`: each function or class of the table
         elif name is not None:
@@ -123,6 +129,32 @@ class Calls:
                 calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        """`with Timer():`, `with timer:` of an instance of the tree's class: its `__enter__` and
+        `__exit__` run under compile."""
+        if not self.active():
+            return
+        item = node.item
+        refs: list[tuple[str, str]] = []
+        if isinstance(item, cst.Call) and (built := self.built_from(item)):
+            refs = [("instcall", f"{made}:{method}") for made in built for method in ("__enter__", "__exit__")]
+        elif isinstance(item, cst.Call) and (returned := self._returned_by(item)) is not None:
+            refs = [("retcall", f"{returned}:{method}") for method in ("__enter__", "__exit__")]
+        elif isinstance(item, cst.Name) and self._scopes and item.value in self._scopes[-1].made:
+            refs = [("instcall", f"{made}:{method}") for made in self._scopes[-1].made[item.value]
+                    for method in ("__enter__", "__exit__")]
+        elif isinstance(item, cst.Name) and self._scopes and (returned := self._returned_held(item.value)):
+            refs = [("retcall", f"{held}:{method}") for held in returned for method in ("__enter__", "__exit__")]
+        elif (attr := self._self_attr(item)) is not None:
+            refs = [("attrcall", f"{attr}.{method}") for method in ("__enter__", "__exit__")]
+        pos = self.positions[item]
+        self.function.calls.extend(CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line,
+                                           pos.end.column) for kind, target in refs)
+
+    def _returned_held(self, name: str) -> list[str]:
+        """What calls of the tree's functions a local was assigned from (`bm = make_noise(shape)`)."""
+        return [held for held in self._scopes[-1].functions.get(name, []) if held.endswith("()")]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # `self.scale`: a property of the class (or of a subclass) runs its getter under compile

@@ -190,8 +190,8 @@ class Evaluation:
         base = self.value(node.value)
         if attr in TENSOR_ATTRS:
             return V.TENSOR if base.is_tensor else (V.op(base) if base.symbolic else V.UNKNOWN)
-        if not base.is_tensor and (base.kind == "dict" or base.symbolic):
-            return V.attribute(base, attr)  # `out.boxes` of a record (records.py)
+        if not base.is_tensor and (base.kind == "dict" or base.symbolic or (base.kind == "object" and base.ref)):
+            return V.attribute(base, attr)  # `out.boxes` of a record (records.py), `self.sched.timesteps`
         qual = self.qualify(node)
         if qual is not None and qual.startswith("torch.") and not qual.startswith("torch.nn."):
             return V.OBJECT  # torch.float16, torch.device, ...
@@ -305,6 +305,8 @@ class Evaluation:
             return V.seq([V.seq(firsts)])
         if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
             return V.BOOL
+        if name == "getattr" and len(args) == len(node.args) and (read := _getattr_read(node)) is not None:
+            return V.join(self._attribute_value(read), *args[2:])  # a default is the other value
         if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
                     "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
                     "enumerate", "map", "filter"):
@@ -333,6 +335,15 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     if any(h.is_tensor for h in handed):
         result = V.tensor(known=any(h.known_tensor for h in handed))
     return V.seq([result]) if name in EINOPS_SEQUENCE else result
+
+
+def _getattr_read(node: cst.Call) -> cst.Attribute | None:
+    """`getattr(self, "scale")` (a default or not) as the attribute it reads, `self.scale`."""
+    if not 2 <= len(node.args) <= 3 or not isinstance(name := node.args[1].value, cst.SimpleString):
+        return None
+    text = name.evaluated_value
+    return cst.Attribute(value=node.args[0].value, attr=cst.Name(text)) \
+        if isinstance(text, str) and text.isidentifier() else None
 
 
 def _whole_shape(node: cst.BaseExpression) -> bool:

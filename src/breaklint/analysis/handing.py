@@ -87,6 +87,8 @@ class Handing(Tree):
                 elif run := self.call_method(instance):
                     out.append((run, 1))
                 continue
+            if one.endswith("()"):  # what a call returned: each instance among it
+                out.extend(self.calling([h for h in self.expand_table(one) if h.endswith("()")], method))
             for target in self.expand_table(one) if not method else ():
                 if target in self.functions:
                     out.append((target, 0))

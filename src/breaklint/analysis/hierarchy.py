@@ -158,13 +158,23 @@ class Tree:
         """The methods called `name` that the tree's subclasses of `cls` define themselves."""
         return [f"{sub}.{name}" for sub in self.subclasses(cls) if name in self.classes[sub].methods]
 
-    def expand_table(self, name: str) -> list[str]:
+    def expand_table(self, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What a name stands for when called: each function or class of a module-level table it
         names (`LOSSES`), each one a function returns (`"pkg.select()"`, what `select` returned), or
-        the name itself."""
+        the name itself. An instance stays "Class()": what a class called gives (`"pkg.Noise()"`),
+        and what a call of a class returned (`"pkg.select()()"`) is an instance of each class."""
         if name.endswith("()"):
-            fn = self.functions.get(self.canonical(name[:-2]))
-            return [n for held in (fn.returns_functions if fn else ()) for n in self.expand_table(held)]
+            inner = name[:-2]
+            if inner in seen:  # a function returning its own call
+                return []
+            seen = seen | {inner}
+            if inner.endswith("()"):
+                return [f"{c}()" for c in self.expand_table(inner, seen) if c in self.classes]
+            target = self.canonical(inner)
+            if target in self.classes:
+                return [f"{target}()"]
+            fn = self.functions.get(target)
+            return [n for held in (fn.returns_functions if fn else ()) for n in self.expand_table(held, seen)]
         key = self.canonical(name)
         return [self.canonical(n) for n in self.tables.get(key, [key])]
 

@@ -262,7 +262,7 @@ class Names:
         elif callee not in NOT_MODULES and callee.split(".")[-1][:1].isupper():
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
-                info.callables.setdefault(attr, []).append(callee)
+                info.callables.setdefault(attr, []).append(f"{callee}()")
 
     def _self_attr(self, node: cst.BaseExpression) -> str | None:
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":

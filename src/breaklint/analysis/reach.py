@@ -5,7 +5,9 @@ asks of `Tree` (hierarchy.py). `Reach` follows every edge compile
 follows (methods of the own class and overrides in subclasses, `super()`, submodules and helper
 objects held in attributes, functions held in attributes or tables, module-level functions,
 constructors; a method of an attribute whose class an annotation declares, and its overrides in
-the tree's subclasses of that class), starting from each module's `forward` and every compiled function. `Values`
+the tree's subclasses of that class; the methods of what a factory function or a property returns,
+and the `__enter__`/`__exit__` of a context manager of the tree), starting from each module's
+`forward` and every compiled function. `Values`
 then resolves symbolic values: a parameter holds what the reached call sites pass (joined), a
 call returns what its callee returns.
 """
@@ -17,7 +19,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
-from .values import ASSUMED, OBJECT, UNKNOWN, Val, elem, field, item, join, op, override, record_of
+from .values import ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, record_of
 
 
 class Reach(Handing):
@@ -116,6 +118,14 @@ class Reach(Handing):
             where, _, method = call.target.rpartition(":")
             function, _, name = where.partition("#")
             return self.calling(self.passed_to(function, name), method)
+        if call.kind == "retcall":  # `bm = make_noise(shape)` then `bm.sample(t)`: on what the call returned
+            returned, _, method = call.target.rpartition(":")
+            for held in self.expand_table(returned):
+                if (instance := self.instance_class(held)) is not None:
+                    out.extend(self._dispatch(instance, method))
+                elif held in self.classes and (found := self.method(held, method)):
+                    out.append((found, 0 if self.functions[found].is_static else 1))  # on the class itself
+            return out
         if call.kind == "typedcall":
             declared, _, method = call.target.rpartition(":")
             return self._dispatch(self.canonical(declared), method)
@@ -152,7 +162,7 @@ class Reach(Handing):
                 # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
                 prop = self.functions.get(first)
                 for held in (prop.returns_functions if prop is not None and prop.is_property else ()):
-                    out.extend((n, 0) for n in self.expand_table(held))
+                    out.extend(self.calling(self.expand_table(held)))
             out.extend((found, 1) for found in self.overrides(cls, call.target))
             if not out:  # an attribute that a base class's constructor stores what its callers hand over
                 out.extend(self.calling(self.handed(cls, call.target)))
@@ -167,11 +177,16 @@ class Reach(Handing):
             held = self.attribute_class(cls, call.target)
             for method in self.attribute_methods(cls, call.target):  # `self.fn = getattr(self, ...)`
                 out.extend(self.targets(cls, CallRef("self", method, call.line, call.col, call.end_line, call.end_col)))
-            for target in [*([held] if held in self.classes else []), *self.attribute_callables(cls, call.target)]:
-                if target not in self.classes:
+            if held in self.classes and (run := self.call_method(held)):
+                out.append((run, 1))  # an instance built in it: its forward or __call__
+            for target in self.attribute_callables(cls, call.target):
+                if (instance := self.instance_class(target)) is not None:
+                    if run := self.call_method(instance):
+                        out.append((run, 1))  # an instance: its forward or __call__
+                elif target not in self.classes:
                     out.append((target, 0))  # a function held in the attribute
-                elif run := self.call_method(target):
-                    out.append((run, 1))  # an instance: its forward or __call__
+                elif init := self.method(target, "__init__"):
+                    out.append((init, 1))  # a class held in it (`noise_cls = Noise`): built
             out.extend(self.calling(self.handed(cls, call.target)))
             return out
         if call.kind == "attrcall":
@@ -179,6 +194,10 @@ class Reach(Handing):
             held = self.attribute_class(cls, attr) or self.attribute_class(cls, attr, declared=True)
             if held is not None:
                 out.extend(self._dispatch(held, name))
+            getter = self.functions.get(self.method(cls, attr) or "")
+            if getter is not None and getter.is_property:  # `self.helper.sample()`, a property's instance
+                for returned in getter.returns_functions:
+                    out.extend(self.calling(self.expand_table(returned), name))
             out.extend(self.calling(self.handed(cls, attr), name))
             return out
         return out
@@ -239,7 +258,10 @@ class Values:
         if kind == "join":
             return join(*(self.resolve(p) for p in value.parts))
         if kind == "elem" and value.name.startswith("."):  # `out.boxes` of a value now decided: a record's field
-            got = field(self.resolve(value.parts[0]), value.name[1:])
+            base = self.resolve(value.parts[0])
+            got = field(base, value.name[1:])
+            if got is None and base.kind == "object" and base.ref:
+                got = self._member(self.reach.canonical(base.ref), value.name[1:])
             return self.resolve(got) if got is not None else UNKNOWN
         if kind == "elem" and value.name.startswith("'"):  # `d["boxes"]` of a value now decided
             return self.resolve(item(self.resolve(value.parts[0]), value.name[1:]))
@@ -251,6 +273,19 @@ class Values:
         if kind == "ret":
             return self._returns(value)
         return UNKNOWN
+
+    def _member(self, cls: str, attr: str) -> Val | None:
+        """What an instance of the tree's class `cls` keeps in `attr` (`self.sched.timesteps`): a
+        tensor its methods store there, a submodule, or the value its constructor sets."""
+        for owner in self.reach.mro(cls) if cls in self.reach.classes else ():
+            info = self.reach.classes[owner]
+            if attr in info.tensor_attrs:
+                return TENSOR
+            if attr in info.submodules:
+                return Val("object", ref=info.submodules[attr])
+            if attr in info.attr_values:
+                return info.attr_values[attr]
+        return None
 
     def _param(self, function: str, name: str) -> Val:
         fn = self.reach.functions.get(function)
@@ -309,7 +344,7 @@ class Values:
         if call.kind == "name" and (made := self.reach.canonical(call.target)) in self.reach.classes:
             # a constructor gives an instance; a record of another file, the fields it declares
             fields = self.reach.classes[made].fields
-            return record_of(fields) if fields else OBJECT
+            return record_of(fields) if fields else Val("object", ref=made)
         outs = []
         for target, _ in self.reach.targets(cls, call):
             fn = self.reach.functions.get(target)

@@ -1,6 +1,6 @@
 """Functions as the walk enters and leaves them: the function's scope (what each local name holds),
 its parameters as the summary records them (annotated, defaulted, optional), what it returns or
-yields, and whether the code being walked is traced at all (`ctx.active()`: inside a function, not in
+yields, the names its own imports bind, and whether the code being walked is traced at all (`ctx.active()`: inside a function, not in
 a disabled one, not in a branch compile skips).
 """
 
@@ -12,6 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import FunctionInfo
+from .syntax import dotted
 from .values import Val
 from .vocabulary import COMPILE, DISABLE, PROPERTIES
 
@@ -35,6 +36,9 @@ class Scope:
     # parameter -> the class its annotation names (`sde: BaseSDE`): `sde.f(t, y)` runs that class's
     # `f` or an override in a subclass
     typed: dict[str, str] = field(default_factory=dict)
+    # the module's meaning of each name a function-level import rebinds (None: it had none), put
+    # back when the function ends
+    shadowed: dict[str, str | None] = field(default_factory=dict)
 
 
 class Scopes:
@@ -110,10 +114,43 @@ class Scopes:
         self._qualified = (None, None)  # names changed meaning
         self._disabled_depth -= self._def_disabled.pop()
         if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
+            for name, meaning in scope.shadowed.items():
+                if meaning is None:
+                    self.aliases.pop(name, None)
+                else:
+                    self.aliases[name] = meaning
             if scope.generator:
                 scope.info.returns = V.OBJECT
             else:
                 scope.info.returns = V.join(*scope.returns) if scope.returns else V.NONE
+
+    # An import inside a function (`from scipy.optimize import linear_sum_assignment`, a package's
+    # own modules imported late against import cycles) binds its names as a module-level one would,
+    # until the function ends (scopes.py puts the module's meanings back).
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names if self._scopes else ():
+            full = dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind_import(alias.asname.name.value, full)
+            elif alias.asname is None:
+                top = full.split(".")[0]
+                self._bind_import(top, top)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not self._scopes or isinstance(node.names, cst.ImportStar):
+            return
+        base = self._import_base(node)
+        for alias in node.names:
+            name = alias.name.value
+            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            self._bind_import(local, f"{base}.{name}" if base else name)
+
+    def _bind_import(self, local: str, full: str) -> None:
+        scope = self._scopes[-1]
+        scope.shadowed.setdefault(local, self.aliases.get(local))
+        scope.values.pop(local, None)  # the import rebinds a local of that name
+        self.aliases[local] = full
+        self._qualified = (None, None)  # names changed meaning
 
     def visit_Return(self, node: cst.Return) -> None:
         if self._scopes and self._nested_depth() == 0:
@@ -121,7 +158,8 @@ class Scopes:
             scope.returns.append(self.value(node.value) if node.value is not None else V.NONE)
             if node.value is not None:
                 held = scope.info.returns_functions
-                held.extend(f for f in self._held_functions(node.value) if f not in held)
+                returned = [*self._held_functions(node.value), *self.returned_objects(node.value)]
+                held.extend(f for f in returned if f not in held)
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if self._scopes and self._nested_depth() == 0:

@@ -24,8 +24,10 @@ class CallRef:
     a function it may run; a class handed over, as in `isinstance(m, Block)`, is not constructed),
     "instcall" (`obj.method(...)` on a local built from a class or a table of classes, or on a
     constructor call, target "class-or-table:method"; "class-or-table:" calls the instance itself,
-    `matcher(x)`), "typedcall" (`p.method(...)` on a parameter
-    annotated with a class, target "class:method": that class's method or an override of it).
+    `matcher(x)`), "retcall" (`obj.method(...)` on what a call of the tree's function returned,
+    `bm = make_noise(s)` then `bm.sample(t)`, target "pkg.make_noise():sample"), "typedcall"
+    (`p.method(...)` on a parameter annotated with a class, target "class:method": that class's
+    method or an override of it).
     """
 
     kind: str

@@ -231,7 +231,10 @@ def attribute(value: Val, name: str) -> Val:
     got = field(value, name)
     if got is not None:
         return got
-    return _bound(Val("elem", name=f".{name}", parts=(value,))) if value.symbolic else UNKNOWN
+    # of an instance of a named class (`self.sched.timesteps`): what the class keeps there, which
+    # the tree knows (reach.py)
+    held = value.symbolic or (value.kind == "object" and bool(value.ref))
+    return _bound(Val("elem", name=f".{name}", parts=(value,))) if held else UNKNOWN
 
 
 def mapping_of(value: Val) -> Val:
@@ -267,6 +270,11 @@ def join(*parts: Val) -> Val:
     away), and so is a tensor joined with unknown (no evidence of anything else); a tensor
     joined with a known non-tensor is not known to be a tensor."""
     flat = [p for p in _flatten("join", parts)]
+    if len(flat) > 1:
+        # `x = x + 1` under an `if`, again and again: arithmetic on the join's other values alone is
+        # of their kind (a tensor exactly when they are), so it adds nothing and only deepens the value
+        rest = set(flat)
+        flat = [p for p in flat if not (p.kind == "op" and p.parts and rest.issuperset(_flatten_ops(p)))]
     if not flat:
         return UNKNOWN
     if len(flat) == 1:
