@@ -1150,3 +1150,62 @@ def test_names_imported_inside_a_function_resolve_there_only(tmp_path: Path) -> 
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert {(f.path.name, f.line, f.code) for f in result.findings} == {
         ("ops.py", 3, "BL401"), ("model.py", 12, "BL405")}
+
+
+def test_an_attribute_set_from_a_factory_holds_what_it_returns(tmp_path: Path) -> None:
+    # `self.noise = make_noise(...)` in `__init__`: forward's `self.noise.sample()` and `self.noise(...)`
+    # run the methods of the instance the factory built; `self.table = make_table(4)` is the tensor
+    # it returns; an attribute from a factory of a function holds that function
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/parts.py": """
+            import torch
+
+            class Noise:
+                def __call__(self, t):
+                    print("call")
+                    return t
+
+                def sample(self):
+                    print("sample")
+                    return torch.zeros(3)
+
+                def unused(self):
+                    print("never")
+
+            def make_noise():
+                return Noise()
+
+            def make_table(n):
+                return torch.arange(n)
+
+            def scale(x):
+                print("scale")
+                return x
+
+            def pick_fn(name):
+                return scale
+        """,
+        "pkg/model.py": """
+            import torch
+            from .parts import make_noise, make_table, pick_fn
+
+            class Model(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.noise = make_noise()
+                    self.table = make_table(4)
+                    self.fn = pick_fn("scale")
+                    self.count = len("abc")
+
+                def forward(self, x):
+                    if self.table[0] > 0:
+                        x = x + 1
+                    if self.count > 1:
+                        x = x - 1
+                    return self.fn(self.noise.sample() + self.noise(x))
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {
+        ("parts.py", 6, "BL401"), ("parts.py", 10, "BL401"), ("parts.py", 23, "BL401"), ("model.py", 14, "BL201")}

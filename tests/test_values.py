@@ -605,3 +605,44 @@ def test_getattr_with_a_constant_name_and_attributes_of_another_object() -> None
                     x = x + 1
                 return x
     """) == [(20, "BL201"), (24, "BL201"), (27, "BL201")]
+
+
+def test_results_of_classmethods_module_functions_and_torch_result_fields(tmp_path: Path) -> None:
+    # `Base.smallest(x)` binds `cls` first, so `x` is what forward passes; `ops.halve(x)` of a module
+    # imported by name returns what the function returns; `x.topk(k)` gives two tensors, and
+    # `.values`/`.indices` of it or of `torch.max(x, dim)` are tensors
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            def halve(x):
+                return x / 2
+        """,
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+            from . import ops
+
+            class Base(nn.Module):
+                @classmethod
+                def smallest(cls, x):
+                    return x.min()
+
+            class M(Base):
+                def forward(self, x):
+                    if Base.smallest(x) > 0:
+                        x = x + 1
+                    if ops.halve(x).sum() > 0:
+                        x = x + 1
+                    scores, idx = x.topk(2)
+                    if idx[0, 0] > 0:
+                        x = x + 1
+                    if x.topk(1).indices[0, 0] > 0:
+                        x = x + 1
+                    if torch.max(x, dim=0).values.sum() > 0:
+                        x = x + 1
+                    return x
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert sorted((f.line, f.code) for f in result.findings) == [
+        (13, "BL201"), (15, "BL201"), (18, "BL201"), (20, "BL201"), (22, "BL201")]

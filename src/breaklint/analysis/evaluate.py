@@ -10,13 +10,13 @@ import libcst as cst
 
 from . import values as V
 from .literals import integer
-from .syntax import is_super_call
+from .syntax import dotted, is_super_call
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
-    PREDICATE_PREFIXES, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, TENSOR_ATTRS, TENSOR_METHODS,
-    TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE, EINOPS_TENSOR,
-    TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    PREDICATE_PREFIXES, RESULT_FIELDS, RESULT_METHODS, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
+    TENSOR_ATTRS, TENSOR_METHODS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
+    EINOPS_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
 
@@ -180,14 +180,17 @@ class Evaluation:
                 return V.TENSOR
             if self_attr in cls.submodules:
                 return V.Val("object", ref=cls.submodules[self_attr])
-            if self_attr in cls.callables:
-                return V.OBJECT
+            if self_attr in cls.callables:  # functions; or what a call returned, which the tree decides
+                returned = [V.ret("name", h[:-2], None) for h in cls.callables[self_attr] if h.endswith("()")]
+                return V.join(*returned) if returned else V.OBJECT
             if self_attr in cls.attr_values:
                 return cls.attr_values[self_attr]
             if self_attr in cls.properties:  # what the getter returns (or an override's, in a subclass)
                 return V.ret("property", self_attr, cls.qualname)
             return V.UNKNOWN
         base = self.value(node.value)
+        if attr in RESULT_FIELDS and (field := _result_field(base)) is not None:
+            return field
         if attr in TENSOR_ATTRS:
             return V.TENSOR if base.is_tensor else (V.op(base) if base.symbolic else V.UNKNOWN)
         if not base.is_tensor and (base.kind == "dict" or base.symbolic or (base.kind == "object" and base.ref)):
@@ -211,7 +214,7 @@ class Evaluation:
                 return V.OBJECT
             return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
-            return self._numpy_value(node)
+            return numpy_value(node, self.value)
         if name is not None and (record := self.record_value(name, node)) is not None:
             return record
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
@@ -230,6 +233,8 @@ class Evaluation:
                     return V.SIZE if method in ("size", "stride") else V.NUMBER
             if method in ("item",):
                 return V.NUMBER
+            if method in RESULT_METHODS and (base.is_tensor or base.symbolic):  # `values, indices = x.topk(k)`
+                return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)] * 2)
             if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
                 # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
                 # tensors if it is one
@@ -262,7 +267,9 @@ class Evaluation:
             inner = self._self_attr(receiver)
             if inner is not None and cls is not None and inner in cls.submodules:
                 return V.ret("attrcall", f"{inner}.{method}", cls.qualname)
-            if name is not None and name.split(".")[0] in self.aliases and not self._is_local(name):
+            written = dotted(func) or ""
+            if name is not None and written.split(".")[0] in self.aliases and not self._is_local(written):
+                # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
                 return V.ret("name", name, cls.qualname if cls else None)
             return V.UNKNOWN
         if isinstance(func, cst.Subscript) and self.is_module_ref(func):
@@ -277,16 +284,6 @@ class Evaluation:
             return V.ret("selfattr", attr, cls.qualname)
         if name is not None and not self._is_local(name):
             return V.ret("name", name, cls.qualname if cls else None)
-        return V.UNKNOWN
-
-    def _numpy_value(self, node: cst.Call) -> Val:
-        """A NumPy call under compile: dynamo folds one on Python numbers into a constant
-        (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
-        (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
-        for arg in node.args:
-            value = arg.value
-            if isinstance(value, (cst.List, cst.Tuple)) or self.value(value).is_tensor or _whole_shape(value):
-                return V.NUMPY_ARRAY
         return V.UNKNOWN
 
     def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
@@ -335,6 +332,27 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     if any(h.is_tensor for h in handed):
         result = V.tensor(known=any(h.known_tensor for h in handed))
     return V.seq([result]) if name in EINOPS_SEQUENCE else result
+
+
+def numpy_value(node: cst.Call, value_of) -> Val:
+    """A NumPy call under compile: dynamo folds one on Python numbers into a constant
+    (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
+    (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
+    for arg in node.args:
+        value = arg.value
+        if isinstance(value, (cst.List, cst.Tuple)) or value_of(value).is_tensor or _whole_shape(value):
+            return V.NUMPY_ARRAY
+    return V.UNKNOWN
+
+
+def _result_field(base: Val) -> Val | None:
+    """`.values` or `.indices` of what `torch.max(x, dim)`, `x.topk(k)` or `torch.linalg.eigh` returned:
+    a tensor as soon as that is, or holds, one."""
+    if base.is_tensor:
+        return V.TENSOR
+    if base.kind == "seq" and base.parts and all(p.is_tensor or p == base.parts[0] for p in base.parts):
+        return base.parts[0] if base.parts[0].symbolic else V.TENSOR
+    return None
 
 
 def _getattr_read(node: cst.Call) -> cst.Attribute | None:

@@ -150,7 +150,9 @@ class Reach(Handing):
                 return [(forward, 1)] if forward else []
             if target not in self.functions and call.kind == "name":
                 return self._instance_targets(target) or [(target, 0)]
-            return [(target, 0)]
+            fn = self.functions[target]
+            # `Base.make(x)` of a classmethod binds `cls` first
+            return [(target, 1 if fn.cls and fn.params[:1] == ["cls"] and not fn.is_static else 0)]
         if cls is None:
             return out
         if call.kind == "self" and call.target.endswith("*"):
@@ -194,6 +196,7 @@ class Reach(Handing):
             held = self.attribute_class(cls, attr) or self.attribute_class(cls, attr, declared=True)
             if held is not None:
                 out.extend(self._dispatch(held, name))
+            out.extend(self.calling(self.attribute_callables(cls, attr), name))  # `self.sampler.sample()`
             getter = self.functions.get(self.method(cls, attr) or "")
             if getter is not None and getter.is_property:  # `self.helper.sample()`, a property's instance
                 for returned in getter.returns_functions:

@@ -70,6 +70,11 @@ NON_TENSOR_ATTRS = {
     "is_sparse", "is_quantized", "is_meta", "names", "training", "grad_fn", "itemsize", "nbytes",
 }
 TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
+# The fields of what `torch.max(x, dim)`, `torch.sort`, `topk` or `torch.linalg.eigh` return, which
+# the analysis takes for a tensor: each is a tensor
+RESULT_FIELDS = {"values", "indices", "eigenvalues", "eigenvectors", "solution", "LU", "pivots", "Vh"}
+# The methods of `torch.Tensor` that give a pair of tensors (`values, indices = x.topk(k)`)
+RESULT_METHODS = {"topk", "sort", "kthvalue", "cummax", "cummin", "aminmax", "mode"}
 # Methods that exist on tensors and rarely on anything else that reaches
 # compiled code: a receiver of unknown type calling one is taken as a tensor.
 TENSOR_ONLY_METHODS = {
