@@ -1209,3 +1209,18 @@ def test_an_attribute_set_from_a_factory_holds_what_it_returns(tmp_path: Path) -
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert {(f.path.name, f.line, f.code) for f in result.findings} == {
         ("parts.py", 6, "BL401"), ("parts.py", 10, "BL401"), ("parts.py", 23, "BL401"), ("model.py", 14, "BL201")}
+
+
+def test_a_name_of_another_package_handed_to_a_call_is_no_edge() -> None:
+    # `map(Integral, ...)` hands over a class of the standard library: a reference that is not the
+    # tree's, which reach skips (it once raised on it)
+    assert codes_by_line("""
+        from numbers import Integral
+        import torch
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                kinds = list(map(Integral, [1]))
+                print(kinds)
+                return x
+    """) == {8: "BL401"}
