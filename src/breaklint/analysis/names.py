@@ -158,8 +158,9 @@ class Names:
                     elif isinstance(value, cst.Call):
                         self._classify_attr(attr, value, info, params)
                         if attr not in info.tensor_attrs and attr not in info.submodules \
-                                and (returned := self._returned_by(value)) is not None:
-                            # `self.sampler = build_sampler(cfg)`: what the function returns
+                                and (returned := self._returned_by(value)) is not None \
+                                and returned.split(".")[0] == self.module.split(".")[0]:
+                            # `self.sampler = build_sampler(cfg)` of this package: what the function returns
                             info.callables.setdefault(attr, []).append(returned)
                         if constructor and isinstance(value.func, cst.Name) and value.func.value in params:
                             info.from_params.setdefault(attr, f"{value.func.value}()")

@@ -49,7 +49,7 @@ TORCH_NON_TENSOR_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",
     "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.", "torch._C.",
-    "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.",
+    "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.", "torch._inductor.", "torch._guards.",
 )
 # `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
 PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
