@@ -46,10 +46,11 @@ CATALOG = {'BL101': ('tensor-item',
            'medium'),
  'BL202': ('data-dependent-bool-op',
            'break',
-           '`and`, `or`, `not`, `in`, `any()`, `all()` or `sorted()` needs the truth value of a tensor',
+           '`and`, `or`, `not`, `in`, `any()`, `all()`, `sorted()` (or `min()`/`max()` with a tensor `key`) '
+           'needs the truth value of a tensor',
            'use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) and keep the '
            'result a tensor',
-           ('GB0170', 'GB0033', 'GB0207'),
+           ('GB0170', 'GB0033', 'GB0207', 'GB0059', 'GB0193'),
            True,
            'medium'),
  'BL301': ('dynamic-shape-op',
@@ -94,8 +95,9 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL403': ('warnings-call',
            'break',
-           '`warnings.warn` is skipped by dynamo; the graph breaks around it',
-           'warn once outside forward (e.g. in `__init__`), or guard it with `if not '
+           '`warnings.warn` and the warning filters (`simplefilter`, `filterwarnings`) are skipped by '
+           'dynamo; the graph breaks around them',
+           'warn once, or set the filters, outside forward (e.g. in `__init__`), or guard it with `if not '
            'torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward',
            ('GB0007',),
            True,
@@ -232,11 +234,11 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL421': ('rng-state-call',
            'break',
-           "seeding torch's random number generator, reading or setting its state, or making a "
-           '`torch.Generator`',
+           "seeding torch's random number generator, reading or setting its state, making a "
+           '`torch.Generator` or drawing with one',
            'seed and make generators outside the compiled region (before the call, or in `__init__`), and '
            'draw with the torch functions inside it, which trace',
-           ('GB0007', 'GB0208', 'GB0363'),
+           ('GB0007', 'GB0208', 'GB0363', 'GB0055'),
            True,
            'high'),
  'BL501': ('device-to-host-sync',

@@ -236,6 +236,24 @@ class Bindings:
             scope.values[name] = V.op(before, self.value(original_node.value))
             self._qualified = (None, None)  # names changed meaning
 
+    def lambda_value(self, fn: cst.Lambda, argument: Val) -> Val:
+        """What a one-parameter `lambda` returns when handed `argument` (`key=lambda d: d[4]` of
+        `sorted` over tensor rows: a tensor); unknown for other lambdas."""
+        params = fn.params
+        if len(params.params) != 1 or isinstance(params.star_arg, cst.Param) or params.kwonly_params or not self._scopes:
+            return V.UNKNOWN
+        values = self._scopes[-1].values
+        name = params.params[0].name.value
+        hidden = values.get(name)
+        values[name] = argument
+        try:
+            return self.value(fn.body)
+        finally:
+            if hidden is None:
+                values.pop(name, None)
+            else:
+                values[name] = hidden
+
     def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
         """Bind a target (a name, or a tuple or list of targets) to a value. Inside a loop body or
         handler, a name rebound there holds the new value for the rest of the body and is joined

@@ -16,7 +16,7 @@ from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
     PREDICATE_PREFIXES, RESULT_FIELDS, RESULT_METHODS, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
     TENSOR_ATTRS, TENSOR_METHODS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
-    EINOPS_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    EINOPS_TENSOR, GENERATORS, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
 
@@ -204,6 +204,8 @@ class Evaluation:
         func = node.func
         name = self.qualify(func)
         if name is not None and name.startswith("torch."):
+            if name in GENERATORS:
+                return V.GENERATOR
             if name.startswith("torch.nn.functional."):
                 return V.TENSOR
             if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
@@ -220,7 +222,7 @@ class Evaluation:
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
             return einops_value(name, node, self.value)
         if isinstance(func, cst.Name) and func.value not in self.aliases:
-            builtin = self._builtin_value(func.value, node)
+            builtin = builtin_value(func.value, node, self.value, self._attribute_value)
             if builtin is not None:
                 return builtin
         if isinstance(func, cst.Attribute):
@@ -233,6 +235,8 @@ class Evaluation:
                     return V.SIZE if method in ("size", "stride") else V.NUMBER
             if method in ("item",):
                 return V.NUMBER
+            if base == V.GENERATOR and method == "manual_seed":  # `torch.Generator(d).manual_seed(s)`
+                return V.GENERATOR
             if method in RESULT_METHODS and (base.is_tensor or base.symbolic):  # `values, indices = x.topk(k)`
                 return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)] * 2)
             if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
@@ -286,34 +290,6 @@ class Evaluation:
             return V.ret("name", name, cls.qualname if cls else None)
         return V.UNKNOWN
 
-    def _builtin_value(self, name: str, node: cst.Call) -> Val | None:
-        args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]
-        if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
-            if name in ("abs", "sum", "pow") and args:
-                return V.op(*args)
-            return V.NUMBER
-        if name in ("min", "max"):
-            if len(args) == 1:
-                return V.elem(args[0])
-            return V.op(*args) if args else V.UNKNOWN
-        if name in ("zip", "enumerate") and args and len(args) == len(node.args) and any(map(V.holds_tensor, args)):
-            # what iterating gives: a tuple of one element of each (`list(zip(boxes, scores))`)
-            firsts = [V.NUMBER, V.elem(args[0])] if name == "enumerate" else [V.elem(a) for a in args]
-            return V.seq([V.seq(firsts)])
-        if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
-            return V.BOOL
-        if name == "getattr" and len(args) == len(node.args) and (read := _getattr_read(node)) is not None:
-            return V.join(self._attribute_value(read), *args[2:])  # a default is the other value
-        if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
-                    "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
-                    "enumerate", "map", "filter"):
-            return V.STR if name in ("str", "repr", "format") else V.OBJECT
-        if name in ("list", "tuple"):
-            if args and args[0].kind == "seq" and args[0].parts:  # `tuple(t * 2 for t in ts)`
-                return args[0]
-            return V.Val("seq", parts=(V.elem(args[0]),)) if args and args[0].is_tensor else V.Val("seq")
-        return None
-
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
 
@@ -332,6 +308,39 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     if any(h.is_tensor for h in handed):
         result = V.tensor(known=any(h.known_tensor for h in handed))
     return V.seq([result]) if name in EINOPS_SEQUENCE else result
+
+
+def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | None:
+    """What a call of a builtin gives (`len`, `min`, `getattr`, `list`, ...); None for other names."""
+    args = [value_of(a.value) for a in node.args if a.keyword is None and not a.star]
+    if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
+        if name in ("abs", "sum", "pow") and args:
+            return V.op(*args)
+        return V.NUMBER
+    if name in ("min", "max"):
+        if len(args) == 1:
+            return V.elem(args[0])
+        return V.op(*args) if args else V.UNKNOWN
+    if name in ("zip", "enumerate") and args and len(args) == len(node.args) and any(map(V.holds_tensor, args)):
+        # what iterating gives: a tuple of one element of each (`list(zip(boxes, scores))`)
+        firsts = [V.NUMBER, V.elem(args[0])] if name == "enumerate" else [V.elem(a) for a in args]
+        return V.seq([V.seq(firsts)])
+    if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
+        return V.BOOL
+    if name == "getattr" and len(args) == len(node.args) and (read := _getattr_read(node)) is not None:
+        return V.join(attribute_of(read), *args[2:])  # a default is the other value
+    if name == "dict" and node.args and all(a.keyword is not None for a in node.args):  # `dict(loss=l)`
+        return V.dict_of([a.keyword.value for a in node.args], [value_of(a.value) for a in node.args])
+    if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
+                "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
+                "enumerate", "map", "filter"):
+        return V.STR if name in ("str", "repr", "format") else V.OBJECT
+    if name in ("list", "tuple"):
+        if args and args[0].kind == "seq" and args[0].parts:  # `tuple(t * 2 for t in ts)`
+            return args[0]
+        return V.Val("seq", parts=(V.elem(args[0]),)) if args and (args[0].is_tensor or args[0].symbolic) \
+            else V.Val("seq")
+    return None
 
 
 def numpy_value(node: cst.Call, value_of) -> Val:

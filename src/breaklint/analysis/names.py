@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements
-from .vocabulary import NOT_MODULES, PROPERTIES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
+from .vocabulary import GENERATORS, NOT_MODULES, PROPERTIES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
 
 
 class Names:
@@ -62,7 +62,9 @@ class Names:
                             self.summary.function_tables[target.target.value] = held
             if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
                 name = stmt.targets[0].target.value
-                if isinstance(stmt.value, cst.Call):
+                if isinstance(stmt.value, cst.Call) and self.value(stmt.value) == V.GENERATOR:
+                    value = V.GENERATOR  # `RNG = torch.Generator().manual_seed(0)`
+                elif isinstance(stmt.value, cst.Call):
                     made = self.qualify(stmt.value.func)
                     value = self.record_value(made or "", stmt.value) \
                         or (V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN)
@@ -249,6 +251,8 @@ class Names:
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
                        params: dict[str, cst.Param] | None = None) -> None:
         func = value.func
+        while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
+            func = func.value.func  # `torch.Generator(device).manual_seed(seed)`: the generator
         if isinstance(func, cst.Name) and params and func.value in params:
             # `self.rnn = rnn_layer(...)` with `rnn_layer=nn.LSTM` a parameter of the method: a
             # class handed in, built here; what the default names is what it builds unless told
@@ -260,7 +264,7 @@ class Names:
         if callee is None:
             return
         if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
-            callee.startswith("torch.") and not callee.startswith("torch.nn.")
+            callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in GENERATORS
             and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
         ):
             info.tensor_attrs.add(attr)

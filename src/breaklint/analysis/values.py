@@ -106,6 +106,8 @@ NUMBER = Val("number")
 BOOL = Val("bool")
 STR = Val("str")
 SIZE = Val("size")
+# A `torch.Generator`: handed to a random function as `generator=`, it breaks the graph (BL421)
+GENERATOR = Val("object", ref="torch.Generator")
 OBJECT = Val("object")
 
 

@@ -45,6 +45,7 @@ TORCH_SEQUENCE = {
     "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
     "torch.broadcast_tensors",
 }
+GENERATORS = {"torch.Generator", "torch._C.Generator"}
 TORCH_NON_TENSOR_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",

@@ -12,7 +12,7 @@ from ..fixes.where import branch_to_where, logical_chain, logical_not, retyped_n
 from ..analysis import values as V
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import CAPTURE_SCALARS, builtin_name, maybe_tensor, mentions, method_call
+from ._util import CAPTURE_SCALARS, builtin_name, keyword, maybe_tensor, mentions, method_call
 
 BRANCH_SUGGESTION = (
     "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "
@@ -167,12 +167,14 @@ class DataDependentBoolOp(Rule):
     PRECISION = "medium"
     NAME = "data-dependent-bool-op"
     KIND = "break"
-    MESSAGE = "`and`, `or`, `not`, `in`, `any()`, `all()` or `sorted()` needs the truth value of a tensor"
+    MESSAGE = ("`and`, `or`, `not`, `in`, `any()`, `all()`, `sorted()` (or `min()`/`max()` with a tensor `key`) "
+               "needs the truth value of a tensor")
     SUGGESTION = (
         "use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) "
         "and keep the result a tensor"
     )
-    GB_TYPES = ("GB0170", "GB0033", "GB0207")  # GB0207: `sorted()` of tensors
+    # GB0207: `sorted()` of tensors; GB0059 and GB0193: `sorted()`, `min()` and `max()` with a tensor key
+    GB_TYPES = ("GB0170", "GB0033", "GB0207", "GB0059", "GB0193")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -206,6 +208,9 @@ class DataDependentBoolOp(Rule):
         of a list or generator of tensor tests (`all([a.isfinite().all(), b > 0])`); `sorted()` tests
         the comparisons of its elements (without a `key`)."""
         name = builtin_name(self.ctx, node)
+        if name in ("sorted", "min", "max") and (key := keyword(node, "key")) is not None:
+            self._ordered_by_key(node, name, key.value)
+            return
         if name not in ("any", "all", "sorted") or len(node.args) != 1 or node.args[0].keyword \
                 or node.args[0].star or not self.ctx.active():
             return
@@ -226,6 +231,22 @@ class DataDependentBoolOp(Rule):
             keep = f"torch.stack([...]).{name}()" if value.kind == "seq" else f"({self.ctx.source(arg)}).{name}()"
             self.report(node, f"`{name}()` needs the truth value of each element of `{self.ctx.source(arg)}` "
                               f"(`{keep}` keeps a tensor)", requires=requires)
+
+    def _ordered_by_key(self, node: cst.Call, name: str, key: cst.BaseExpression) -> None:
+        """`sorted(dets, key=lambda d: d[4])`, `max(rows, key=lambda r: r.sum())`: the keys are compared
+        to order the elements, each comparison tested for truth; a tensor key breaks."""
+        positional = [a for a in node.args if a.keyword is None]
+        if not isinstance(key, cst.Lambda) or len(positional) != 1 or positional[0].star or not self.ctx.active():
+            return
+        held = self.ctx.value(positional[0].value)
+        if held.kind == "param":  # a bare parameter is only a guess at a tensor
+            return
+        element = V.elem(held)
+        requires = self.ctx.lambda_value(key, element)
+        if requires.is_tensor or (requires.symbolic and requires.kind != "param"):
+            self.report(node, f"`{name}()` compares the tensors its `key` computes (`{self.ctx.source(key.body)}`), "
+                              "which needs the truth value of each comparison (`torch.sort` or "
+                              f"`torch.arg{'sort' if name == 'sorted' else name}` keeps tensors)", requires=requires)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         """`t in values`: a tensor compared with each element of a list or tuple, each answer tested."""

@@ -14,7 +14,7 @@ from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
 from ..fixes.numbers import torch_random
 from .base import Rule, register
-from ._util import builtin_name, logging_tokens, maybe_tensor, method_call
+from ._util import builtin_name, keyword, logging_tokens, maybe_tensor, method_call
 
 GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"
 LOG_METHODS = {
@@ -126,10 +126,12 @@ class WarningsCall(_CallRule):
     CODE = "BL403"
     NAME = "warnings-call"
     KIND = "break"
-    MESSAGE = "`warnings.warn` is skipped by dynamo; the graph breaks around it"
-    SUGGESTION = f"warn once outside forward (e.g. in `__init__`), or {GUARD}"
+    MESSAGE = "`warnings.warn` and the warning filters (`simplefilter`, `filterwarnings`) are skipped by dynamo; the graph breaks around them"
+    SUGGESTION = f"warn once, or set the filters, outside forward (e.g. in `__init__`), or {GUARD}"
     GB_TYPES = ("GB0007",)
-    NAMES = frozenset({"warnings.warn", "warnings.warn_explicit"})
+    # `warnings.catch_warnings()` alone traces; setting a filter inside it does not
+    NAMES = frozenset({"warnings.warn", "warnings.warn_explicit", "warnings.simplefilter",
+                       "warnings.filterwarnings", "warnings.resetwarnings"})
     GUARD_FIX = True
 
     def settings_for(self, node: cst.Call, what: str) -> tuple[str, ...]:
@@ -187,19 +189,31 @@ class RngStateCall(_CallRule):
     CODE = "BL421"
     NAME = "rng-state-call"
     KIND = "break"
-    MESSAGE = "seeding torch's random number generator, reading or setting its state, or making a `torch.Generator`"
+    MESSAGE = ("seeding torch's random number generator, reading or setting its state, making a `torch.Generator` "
+               "or drawing with one")
     SUGGESTION = ("seed and make generators outside the compiled region (before the call, or in `__init__`), "
                   "and draw with the torch functions inside it, which trace")
-    GB_TYPES = ("GB0007", "GB0208", "GB0363")
+    GB_TYPES = ("GB0007", "GB0208", "GB0363", "GB0055")  # GB0055: a generator handed to a random function
     # `torch.cuda.manual_seed(_all)` is not here: on a GPU dynamo traces it (on a machine without one
     # it breaks, but that is not where it runs)
     NAMES = frozenset({
         "torch.manual_seed", "torch.random.manual_seed", "torch.initial_seed", "torch.random.initial_seed",
         "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
         "torch.cuda.get_rng_state", "torch.cuda.set_rng_state", "torch.Generator", "torch._C.Generator",
+        "torch.random.fork_rng",
     })
 
+    def matches(self, node: cst.Call) -> str | None:
+        found = super().matches(node)
+        if found is None and (handed := keyword(node, "generator")) is not None \
+                and self.ctx.value(handed.value) == V.GENERATOR:
+            return "generator="  # `torch.randn(shape, generator=self.gen)`
+        return found
+
     def describe(self, node: cst.Call, what: str) -> str:
+        if what == "generator=":
+            return (f"`{self.ctx.source(node)}` draws with a `torch.Generator`, which dynamo cannot hand to the "
+                    "graph: it breaks to run the call eagerly")
         if what.endswith("Generator"):
             return f"`{self.ctx.source(node)}` makes a `torch.Generator`, an object dynamo cannot create mid-graph"
         return f"`{self.ctx.source(node)}` touches the random number generator's state, which dynamo does not trace"

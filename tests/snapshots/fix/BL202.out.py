@@ -59,7 +59,30 @@ def among_seen(x):
     return x + 1 if x.max() in seen else x  # expect: BL202
 
 
+@torch.compile
+def sorted_by_key(boxes):
+    boxes = boxes * 2
+    rows = sorted(boxes, key=lambda b: b[0])  # expect: BL202
+    return torch.stack(rows)
+
+
+@torch.compile
+def best_row(boxes):
+    boxes = boxes * 2
+    best = max(boxes, key=lambda b: b.sum())  # expect: BL202
+    return best + 1
+
+
+@torch.compile
+def sorted_names(x, names=("b", "a")):
+    x = x * 2
+    order = sorted(names, key=lambda n: len(n))
+    return x + len(order)
+
+
 def cases():
     x = torch.randn(8)
+    boxes = torch.randn(4, 4)
     return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,)), (builtin_any, (x,)),
-            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (among_seen, (x,))]
+            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (among_seen, (x,)),
+            (sorted_by_key, (boxes,)), (best_row, (boxes,)), (sorted_names, (x,))]
