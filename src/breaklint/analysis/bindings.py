@@ -240,7 +240,8 @@ class Bindings:
         """What a one-parameter `lambda` returns when handed `argument` (`key=lambda d: d[4]` of
         `sorted` over tensor rows: a tensor); unknown for other lambdas."""
         params = fn.params
-        if len(params.params) != 1 or isinstance(params.star_arg, cst.Param) or params.kwonly_params or not self._scopes:
+        if len(params.params) != 1 or isinstance(params.star_arg, cst.Param) or params.kwonly_params \
+                or not self._scopes:
             return V.UNKNOWN
         values = self._scopes[-1].values
         name = params.params[0].name.value

@@ -148,6 +148,8 @@ class Calls:
             refs = [("retcall", f"{held}:{method}") for held in returned for method in ("__enter__", "__exit__")]
         elif (attr := self._self_attr(item)) is not None:
             refs = [("attrcall", f"{attr}.{method}") for method in ("__enter__", "__exit__")]
+        if not refs:
+            return
         pos = self.positions[item]
         self.function.calls.extend(CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line,
                                            pos.end.column) for kind, target in refs)

@@ -144,7 +144,8 @@ class Records:
                         self._classify_attr(name, value, info)
                 elif isinstance(value, (cst.Name, cst.Attribute)) and not name.isupper() \
                         and (held := [h for h in self._held_functions(value) if h.rsplit(".", 1)[-1][:1].isupper()]):
-                    info.callables.setdefault(name, held)  # `noise_cls = Noise`: a class, built by `self.noise_cls(...)`
+                    # `noise_cls = Noise`: a class, which `self.noise_cls(...)` builds
+                    info.callables.setdefault(name, held)
                 elif value is None and annotation is not None:
                     if self.annotation_value(annotation).is_tensor:
                         info.tensor_attrs.add(name)

@@ -1,7 +1,7 @@
 """Functions as the walk enters and leaves them: the function's scope (what each local name holds),
 its parameters as the summary records them (annotated, defaulted, optional), what it returns or
-yields, the names its own imports bind, and whether the code being walked is traced at all (`ctx.active()`: inside a function, not in
-a disabled one, not in a branch compile skips).
+yields, the names its own imports bind, and whether the code being walked is traced at all
+(`ctx.active()`: inside a function, not in a disabled one, not in a branch compile skips).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class Scopes:
 
     # An import inside a function (`from scipy.optimize import linear_sum_assignment`, a package's
     # own modules imported late against import cycles) binds its names as a module-level one would,
-    # until the function ends (scopes.py puts the module's meanings back).
+    # until the function ends (`leave_FunctionDef` puts the module's meanings back).
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names if self._scopes else ():
             full = dotted(alias.name)

@@ -126,7 +126,8 @@ class WarningsCall(_CallRule):
     CODE = "BL403"
     NAME = "warnings-call"
     KIND = "break"
-    MESSAGE = "`warnings.warn` and the warning filters (`simplefilter`, `filterwarnings`) are skipped by dynamo; the graph breaks around them"
+    MESSAGE = ("`warnings.warn` and the warning filters (`simplefilter`, `filterwarnings`) are skipped by dynamo; "
+               "the graph breaks around them")
     SUGGESTION = f"warn once, or set the filters, outside forward (e.g. in `__init__`), or {GUARD}"
     GB_TYPES = ("GB0007",)
     # `warnings.catch_warnings()` alone traces; setting a filter inside it does not
