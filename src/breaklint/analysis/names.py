@@ -62,7 +62,7 @@ class Names:
                             self.summary.function_tables[target.target.value] = held
             if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
                 name = stmt.targets[0].target.value
-                if isinstance(stmt.value, cst.Call) and self.value(stmt.value) == V.GENERATOR:
+                if isinstance(stmt.value, cst.Call) and self.qualify(_unseeded(stmt.value.func)) in GENERATORS:
                     value = V.GENERATOR  # `RNG = torch.Generator().manual_seed(0)`
                 elif isinstance(stmt.value, cst.Call):
                     made = self.qualify(stmt.value.func)
@@ -250,9 +250,7 @@ class Names:
 
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
                        params: dict[str, cst.Param] | None = None) -> None:
-        func = value.func
-        while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
-            func = func.value.func  # `torch.Generator(device).manual_seed(seed)`: the generator
+        func = _unseeded(value.func)
         if isinstance(func, cst.Name) and params and func.value in params:
             # `self.rnn = rnn_layer(...)` with `rnn_layer=nn.LSTM` a parameter of the method: a
             # class handed in, built here; what the default names is what it builds unless told
@@ -296,3 +294,11 @@ class Names:
         if isinstance(node, cst.Name) and self._scopes:
             return node.value in self._scopes[-1].modules
         return False
+
+
+def _unseeded(func: cst.BaseExpression) -> cst.BaseExpression:
+    """The callee that makes a generator seeded on the spot: `torch.Generator` of
+    `torch.Generator(device).manual_seed(seed)`; any other callee as it is."""
+    while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
+        func = func.value.func
+    return func

@@ -162,9 +162,7 @@ class Reach(Handing):
             if first:
                 out.append((first, 0 if self.functions.get(first) and self.functions[first].is_static else 1))
                 # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
-                prop = self.functions.get(first)
-                for held in (prop.returns_functions if prop is not None and prop.is_property else ()):
-                    out.extend(self.calling(self.expand_table(held)))
+                out.extend(self.calling(self._property_returns(first)))
             out.extend((found, 1) for found in self.overrides(cls, call.target))
             if not out:  # an attribute that a base class's constructor stores what its callers hand over
                 out.extend(self.calling(self.handed(cls, call.target)))
@@ -181,14 +179,8 @@ class Reach(Handing):
                 out.extend(self.targets(cls, CallRef("self", method, call.line, call.col, call.end_line, call.end_col)))
             if held in self.classes and (run := self.call_method(held)):
                 out.append((run, 1))  # an instance built in it: its forward or __call__
-            for target in self.attribute_callables(cls, call.target):
-                if (instance := self.instance_class(target)) is not None:
-                    if run := self.call_method(instance):
-                        out.append((run, 1))  # an instance: its forward or __call__
-                elif target not in self.classes:
-                    out.append((target, 0))  # a function held in the attribute
-                elif init := self.method(target, "__init__"):
-                    out.append((init, 1))  # a class held in it (`noise_cls = Noise`): built
+            # what else it holds, called: a function, an instance, a class (`noise_cls = Noise`: built)
+            out.extend(self.calling(self.attribute_callables(cls, call.target)))
             out.extend(self.calling(self.handed(cls, call.target)))
             return out
         if call.kind == "attrcall":
@@ -197,13 +189,16 @@ class Reach(Handing):
             if held is not None:
                 out.extend(self._dispatch(held, name))
             out.extend(self.calling(self.attribute_callables(cls, attr), name))  # `self.sampler.sample()`
-            getter = self.functions.get(self.method(cls, attr) or "")
-            if getter is not None and getter.is_property:  # `self.helper.sample()`, a property's instance
-                for returned in getter.returns_functions:
-                    out.extend(self.calling(self.expand_table(returned), name))
+            out.extend(self.calling(self._property_returns(self.method(cls, attr)), name))  # `self.helper.sample()`
             out.extend(self.calling(self.handed(cls, attr), name))
             return out
         return out
+
+    def _property_returns(self, method: str | None) -> list[str]:
+        """What the getter `method` returns, if it is a property: the functions, classes and instances
+        (`Handing.calling` runs them)."""
+        getter = self.functions.get(method or "")
+        return getter.returns_functions if getter is not None and getter.is_property else []
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an

@@ -224,7 +224,7 @@ class DataDependentBoolOp(Rule):
                                   "truth value of each comparison (`torch.sort` keeps tensors)", requires=requires)
             return
         # a bare parameter is only a guess at a tensor, and one handed to `any()` is usually a list
-        requires = value if value.is_tensor or (value.symbolic and value.kind != "param") else None
+        requires = value if _tensor_beyond_guess(value) else None
         if requires is None and value.kind == "seq":
             requires = next((p for p in value.parts if p.is_tensor or p.symbolic), None)
         if requires is not None:
@@ -243,7 +243,7 @@ class DataDependentBoolOp(Rule):
             return
         element = V.elem(held)
         requires = self.ctx.lambda_value(key, element)
-        if requires.is_tensor or (requires.symbolic and requires.kind != "param"):
+        if _tensor_beyond_guess(requires):
             self.report(node, f"`{name}()` compares the tensors its `key` computes (`{self.ctx.source(key.body)}`), "
                               "which needs the truth value of each comparison (`torch.sort` or "
                               f"`torch.arg{'sort' if name == 'sorted' else name}` keeps tensors)", requires=requires)
@@ -273,3 +273,9 @@ class DataDependentBoolOp(Rule):
         if requires is not None:
             self.report(node, f"`not` needs the truth value of tensor `{self.ctx.source(node.expression)}`",
                         requires=requires, fix=logical_not(self.ctx, node), fix_needs=(requires,))
+
+
+def _tensor_beyond_guess(value: V.Val) -> bool:
+    """A tensor, or a value the tree decides that is more than a bare parameter (which is only a
+    guess at a tensor)."""
+    return value.is_tensor or (value.symbolic and value.kind != "param")
