@@ -646,3 +646,88 @@ def test_results_of_classmethods_module_functions_and_torch_result_fields(tmp_pa
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert sorted((f.line, f.code) for f in result.findings) == [
         (13, "BL201"), (15, "BL201"), (18, "BL201"), (20, "BL201"), (22, "BL201")]
+
+
+def test_a_named_tuple_s_fields_hold_what_the_tree_builds_it_with(tmp_path: Path) -> None:
+    # `collections.namedtuple` declares no field types: a field holds what the tree's builds of the
+    # record pass for it, by keyword or by position, in any file (a module-level table of records)
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/common.py": """
+            import collections
+
+            Tableau = collections.namedtuple("Tableau", "alpha, beta, name")
+
+            def step(y, tableau):
+                for i, (alpha_i, beta_i) in enumerate(zip(tableau.alpha, tableau.beta)):
+                    if alpha_i == 1.0:
+                        y = y + beta_i
+                if tableau.name == "euler":
+                    y = y * 2
+                return y
+        """,
+        "pkg/solvers.py": """
+            import torch
+            from torch import nn
+            from .common import Tableau, step
+
+            HEUN = Tableau(alpha=torch.tensor([1.0]), beta=[torch.tensor([0.5])], name="heun")
+            EULER = Tableau(torch.tensor([0.0]), [torch.tensor([1.0])], "euler")
+
+            class Solver(nn.Module):
+                tableau = HEUN
+
+                def forward(self, y):
+                    return step(y, tableau=self.tableau)
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert sorted((f.path.name, f.line, f.code) for f in result.findings) == [("common.py", 8, "BL201")]
+
+
+def test_fields_of_a_record_built_in_init_and_read_in_forward() -> None:
+    assert findings("""
+        import collections
+        import torch
+        from torch import nn
+
+        Pair = collections.namedtuple("Pair", "lo hi")
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pair = Pair(torch.zeros(2), 3)
+
+            def forward(self, x):
+                if self.pair.lo[0] > 0:
+                    x = x + 1
+                if self.pair.hi > 2:
+                    x = x * 2
+                return x
+    """) == [(14, "BL201")]
+
+
+def test_isinstance_of_an_array_names_the_array_even_after_a_tensor_test_returned() -> None:
+    # `isinstance(x, np.ndarray)` tells BL422 an array is read; after `if isinstance(x, Tensor):
+    # return`, the value is known only not to be a tensor, and the array test refines it. A
+    # nested function's parameter (it shares its parent's scope) is narrowed too, and put back after.
+    assert findings("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x, data):
+            def convert(value):
+                if isinstance(value, torch.Tensor):
+                    return value
+                if isinstance(value, np.ndarray) and value.dtype == np.uint16:
+                    value = value.astype(np.int32)
+                return torch.as_tensor(value)
+
+            if isinstance(data, torch.Tensor):
+                return x + data
+            if isinstance(data, np.ndarray):
+                if data.base is not None:
+                    data = data.copy()
+            return x + convert(data)
+    """) == [(10, "BL422"), (17, "BL422")]

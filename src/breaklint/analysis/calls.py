@@ -9,7 +9,7 @@ import libcst as cst
 
 from .summary import CallRef
 from .syntax import dotted, is_super_call
-from .values import Val
+from .values import Val, join
 from .vocabulary import COMPILE, TYPE_TESTS
 
 
@@ -33,6 +33,9 @@ class Calls:
         if name == "range":
             for arg in node.args:
                 self._note_scalar_use(arg.value)
+        if name is not None and "." in name and name.rsplit(".", 1)[1].lstrip("_")[:1].isupper() \
+                and name.split(".")[0] == self.module.split(".")[0]:
+            self._note_build(node, name)
         if not self.active():
             return
         fn = self.function
@@ -129,6 +132,24 @@ class Calls:
                 calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
+
+    def _note_build(self, node: cst.Call, name: str) -> None:
+        """A call of a class of the package, anywhere in the file (a module-level table of records
+        too): what it passes that is a tensor or that the tree decides, by keyword or position."""
+        passed = self.summary.builds.get(name)
+        for position, arg in enumerate(node.args):
+            if arg.star:
+                if arg.star == "*":
+                    break  # the positions after it are unknown
+                continue
+            value = self.value(arg.value)
+            if not (value.is_tensor or value.symbolic or (value.kind in ("seq", "dict") and value.parts)):
+                continue
+            key = arg.keyword.value if arg.keyword is not None else f"#{position}"
+            if passed is None:
+                passed = self.summary.builds[name] = {}
+            old = passed.get(key)
+            passed[key] = value if old is None or old == value else join(old, value)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         """`with Timer():`, `with timer:` of an instance of the tree's class: its `__enter__` and

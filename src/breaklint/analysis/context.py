@@ -104,7 +104,7 @@ class FileContext(Names, Records, Scopes, Annotations, Flow, Narrowing, Bindings
         self.condition_parts: set[cst.CSTNode] = set()  # tests (and their operands) of if/while/ifexp
         # narrowing: per `if` branch, conditional expression or right operand of `and`/`or`: name -> (what it
         # held, what an isinstance test made it)
-        self._narrowed: list[dict[str, tuple[Val, Val]]] = []
+        self._narrowed: list[dict[str, tuple[Val | None, Val]]] = []
         # bindings
         self._comprehensions: list[dict[str, Val | None]] = []  # per enclosing comprehension: the names it hides
         self.assign_targets: set[cst.CSTNode] = set()

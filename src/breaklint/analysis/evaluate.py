@@ -243,6 +243,8 @@ class Evaluation:
                 # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
                 # tensors if it is one
                 return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
+            if method == "numpy" and not node.args and (base.is_tensor or base.symbolic):
+                return V.NUMPY_ARRAY  # an array to the code, a tensor to dynamo
             if method in NON_TENSOR_METHODS:
                 return V.OBJECT if base.is_tensor else V.UNKNOWN
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped

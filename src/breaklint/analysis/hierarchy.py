@@ -57,6 +57,11 @@ class Tree:
         # module-level objects -> the class they were made from
         self.instances: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.instances.items()}
         self.modules = {s.module for s in summaries}
+        # a class as some file names it -> what each file's calls of it pass (records' fields)
+        self.builds: dict[str, list[dict]] = {}
+        for s in summaries:
+            for callee, passed in s.builds.items():
+                self.builds.setdefault(callee, []).append(passed)
         self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self._children: dict[str, list[str]] | None = None

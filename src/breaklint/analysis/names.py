@@ -125,6 +125,7 @@ class Names:
             fields = self.class_fields(node, qual)
         if fields is not None:
             info.fields = fields
+            info.positional = qual in self.positional
         else:
             self.class_attributes(node, info)
         for stmt in node.body.body:
@@ -183,6 +184,8 @@ class Names:
                         literal = self.literal_value(value)
                         if literal is None and isinstance(value, cst.Name) and value.value in params:
                             literal = self._declared_value(params[value.value])
+                        elif literal is None and isinstance(value, cst.Name) and value.value in self.summary.instances:
+                            literal = V.Val("object", ref=self.summary.instances[value.value])  # `= EULER`
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)

@@ -17,12 +17,16 @@ def narrows(old: Val, new: Val) -> bool:
     """Whether a type test's answer `new` replaces what a name holds, `old`, in the code it guards.
 
     That code runs only where the test holds. A test that it is not a tensor (`isinstance(t, float)`)
-    always wins: where `t` is a tensor, the code never runs. A test that it is one wins only over
+    always wins: where `t` is a tensor, the code never runs; a test that tells which object a value
+    only known not to be a tensor is (`isinstance(x, np.ndarray)` after an earlier `isinstance(x,
+    torch.Tensor)` returned) wins too. A test that it is one wins only over
     what is not known: code testing a float for a tensor never runs either, and judged on a tensor
     it would report breaks that cannot happen. What is known not to be a tensor stays (a sequence
     keeps its elements)."""
     if new.is_tensor:
         return not (old.known_tensor or old.not_tensor)
+    if old == V.OBJECT and new.kind == "object" and new.ref:
+        return True  # "not a tensor" (`if isinstance(x, Tensor): return ...`) told what it is
     return not old.not_tensor
 
 
@@ -38,7 +42,7 @@ class Narrowing:
     def _narrow(self, test: cst.BaseExpression, holds: bool) -> None:
         self._narrowed.append(self._apply_type_facts(test, holds))
 
-    def _apply_type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, tuple[Val, Val]]:
+    def _apply_type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, tuple[Val | None, Val]]:
         """Give the names `test` tells of, where it is `holds`, what it says they hold; the names
         changed, each with (what it held, what it holds now)."""
         narrowed: dict[str, tuple[Val, Val]] = {}
@@ -49,7 +53,11 @@ class Narrowing:
             old = values.get(name)
             if old is None and name.startswith("self."):  # an attribute: what it holds outside the test
                 old = self._attribute_value(cst.Attribute(cst.Name("self"), cst.Name(name[5:])))
-            if old is not None and narrows(old, value):
+            if old is None and not name.startswith("self.") and name not in self.aliases \
+                    and narrows(V.UNKNOWN, value):
+                narrowed[name] = (None, value)  # a parameter of a nested function (it shares its parent's scope)
+                values[name] = value
+            elif old is not None and narrows(old, value):
                 narrowed[name] = (old, value)
                 values[name] = value
         if narrowed:
@@ -64,8 +72,8 @@ class Narrowing:
         for name, (old, new) in narrowed.items():
             if values.get(name) is not new:
                 continue  # rebound in the branch
-            if name.startswith("self."):
-                del values[name]  # an attribute reads its class's facts again
+            if name.startswith("self.") or old is None:
+                del values[name]  # an attribute reads its class's facts again; a name no binding held
             else:
                 values[name] = old
         self._qualified = (None, None)
@@ -114,7 +122,9 @@ class Narrowing:
             return V.NUMBER
         if qual == "bool":
             return V.BOOL
-        if qual in ("str", "bytes", "dict", "set", "frozenset", "numpy.ndarray", "numpy.generic",
+        if qual == "numpy.ndarray":
+            return V.NDARRAY
+        if qual in ("str", "bytes", "dict", "set", "frozenset", "numpy.generic",
                     "numpy.number", "numpy.integer", "numpy.floating"):
             return V.OBJECT
         if qual in ("list", "tuple"):

@@ -227,6 +227,7 @@ class Values:
         self.reach = reach
         self._memo: dict[Val, Val] = {}
         self._busy: set[Val] = set()
+        self._built: dict[str, list[dict[str, Val]]] | None = None
 
     def resolve(self, value: Val) -> Val:
         if not value.symbolic:
@@ -283,7 +284,24 @@ class Values:
                 return Val("object", ref=info.submodules[attr])
             if attr in info.attr_values:
                 return info.attr_values[attr]
+        info = self.reach.classes.get(cls)
+        if info is not None and attr in info.fields:  # a record annotated as a parameter's type
+            return self._field(cls, info.fields, attr, info.positional)
         return None
+
+    def _field(self, cls: str, fields: dict[str, Val], attr: str, positional: bool) -> Val | None:
+        """A field of the tree's record `cls`: what it declares, or else what the tree's builds of
+        the record pass for it (`Tableau(alpha=torch.tensor([...]), ...)` in a module-level table),
+        by keyword, or by position where the record takes its fields in order."""
+        if fields[attr].kind != "unknown":
+            return fields[attr]
+        if self._built is None:
+            self._built = {}
+            for callee, passed in self.reach.builds.items():
+                self._built.setdefault(self.reach.canonical(callee), []).extend(passed)
+        keys = (attr, f"#{list(fields).index(attr)}") if positional else (attr,)
+        passed = [build[key] for build in self._built.get(cls, []) for key in keys if key in build]
+        return join(*passed) if passed else None
 
     def _param(self, function: str, name: str) -> Val:
         fn = self.reach.functions.get(function)
@@ -340,9 +358,13 @@ class Values:
         call = CallRef(value.ref, value.name, 0, 0, 0, 0)
         cls = value.owner or None
         if call.kind == "name" and (made := self.reach.canonical(call.target)) in self.reach.classes:
-            # a constructor gives an instance; a record of another file, the fields it declares
-            fields = self.reach.classes[made].fields
-            return record_of(fields) if fields else Val("object", ref=made)
+            # a constructor gives an instance; a record of another file, its fields (what each
+            # declares, or what the tree's builds of it pass)
+            info = self.reach.classes[made]
+            if not info.fields:
+                return Val("object", ref=made)
+            return record_of({name: self._field(made, info.fields, name, info.positional) or UNKNOWN
+                              for name in info.fields})
         outs = []
         for target, _ in self.reach.targets(cls, call):
             fn = self.reach.functions.get(target)

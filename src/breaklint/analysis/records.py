@@ -49,7 +49,7 @@ class Records:
                 self.aliases.setdefault(name, qual)
                 self.records[qual] = fields
                 self.positional.add(qual)
-                self.summary.classes[qual] = ClassInfo(qualname=qual, bases=[], fields=fields)
+                self.summary.classes[qual] = ClassInfo(qualname=qual, bases=[], fields=fields, positional=True)
 
     def class_fields(self, node: cst.ClassDef, qual: str) -> dict[str, Val] | None:
         """The fields of a `@dataclass` or `NamedTuple` class, in order, with the values their
@@ -142,6 +142,9 @@ class Records:
                         info.attr_values.setdefault(name, record)
                     else:
                         self._classify_attr(name, value, info)
+                elif isinstance(value, cst.Name) and value.value in self.summary.instances:
+                    # `tableau = HEUN`, a module-level object of the file: an instance of its class
+                    info.attr_values.setdefault(name, Val("object", ref=self.summary.instances[value.value]))
                 elif isinstance(value, (cst.Name, cst.Attribute)) and not name.isupper() \
                         and (held := [h for h in self._held_functions(value) if h.rsplit(".", 1)[-1][:1].isupper()]):
                     # `noise_cls = Noise`: a class, which `self.noise_cls(...)` builds

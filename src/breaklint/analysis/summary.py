@@ -107,6 +107,7 @@ class ClassInfo:
     properties: set[str] = field(default_factory=set)  # methods decorated `@property` (and the like)
     # a record (a dataclass or named tuple, records.py): its fields in order, with what each declares
     fields: dict[str, Val] = field(default_factory=dict)
+    positional: bool = False  # a record built with its fields in order (a named tuple)
 
 
 @dataclass(slots=True)
@@ -122,6 +123,10 @@ class ModuleSummary:
     imports: dict[str, str] = field(default_factory=dict)  # local name -> dotted name it was imported as
     # `torch._dynamo.config.NAME = ...` outside any patch: the process-wide settings the file makes
     dynamo_config: dict[str, list[str]] = field(default_factory=dict)
+    # a class of the package, as the file names it -> argument (a keyword, or "#i" for the i-th
+    # positional) -> what the file's calls of it pass there, where that is a tensor or the tree
+    # decides it: what a record's field holds when its declaration does not say (values in reach.py)
+    builds: dict[str, dict[str, Val]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,9 @@ ASSUMED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED)
 # Assumed, so that no fix treats it as a torch.Tensor; named, since `capture_scalar_outputs` traces
 # `int(t)` of a tensor and not of an array.
 NUMPY_ARRAY = Val("tensor", ref=ASSUMED, name="numpy")
+# What `isinstance(x, np.ndarray)` tells of `x` where it holds: an array, which no rule about tensors
+# takes for one (the test guards code written for host data), but dynamo traces it all the same.
+NDARRAY = Val("object", ref="numpy.ndarray")
 UNKNOWN = Val("unknown")
 NONE = Val("none")
 NUMBER = Val("number")
