@@ -731,3 +731,47 @@ def test_isinstance_of_an_array_names_the_array_even_after_a_tensor_test_returne
                     data = data.copy()
             return x + convert(data)
     """) == [(10, "BL422"), (17, "BL422")]
+
+
+def test_attributes_a_base_class_of_the_tree_sets_are_read_in_a_subclass(tmp_path: Path) -> None:
+    # `self.table` and `self.scale` are set by the base's `__init__` (a tensor, a factory's result)
+    # or its property, in another file: a subclass's method reads what the tree says they hold
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            import torch
+            from torch import nn
+
+            def make_table(n):
+                return torch.linspace(0, 1, n)
+
+            class Base(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("weights", torch.ones(3))
+                    self.table = make_table(4)
+                    self.steps = 3
+
+                @property
+                def scale(self):
+                    return self.weights.sum()
+        """,
+        "pkg/model.py": """
+            from .base import Base
+
+            class Model(Base):
+                def forward(self, x):
+                    if self.weights[0] > 0:
+                        x = x + 1
+                    if self.table[1] > 0.5:
+                        x = x + 1
+                    if self.scale > 1:
+                        x = x + 1
+                    if self.steps > 2:
+                        x = x + 1
+                    return x
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert sorted((f.path.name, f.line, f.code) for f in result.findings) == [
+        ("model.py", 6, "BL201"), ("model.py", 8, "BL201"), ("model.py", 10, "BL201")]

@@ -187,6 +187,9 @@ class Evaluation:
                 return cls.attr_values[self_attr]
             if self_attr in cls.properties:  # what the getter returns (or an override's, in a subclass)
                 return V.ret("property", self_attr, cls.qualname)
+            if any(not b.startswith("torch.") for b in cls.bases):
+                # set by a base class of the tree (its `__init__`, a property of it): the tree decides
+                return V.attribute(V.Val("object", ref=cls.qualname), self_attr)
             return V.UNKNOWN
         base = self.value(node.value)
         if attr in RESULT_FIELDS and (field := _result_field(base)) is not None:

@@ -19,7 +19,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
-from .values import ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, record_of
+from .values import ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, record_of, ret
 
 
 class Reach(Handing):
@@ -284,6 +284,10 @@ class Values:
                 return Val("object", ref=info.submodules[attr])
             if attr in info.attr_values:
                 return info.attr_values[attr]
+            if returned := [ret("name", h[:-2], None) for h in info.callables.get(attr, ()) if h.endswith("()")]:
+                return join(*returned)  # what a call stored there returned (`self.t = make_table()`)
+            if attr in info.properties:  # what the getter returns (or an override's)
+                return ret("property", attr, cls)
         info = self.reach.classes.get(cls)
         if info is not None and attr in info.fields:  # a record annotated as a parameter's type
             return self._field(cls, info.fields, attr, info.positional)

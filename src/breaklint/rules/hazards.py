@@ -212,7 +212,7 @@ class MutableAttributeBranch(Rule):
         self._mutation(node)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        if not self._classes or not self.ctx.active() or self.ctx.tensor_requirement(test) is not None:
+        if not self._classes or not self.ctx.active() or self.ctx.is_tensor(test):
             return
         for attr_node in _self_attrs(test):
             attr = attr_node.attr.value
