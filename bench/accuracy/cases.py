@@ -526,8 +526,15 @@ def _generic_entries(lib: str, group: str, name: str) -> list[str]:
 
 # ---------------------------------------------------------------------- solvers
 def ode_names() -> list[str]:
-    solvers = importlib.import_module("torchdiffeq._impl.odeint").SOLVERS
-    return [f"ode__odeint__{m}" for m in solvers if m != "scipy_solver"]
+    solvers = [m for m in importlib.import_module("torchdiffeq._impl.odeint").SOLVERS if m != "scipy_solver"]
+    # the solve itself; the adjoint method's forward (an autograd.Function); a solve to an event
+    # (the event-time search, where the solver supports events)
+    return [f"ode__{group}__{m}" for group in ("odeint", "adjoint", "event") for m in solvers
+            if group != "event" or m not in ODE_NO_EVENTS]
+
+
+# Solvers `odeint_event` refuses (the fixed-grid and Adams solvers keep no dense output to search)
+ODE_NO_EVENTS = ("fixed_adams", "implicit_adams", "explicit_adams")
 
 
 def ode_case(group: str, name: str) -> Case:
@@ -539,8 +546,33 @@ def ode_case(group: str, name: str) -> Case:
     options = {"step_size": 0.1} if name in ("euler", "midpoint", "heun2", "heun3", "rk4", "explicit_adams",
                                              "implicit_adams", "fixed_adams") else {}
 
-    def solve(y0, t):
-        return odeint(lambda _t, y: field(y), y0, t, method=name, options=options)
+    if group == "adjoint":
+        from torchdiffeq import odeint_adjoint
+
+        class Field(torch.nn.Module):  # the adjoint method needs the field's parameters
+            def __init__(self):
+                super().__init__()
+                self.net = field
+
+            def forward(self, _t, y):
+                return self.net(y)
+
+        module = Field()
+
+        def solve(y0, t):
+            return odeint_adjoint(module, y0, t, method=name, options=options)
+    elif group == "event":
+        from torchdiffeq import odeint_event
+
+        def solve(y0, t):
+            # the time the state's path crosses 0.2 (an event the solve reaches): found by the
+            # solver's event search
+            event_t, _ = odeint_event(lambda _t, y: field(y), y0, t[0],
+                                      event_fn=lambda s, y: s - 0.2 + 0.0 * y.mean(), method=name, options=options)
+            return event_t
+    else:
+        def solve(y0, t):
+            return odeint(lambda _t, y: field(y), y0, t, method=name, options=options)
 
     return solve, (_img(2, 4), torch.linspace(0, 0.3, 3))
 
@@ -635,7 +667,9 @@ def entry_points(names: list[str]) -> list[str]:
                 out.extend(_generic_entries(lib, group, item))
                 continue
             elif lib == "ode":
-                out.append("torchdiffeq._impl.odeint.odeint")
+                out.append({"odeint": "torchdiffeq._impl.odeint.odeint",
+                            "adjoint": "torchdiffeq._impl.adjoint.odeint_adjoint",
+                            "event": "torchdiffeq._impl.odeint.odeint_event"}[group])
                 continue
             elif lib == "sde":
                 out.append("torchsde._core.sdeint.sdeint")
