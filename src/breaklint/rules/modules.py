@@ -199,3 +199,98 @@ def _unbound_module_init(ctx, node: cst.Call) -> bool:
     """`nn.Module.__init__(self)`: the base constructor called unbound."""
     return isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__" \
         and ctx.qualify(node.func.value) in MODULE_CLASS
+
+
+# nn.Module methods that add a hook to the module (a handle and a dict entry dynamo cannot make)
+HOOK_METHODS = frozenset({
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_backward_hook", "register_state_dict_pre_hook",
+    "register_state_dict_post_hook", "register_load_state_dict_pre_hook", "register_load_state_dict_post_hook",
+    "_register_state_dict_hook", "_register_load_state_dict_pre_hook",
+})
+GLOBAL_HOOKS = frozenset({
+    "torch.nn.modules.module.register_module_forward_hook", "torch.nn.modules.module.register_module_forward_pre_hook",
+    "torch.nn.modules.module.register_module_full_backward_hook",
+    "torch.nn.modules.module.register_module_full_backward_pre_hook",
+})
+
+
+@register
+class ModuleHookRegistration(Rule):
+    CODE = "BL423"
+    NAME = "module-hook-registration"
+    KIND = "break"
+    MESSAGE = "registering a module hook in compiled code breaks the graph: dynamo cannot build its handle"
+    SUGGESTION = ("register the hook once, outside the compiled region (in `__init__` or before compiling), "
+                  "and let it check a flag if it must not always run")
+    GB_TYPES = ("GB0467", "GB0083", "GB0013")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._handles: list[set[str]] = []  # per function: the names holding a hook's handle
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._handles.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._handles.pop()
+
+    def _registers(self, node: cst.BaseExpression) -> bool:
+        call = method_call(node) if isinstance(node, cst.Call) else None
+        return bool(call and call[1] in HOOK_METHODS) or (
+            isinstance(node, cst.Call) and self.ctx.qualify(node.func) in GLOBAL_HOOKS)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._handles and self._registers(node.value):
+            self._handles[-1].update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        if self._registers(node):
+            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
+            return
+        call = method_call(node)
+        if call and call[1] == "remove" and not node.args and isinstance(call[0], cst.Name) \
+                and self._handles and call[0].value in self._handles[-1]:
+            # the handle is an object dynamo could not build: removing the hook breaks again
+            self.report(node, f"`{self.ctx.source(node)}` removes a hook registered in compiled code: dynamo "
+                              "cannot trace the handle either")
+
+
+@register
+class RequiresGradChange(Rule):
+    CODE = "BL424"
+    NAME = "requires-grad-change"
+    KIND = "break"
+    MESSAGE = "changing whether a parameter or tensor requires grad in compiled code breaks the graph"
+    SUGGESTION = ("set `requires_grad` before compiling (freeze parameters once, outside forward), "
+                  "or use `x.detach()` for a value that must not carry gradients")
+    GB_TYPES = ("GB0125", "GB0206")
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not self.ctx.active():
+            return
+        for target in node.targets:
+            attr = target.target
+            if isinstance(attr, cst.Attribute) and attr.attr.value == "requires_grad" \
+                    and maybe_tensor(self.ctx, attr.value):
+                self.report(target.target, f"`{self.ctx.source(target.target)} = ...`: setting `requires_grad` "
+                                           "on a tensor in compiled code breaks the graph")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        call = method_call(node)
+        if not call or call[1] != "requires_grad_":
+            return
+        receiver = call[0]
+        if self.ctx.is_module_ref(receiver) or self._parameter(receiver):
+            # a module's parameters, or a parameter: leaves whose flag dynamo cannot change
+            self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
+
+    def _parameter(self, node: cst.BaseExpression) -> bool:
+        attr = node.attr.value if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value == "self" else None
+        cls = self.ctx.class_info()
+        return attr is not None and cls is not None and attr in cls.tensor_attrs
