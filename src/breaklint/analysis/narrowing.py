@@ -45,7 +45,7 @@ class Narrowing:
     def _apply_type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, tuple[Val | None, Val]]:
         """Give the names `test` tells of, where it is `holds`, what it says they hold; the names
         changed, each with (what it held, what it holds now)."""
-        narrowed: dict[str, tuple[Val, Val]] = {}
+        narrowed: dict[str, tuple[Val | None, Val]] = {}
         if not self._scopes:
             return narrowed
         values = self._scopes[-1].values
