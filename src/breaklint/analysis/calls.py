@@ -33,10 +33,12 @@ class Calls:
         if name == "range":
             for arg in node.args:
                 self._note_scalar_use(arg.value)
-        if name is not None and "." in name and name.rsplit(".", 1)[1].lstrip("_")[:1].isupper() \
-                and name.split(".")[0] == self.module.split(".")[0]:
-            self._note_build(node, name)
+        # a call of a class of the package (a record's build, which reach reads fields from)
+        klass = name if name is not None and "." in name and name.rsplit(".", 1)[1].lstrip("_")[:1].isupper() \
+            and name.split(".")[0] == self.module.split(".")[0] else None
         if not self.active():
+            if klass:
+                self._note_build(node, klass, *self._argument_values(node)[:2])
             return
         fn = self.function
         pos = self.positions[node]
@@ -102,16 +104,18 @@ class Calls:
         kwargs: dict[str, Val] = {}
         passed: dict[str, list[str]] = {}
         star = False
+        if refs or klass:
+            args, kwargs, star = self._argument_values(node)
+        if klass:
+            self._note_build(node, klass, args, kwargs)
         if refs:
+            position, after_star = 0, False
             for arg in node.args:
                 if arg.star:
-                    star = True
+                    after_star = True
                     continue
-                key = arg.keyword.value if arg.keyword is not None else None if star else str(len(args))
-                if arg.keyword is not None:
-                    kwargs[arg.keyword.value] = self.value(arg.value)
-                elif not star:
-                    args.append(self.value(arg.value))
+                key = arg.keyword.value if arg.keyword is not None else None if after_star else str(position)
+                position += arg.keyword is None and not after_star
                 if key is not None and (handed := self.handed(arg.value)):
                     passed[key] = handed
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
@@ -133,19 +137,33 @@ class Calls:
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
 
-    def _note_build(self, node: cst.Call, name: str) -> None:
-        """A call of a class of the package, anywhere in the file (a module-level table of records
-        too): what it passes that is a tensor or that the tree decides, by keyword or position."""
-        passed = self.summary.builds.get(name)
-        for position, arg in enumerate(node.args):
+    def _argument_values(self, node: cst.Call) -> tuple[list[Val], dict[str, Val], bool]:
+        """What a call passes: the positional arguments before any `*args`, the keyword ones, and
+        whether a `*args` or `**kwargs` was there."""
+        args: list[Val] = []
+        kwargs: dict[str, Val] = {}
+        star = False
+        for arg in node.args:
             if arg.star:
-                if arg.star == "*":
-                    break  # the positions after it are unknown
+                star = True
+            elif arg.keyword is not None:
+                kwargs[arg.keyword.value] = self.value(arg.value)
+            elif not star:
+                args.append(self.value(arg.value))
+        return args, kwargs, star
+
+    def _note_build(self, node: cst.Call, name: str, args: list[Val], kwargs: dict[str, Val]) -> None:
+        """A call of a class of the package, anywhere in the file (a module-level table of records
+        too): what it passes that is a tensor or that the tree decides, by keyword or position (up to
+        a `*args`, past which nothing is noted)."""
+        passed = self.summary.builds.get(name)
+        unpacked = next((i for i, arg in enumerate(node.args) if arg.star == "*"), len(node.args))
+        noted = {arg.keyword.value for arg in node.args[:unpacked] if arg.keyword is not None}
+        for key, value in [*((f"#{i}", v) for i, v in enumerate(args)), *kwargs.items()]:
+            if not key.startswith("#") and key not in noted:
                 continue
-            value = self.value(arg.value)
             if not (value.is_tensor or value.symbolic or (value.kind in ("seq", "dict") and value.parts)):
                 continue
-            key = arg.keyword.value if arg.keyword is not None else f"#{position}"
             if passed is None:
                 passed = self.summary.builds[name] = {}
             old = passed.get(key)

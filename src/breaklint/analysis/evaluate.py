@@ -181,7 +181,7 @@ class Evaluation:
             if self_attr in cls.submodules:
                 return V.Val("object", ref=cls.submodules[self_attr])
             if self_attr in cls.callables:  # functions; or what a call returned, which the tree decides
-                returned = [V.ret("name", h[:-2], None) for h in cls.callables[self_attr] if h.endswith("()")]
+                returned = V.returned_by(cls.callables[self_attr])
                 return V.join(*returned) if returned else V.OBJECT
             if self_attr in cls.attr_values:
                 return cls.attr_values[self_attr]

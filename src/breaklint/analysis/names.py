@@ -184,8 +184,8 @@ class Names:
                         literal = self.literal_value(value)
                         if literal is None and isinstance(value, cst.Name) and value.value in params:
                             literal = self._declared_value(params[value.value])
-                        elif literal is None and isinstance(value, cst.Name) and value.value in self.summary.instances:
-                            literal = V.Val("object", ref=self.summary.instances[value.value])  # `= EULER`
+                        elif literal is None:
+                            literal = self.module_instance(value)  # `self.tableau = EULER`
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -194,6 +194,12 @@ class Names:
                 args = stmt.value.args
                 if args and isinstance(args[0].value, cst.SimpleString):
                     info.tensor_attrs.add(args[0].value.evaluated_value)
+
+    def module_instance(self, node: cst.BaseExpression) -> V.Val | None:
+        """`HEUN`, a module-level object of the file built from a class: an instance of that class."""
+        if isinstance(node, cst.Name) and node.value in self.summary.instances:
+            return V.Val("object", ref=self.summary.instances[node.value])
+        return None
 
     def _held_functions(self, value: cst.BaseExpression) -> list[str]:
         """Functions an attribute may hold: `fn`, `TABLE[key]` (a module-level table of functions),

@@ -19,7 +19,8 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
-from .values import ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, record_of, ret
+from .values import (ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, record_of, ret,
+                     returned_by)
 
 
 class Reach(Handing):
@@ -284,7 +285,7 @@ class Values:
                 return Val("object", ref=info.submodules[attr])
             if attr in info.attr_values:
                 return info.attr_values[attr]
-            if returned := [ret("name", h[:-2], None) for h in info.callables.get(attr, ()) if h.endswith("()")]:
+            if returned := returned_by(info.callables.get(attr, ())):
                 return join(*returned)  # what a call stored there returned (`self.t = make_table()`)
             if attr in info.properties:  # what the getter returns (or an override's)
                 return ret("property", attr, cls)

@@ -142,9 +142,8 @@ class Records:
                         info.attr_values.setdefault(name, record)
                     else:
                         self._classify_attr(name, value, info)
-                elif isinstance(value, cst.Name) and value.value in self.summary.instances:
-                    # `tableau = HEUN`, a module-level object of the file: an instance of its class
-                    info.attr_values.setdefault(name, Val("object", ref=self.summary.instances[value.value]))
+                elif (instance := self.module_instance(value)) is not None:
+                    info.attr_values.setdefault(name, instance)  # `tableau = HEUN`
                 elif isinstance(value, (cst.Name, cst.Attribute)) and not name.isupper() \
                         and (held := [h for h in self._held_functions(value) if h.rsplit(".", 1)[-1][:1].isupper()]):
                     # `noise_cls = Noise`: a class, which `self.noise_cls(...)` builds

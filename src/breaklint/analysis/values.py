@@ -129,6 +129,12 @@ def ret(kind: str, target: str, owner: str | None) -> Val:
     return Val("ret", ref=kind, name=target, owner=owner or "")
 
 
+def returned_by(held: list[str] | tuple[str, ...]) -> list[Val]:
+    """What the calls an attribute holds the results of returned: each "f()" among `held` (a class's
+    `callables`: `self.t = make_table()` keeps "pkg.make_table()")."""
+    return [ret("name", h[:-2], None) for h in held if h.endswith("()")]
+
+
 def seq(parts: list[Val] | tuple[Val, ...]) -> Val:
     parts = tuple(parts)
     return Val("seq", parts=tuple(_bound(p) for p in parts)) if len(parts) <= MAX_PARTS * 2 else Val("seq")

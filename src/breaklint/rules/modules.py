@@ -236,9 +236,10 @@ class ModuleHookRegistration(Rule):
         self._handles.pop()
 
     def _registers(self, node: cst.BaseExpression) -> bool:
-        call = method_call(node) if isinstance(node, cst.Call) else None
-        return bool(call and call[1] in HOOK_METHODS) or (
-            isinstance(node, cst.Call) and self.ctx.qualify(node.func) in GLOBAL_HOOKS)
+        if not isinstance(node, cst.Call):
+            return False
+        call = method_call(node)
+        return bool(call and call[1] in HOOK_METHODS) or self.ctx.qualify(node.func) in GLOBAL_HOOKS
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self._handles and self._registers(node.value):
@@ -290,7 +291,6 @@ class RequiresGradChange(Rule):
             self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
 
     def _parameter(self, node: cst.BaseExpression) -> bool:
-        attr = node.attr.value if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
-            and node.value.value == "self" else None
+        attr = self.ctx._self_attr(node)
         cls = self.ctx.class_info()
         return attr is not None and cls is not None and attr in cls.tensor_attrs
