@@ -1224,3 +1224,40 @@ def test_a_name_of_another_package_handed_to_a_call_is_no_edge() -> None:
                 print(kinds)
                 return x
     """) == {8: "BL401"}
+
+
+_CALLERS_IN_ORDER = """
+import sys
+from pathlib import Path
+from breaklint.analysis.reach import Reach
+from breaklint.analyze import analyze_source
+
+root = Path(sys.argv[1])
+results = [analyze_source(p.read_text(), p, p.stem) for p in sorted(root.glob("*.py"))]
+reach = Reach([r.summary for r in results], [], [])
+print([caller for caller, _, _ in reach.callers["helpers.helper"]])
+"""
+
+
+def test_the_walk_and_the_callers_it_finds_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    # a callee's callers are joined in the order the walk found them (cycles cut where the walk
+    # came in): that order once followed a set of the roots, and results changed with PYTHONHASHSEED
+    import subprocess
+    import sys
+
+    write(tmp_path, {
+        "helpers.py": """
+            def helper(x, n):
+                return x * n
+        """,
+        "models.py": "import torch\nfrom helpers import helper\n" + "".join(
+            f"\nclass Block{i}(torch.nn.Module):\n    def forward(self, x):\n        return helper(x, {i})\n"
+            for i in range(12)),
+    })
+    orders = {
+        subprocess.run([sys.executable, "-c", _CALLERS_IN_ORDER, str(tmp_path)], capture_output=True, text=True,
+                       check=True, env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in range(4)
+    }
+    assert len(orders) == 1
+    assert eval(orders.pop()) == [f"models.Block{i}.forward" for i in range(12)]

@@ -20,7 +20,7 @@ class Handing(Tree):
         # callee -> the reached calls that resolve to it: (caller, call, offset of bound `self`)
         self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
         self.reached: set[str] = set()
-        self.root_set: set[str] = set()
+        self.root_set: dict[str, None] = {}  # the roots found, in order (a set would order the walk by hash)
         self._built: dict[str, list[tuple[CallRef, int]]] | None = None
 
     def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:

@@ -62,7 +62,9 @@ class Reach(Handing):
 
     def _compute(self) -> set[str]:
         reached: set[str] = set()
-        self.root_set = {r for r in self.roots() if r in self.functions}
+        # ordered as found, not hashed: the walk's order decides each callee's list of callers, which
+        # the value resolution joins in order, so a set here made results vary with PYTHONHASHSEED
+        self.root_set = dict.fromkeys(r for r in self.roots() if r in self.functions)
         queue = deque(r for r in self.root_set if not self.functions[r].disabled)
         edges: set[tuple[str, int, str]] = set()
         # calls of what a parameter holds (`sde.f(t, y)`): what they run depends on the callers
