@@ -626,3 +626,33 @@ def test_counts_read_from_tensors_and_not_from_strings_or_shapes() -> None:
                 d = x.chunk(parts)
                 return a, b, c, d, head
     """) == [(8, "BL303"), (9, "BL303")]
+
+
+def test_a_helper_returning_a_tensor_on_one_path_and_an_int_on_another() -> None:
+    # the scheduler idiom: the previous step is a tensor read from a table, or the int arithmetic
+    # of the fallback; comparing it breaks whenever the table's path ran. A root's bare parameter
+    # defaulted to a flag stays a flag.
+    assert findings("""
+        import torch
+
+        class Scheduler(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("steps", torch.arange(10))
+                self.custom = True
+
+            def previous(self, t: int):
+                if self.custom:
+                    prev = self.steps[t] - 1
+                else:
+                    prev = t - 1
+                return prev
+
+            def forward(self, x, t: int, flag=None):
+                flag = flag if flag is not None else self.training
+                prev = self.previous(t)
+                scale = 0.5 if prev >= 0 else 1.0
+                if flag:
+                    x = x * 2
+                return x * scale
+    """) == [(20, "BL201")]

@@ -33,9 +33,23 @@ def test_op_is_a_tensor_as_soon_as_one_operand_is() -> None:
 def test_join_keeps_optional_tensors_and_drops_mixed_ones() -> None:
     assert V.join(V.TENSOR, V.NONE).is_tensor
     assert V.join(V.TENSOR, V.BOOL_TENSOR).is_tensor
-    assert not V.join(V.TENSOR, V.BOOL).is_tensor
+    assert not V.join(V.TENSOR, V.STR).is_tensor
+    assert not V.join(V.TENSOR, V.OBJECT).is_tensor
     assert V.join(V.BOOL, V.BOOL).kind == "bool"
     assert V.join(V.seq([V.TENSOR, V.NUMBER]), V.seq([V.TENSOR, V.NUMBER])) == V.seq([V.TENSOR, V.NUMBER])
+
+
+def test_a_tensor_on_one_path_and_a_python_number_on_another_may_be_a_tensor() -> None:
+    # `prev = torch.tensor(-1)` in one branch, `prev = t - 1` in the other: a test of it breaks
+    # whenever the tensor's path ran; only assumed, so no rewrite that needs a tensor is offered
+    for other in (V.NUMBER, V.BOOL):
+        joined = V.join(V.TENSOR, other)
+        assert joined.is_tensor and not joined.known_tensor
+    assert V.join(V.BOOL_TENSOR, V.BOOL).is_bool_tensor
+    # a tensor only assumed (a root's bare parameter) is weaker evidence than a Python value:
+    # `flag = default(flag, self.training)` is a flag
+    assert not V.join(V.ASSUMED_TENSOR, V.BOOL).is_tensor
+    assert not V.join(V.ASSUMED_TENSOR, V.NUMBER).is_tensor
 
 
 def test_elements_of_tuples_tensors_and_dicts() -> None:

@@ -278,8 +278,11 @@ def join(*parts: Val) -> Val:
     """One of several values (two branches, several returns, several call sites).
 
     `None` joined with a tensor is a tensor (the optional-tensor idiom: the `None` case is tested
-    away), and so is a tensor joined with unknown (no evidence of anything else); a tensor
-    joined with a known non-tensor is not known to be a tensor."""
+    away), and so is a tensor joined with unknown (no evidence of anything else). A tensor the
+    code shows joined with a Python number or bool (`prev = steps[i]` on one path, `prev = t - 1`
+    on the other) may be a tensor: a test of it breaks whenever the tensor's path ran, so it is
+    one, only assumed (no rewrite that needs a tensor). A tensor only assumed joined with a Python
+    value, or any tensor joined with another known non-tensor, is not known to be a tensor."""
     flat = [p for p in _flatten("join", parts)]
     if len(flat) > 1:
         # `x = x + 1` under an `if`, again and again: arithmetic on the join's other values alone is
@@ -301,6 +304,9 @@ def join(*parts: Val) -> Val:
         return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
     if any(p.kind == "unknown" for p in real):
         return UNKNOWN
+    if any(p.known_tensor for p in real) and all(p.known_tensor or p.kind in ("number", "bool") for p in real):
+        # a tensor on one path, a Python number on another
+        return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
     if all(p.kind == "seq" for p in real) and len({len(p.parts) for p in real}) == 1:
         return seq([join(*col) for col in zip(*(p.parts for p in real))])
     if all(p.not_tensor for p in real):
