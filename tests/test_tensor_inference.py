@@ -656,3 +656,38 @@ def test_a_helper_returning_a_tensor_on_one_path_and_an_int_on_another() -> None
                     x = x * 2
                 return x * scale
     """) == [(20, "BL201")]
+
+
+def test_a_root_parameter_handed_to_a_helper_that_takes_it_for_a_string_is_no_tensor() -> None:
+    # a compiled function's bare parameter is assumed a tensor, unless it, or a helper it hands the
+    # parameter on to, uses it as a Python value: compared with a string, or set to one
+    assert findings("""
+        import torch
+
+        def _check(method, options):
+            if method is None:
+                method = "dopri5"
+            return method, options
+
+        def _select(kind):
+            return 2 if kind in ("euler", "rk4") else 1
+
+        def _scale(size):
+            return size.sum()
+
+        @torch.compile
+        def solve(x, method, kind, size):
+            _check(method, None)
+            _select(kind=kind)
+            _scale(size)
+            a = method * 2
+            b = kind * 2
+            c = size * 2
+            if a:
+                x = x + 1
+            if b:
+                x = x + 1
+            if c:
+                x = x + 1
+            return x
+    """) == [(27, "BL201")]

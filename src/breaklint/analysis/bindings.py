@@ -1,6 +1,7 @@
 """What names are bound to as the walk passes assignments, `for` targets (`zip`, `enumerate` taken
 apart) and comprehensions (a scope of their own: their targets hide the outer names only inside),
-and which parameters the function uses as flags or integers (a slice bound, `range(n)`).
+and which parameters the function uses as flags, integers (a slice bound, `range(n)`) or strings
+(compared with one, or set to one).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ class Bindings:
     """
 
     def _note_scalar_use(self, node: cst.BaseExpression | None) -> None:
-        """`node` is used as a flag or an integer: if it is one of the function's own parameters
-        (or one negated, or plus or minus something), the function takes that parameter for a Python
-        scalar."""
+        """`node` is used as a flag, an integer or a string: if it is one of the function's own
+        parameters (or one negated, or plus or minus something), the function takes that parameter
+        for a Python scalar."""
         while True:
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
                 self._note_scalar_use(node.left)
@@ -37,6 +38,22 @@ class Bindings:
             info = self._scopes[-1].info
             if value is not None and value.kind == "param" and value.ref == info.qualname:
                 info.scalar_uses.add(node.value)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """`method == "dopri5"`, `mode in ("bilinear", "nearest")`: a parameter compared with strings
+        holds a string (a tensor never equals one), which the function takes for a Python value too."""
+        left = node.left
+        for comparison in node.comparisons:
+            right = comparison.comparator
+            if isinstance(comparison.operator, (cst.In, cst.NotIn)):
+                if _strings(right):
+                    self._note_scalar_use(left)
+            elif not isinstance(comparison.operator, (cst.Is, cst.IsNot)):
+                if isinstance(right, (cst.SimpleString, cst.ConcatenatedString)):
+                    self._note_scalar_use(left)
+                elif isinstance(left, (cst.SimpleString, cst.ConcatenatedString)):
+                    self._note_scalar_use(right)
+            left = right
 
     def visit_Slice(self, node: cst.Slice) -> None:
         for bound in (node.lower, node.upper, node.step):
@@ -143,6 +160,8 @@ class Bindings:
         attr = self._self_attr(original_node.value)
         cls = self.class_info()
         for target in original_node.targets:
+            if isinstance(original_node.value, (cst.SimpleString, cst.ConcatenatedString)):
+                self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             self._assign_value(target.target, value)
             if isinstance(target.target, cst.Name):
                 scope = self._scopes[-1]
@@ -277,3 +296,9 @@ class Bindings:
                     self._assign_value(el.value, V.OBJECT)
                 else:
                     self._assign_value(el.value, V.elem(value, None if starred else index))
+
+
+def _strings(node: cst.BaseExpression) -> bool:
+    """A tuple, list or set literal of strings only."""
+    return isinstance(node, (cst.Tuple, cst.List, cst.Set)) and bool(node.elements) and all(
+        isinstance(el.value, (cst.SimpleString, cst.ConcatenatedString)) for el in node.elements)

@@ -343,7 +343,31 @@ class Values:
         # default (or `None`) and no annotation is taken to be a tensor, unless the function uses it
         # as a flag (`if p:`: a tensor of more than one element has no truth value) or as an integer
         # (`x[:p]`, `range(p)`).
-        return ASSUMED_PARAMETER if function in self.reach.root_set and name not in fn.scalar_uses else UNKNOWN
+        # A parameter the function hands on to one its callee uses so (`odeint(..., method=method)`,
+        # and `method == "rk4"` there) is such a value too.
+        return ASSUMED_PARAMETER if function in self.reach.root_set and not self._scalar(function, name) else UNKNOWN
+
+    def _scalar(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether parameter `name` of `function` is used as a Python scalar: by the function, or by a
+        function of the tree it hands the parameter on to (followed on down)."""
+        fn = self.reach.functions[function]
+        if name in fn.scalar_uses:
+            return True
+        handed = f"@{function}#{name}"
+        seen = seen | {handed}
+        for call in fn.calls:
+            keys = [key for key, held in call.passed.items() if handed in held]
+            for target, offset in self.reach.targets(fn.cls, call) if keys else ():
+                callee = self.reach.functions.get(target)
+                if callee is None:
+                    continue
+                for key in keys:
+                    index = int(key) + offset if key.isdigit() else None
+                    param = key if index is None else callee.params[index] if index < len(callee.params) else None
+                    if param in callee.params and f"@{target}#{param}" not in seen \
+                            and self._scalar(target, param, seen):
+                        return True
+        return False
 
     @staticmethod
     def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:

@@ -72,8 +72,8 @@ class FunctionInfo:
     declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
     fallback: dict[str, Val] = field(default_factory=dict)  # a default other than None: what it holds
     optional: set[str] = field(default_factory=set)  # unannotated, with a `None` default
-    # parameters used as a flag (`if p:`) or an integer (a slice bound, `range(p)`): not tensors when
-    # nothing else tells
+    # parameters used as a flag (`if p:`), an integer (a slice bound, `range(p)`) or a string
+    # (`p == "euler"`, `p = "euler"`): not tensors when nothing else tells
     scalar_uses: set[str] = field(default_factory=set)
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
