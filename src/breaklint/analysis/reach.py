@@ -343,18 +343,19 @@ class Values:
         # default (or `None`) and no annotation is taken to be a tensor, unless the function uses it
         # as a flag (`if p:`: a tensor of more than one element has no truth value) or as an integer
         # (`x[:p]`, `range(p)`).
-        # A parameter the function hands on to one its callee uses so (`odeint(..., method=method)`,
-        # and `method == "rk4"` there) is such a value too.
+        # A parameter handed on to a callee's parameter that is used so (`odeint(..., method=method)`,
+        # and `method == "rk4"` in `odeint`) is such a value too.
         return ASSUMED_PARAMETER if function in self.reach.root_set and not self._scalar(function, name) else UNKNOWN
 
-    def _scalar(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    def _scalar(self, function: str, name: str, seen: set[str] | None = None) -> bool:
         """Whether parameter `name` of `function` is used as a Python scalar: by the function, or by a
-        function of the tree it hands the parameter on to (followed on down)."""
+        function of the tree it hands the parameter on to (followed on down, each parameter once)."""
         fn = self.reach.functions[function]
         if name in fn.scalar_uses:
             return True
         handed = f"@{function}#{name}"
-        seen = seen | {handed}
+        seen = set() if seen is None else seen
+        seen.add(handed)
         for call in fn.calls:
             keys = [key for key, held in call.passed.items() if handed in held]
             for target, offset in self.reach.targets(fn.cls, call) if keys else ():
