@@ -1242,6 +1242,7 @@ print([caller for caller, _, _ in reach.callers["helpers.helper"]])
 def test_the_walk_and_the_callers_it_finds_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     # a callee's callers are joined in the order the walk found them (cycles cut where the walk
     # came in): that order once followed a set of the roots, and results changed with PYTHONHASHSEED
+    import os
     import subprocess
     import sys
 
@@ -1256,7 +1257,7 @@ def test_the_walk_and_the_callers_it_finds_do_not_depend_on_the_hash_seed(tmp_pa
     })
     orders = {
         subprocess.run([sys.executable, "-c", _CALLERS_IN_ORDER, str(tmp_path)], capture_output=True, text=True,
-                       check=True, env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+                       check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
         for seed in range(4)
     }
     assert len(orders) == 1

@@ -49,9 +49,9 @@ class Bindings:
                 if _strings(right):
                     self._note_scalar_use(left)
             elif not isinstance(comparison.operator, (cst.Is, cst.IsNot)):
-                if isinstance(right, (cst.SimpleString, cst.ConcatenatedString)):
+                if isinstance(right, _STRING):
                     self._note_scalar_use(left)
-                elif isinstance(left, (cst.SimpleString, cst.ConcatenatedString)):
+                elif isinstance(left, _STRING):
                     self._note_scalar_use(right)
             left = right
 
@@ -160,7 +160,7 @@ class Bindings:
         attr = self._self_attr(original_node.value)
         cls = self.class_info()
         for target in original_node.targets:
-            if isinstance(original_node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             self._assign_value(target.target, value)
             if isinstance(target.target, cst.Name):
@@ -298,7 +298,10 @@ class Bindings:
                     self._assign_value(el.value, V.elem(value, None if starred else index))
 
 
+_STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
+
+
 def _strings(node: cst.BaseExpression) -> bool:
     """A tuple, list or set literal of strings only."""
     return isinstance(node, (cst.Tuple, cst.List, cst.Set)) and bool(node.elements) and all(
-        isinstance(el.value, (cst.SimpleString, cst.ConcatenatedString)) for el in node.elements)
+        isinstance(el.value, _STRING) for el in node.elements)

@@ -357,15 +357,13 @@ class Values:
         seen = set() if seen is None else seen
         seen.add(handed)
         for call in fn.calls:
-            keys = [key for key, held in call.passed.items() if handed in held]
-            for target, offset in self.reach.targets(fn.cls, call) if keys else ():
+            if not any(handed in held for held in call.passed.values()):
+                continue
+            for target, offset in self.reach.targets(fn.cls, call):
                 callee = self.reach.functions.get(target)
-                if callee is None:
-                    continue
-                for key in keys:
-                    index = int(key) + offset if key.isdigit() else None
-                    param = key if index is None else callee.params[index] if index < len(callee.params) else None
-                    if param in callee.params and f"@{target}#{param}" not in seen \
+                for index, param in enumerate(callee.params if callee else ()):
+                    key = param if param in call.kwargs else str(index - offset)  # as `passed_to` keys it
+                    if handed in call.passed.get(key, ()) and f"@{target}#{param}" not in seen \
                             and self._scalar(target, param, seen):
                         return True
         return False
