@@ -389,6 +389,7 @@ GENERIC = {
     "tabnet": {"net": "pytorch_tabnet.tab_network", "sparse": "pytorch_tabnet.sparsemax"},
     "gpytorch": {"kernels": "gpytorch.kernels", "means": "gpytorch.means"},
     "pyro": {"transforms": "pyro.distributions.transforms", "nn": "pyro.nn"},
+    "nflows": {"transforms": "nflows.transforms", "nets": "nflows.nn.nets"},
     # more of two studied libraries, by the same rule
     "monai": {"blocks": "monai.networks.blocks"},
     "diffusers": {"embed": "diffusers.models.embeddings", "norm": "diffusers.models.normalization"},
@@ -614,6 +615,105 @@ def sde_case(group: str, name: str) -> Case:
     return solve, (_img(2, 4), torch.linspace(0, 0.3, 3))
 
 
+def torchode_names() -> list[str]:
+    from torchode import interface
+
+    # the one-call interface with each registered method (its default PID controller); the
+    # solver module a user compiles, with each step-size controller; the backsolve adjoint
+    return ([f"torchode__ivp__{m}" for m in sorted(interface.METHODS)]
+            + [f"torchode__controller__{c}" for c in ("integral", "pid", "fixed")]
+            + ["torchode__backsolve__tsit5"])
+
+
+def torchode_case(group: str, name: str) -> Case:
+    import torch
+    import torchode as to
+
+    torch.manual_seed(0)
+    field = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+    y0, t_eval = _img(2, 4), torch.linspace(0, 0.3, 3).repeat(2, 1)
+    if group == "ivp":
+        def solve(y0, t_eval):
+            return to.solve_ivp(lambda _t, y: field(y), y0, t_eval, method=name).ys
+
+        return solve, (y0, t_eval)
+    if group == "backsolve":  # the adjoint differentiates the field's parameters: a module, then
+        class Field(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = field
+
+            def forward(self, _t, y):
+                return self.net(y)
+
+        term = to.ODETerm(Field())
+    else:
+        term = to.ODETerm(lambda _t, y: field(y))
+    if group == "backsolve":
+        controller = to.IntegralController(atol=1e-6, rtol=1e-3, term=term)
+        solver = to.BacksolveAdjoint(term, to.Tsit5(term=term), controller)
+    else:
+        controller = {"integral": lambda: to.IntegralController(atol=1e-6, rtol=1e-3, term=term),
+                      "pid": lambda: to.PIDController(atol=1e-6, rtol=1e-3, pcoeff=0.2, icoeff=0.5, dcoeff=0.0,
+                                                      term=term),
+                      "fixed": lambda: to.FixedStepController()}[name]()
+        solver = to.AutoDiffAdjoint(to.Dopri5(term=term) if name != "fixed" else to.Heun(term=term), controller)
+
+    def solve(y0, t_eval):
+        dt0 = torch.full((2,), 0.05) if name == "fixed" else None
+        return solver.solve(to.InitialValueProblem(y0=y0, t_eval=t_eval), dt0=dt0).ys
+
+    return solve, (y0, t_eval)
+
+
+CDE_PATHS = {"linear": ("linear_interpolation_coeffs", "LinearInterpolation"),
+             "cubic": ("natural_cubic_coeffs", "CubicSpline"),
+             "hermite": ("hermite_cubic_coefficients_with_backward_differences", "CubicSpline")}
+
+
+def cde_names() -> list[str]:
+    # a neural CDE's forward (the path built from coefficients, then solved along), each path with
+    # a fixed-step and an adaptive solver; and the coefficients' own computation
+    return ([f"cde__cdeint__{path}_{m}" for path in CDE_PATHS for m in ("rk4", "dopri5")]
+            + [f"cde__coeffs__{path}" for path in CDE_PATHS])
+
+
+def cde_case(group: str, name: str) -> Case:
+    import torch
+    import torchcde
+
+    torch.manual_seed(0)
+    x = torch.cumsum(_img(2, 6, 3), dim=1)
+    x[..., 0] = torch.linspace(0, 1, 6)  # time as the first channel, as torchcde's examples do
+    if group == "coeffs":
+        return getattr(torchcde, CDE_PATHS[name][0]), (x,)
+    path, method = name.rsplit("_", 1)
+    coeffs = getattr(torchcde, CDE_PATHS[path][0])(x)
+    interpolation = getattr(torchcde, CDE_PATHS[path][1])
+
+    class Field(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(8, 8 * 3)
+
+        def forward(self, _t, z):
+            return torch.tanh(self.linear(z)).view(z.shape[0], 8, 3)
+
+    class NeuralCDE(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.initial, self.func = torch.nn.Linear(3, 8), Field()
+
+        def forward(self, coeffs):
+            control = interpolation(coeffs)
+            z0 = self.initial(control.evaluate(control.interval[0]))
+            options = {"step_size": 0.2} if method == "rk4" else {}
+            return torchcde.cdeint(X=control, func=self.func, z0=z0, t=control.interval, method=method,
+                                   options=options)[:, -1]
+
+    return NeuralCDE(), (coeffs,)
+
+
 # Groups of whole models, which the harness also runs in training mode.
 TRAIN_GROUPS = {("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
@@ -627,6 +727,8 @@ LIBRARIES = {
     "xt": (xt_names, xt_case),
     "ode": (ode_names, ode_case),
     "sde": (sde_names, sde_case),
+    "torchode": (torchode_names, torchode_case),
+    "cde": (cde_names, cde_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -636,14 +738,24 @@ PACKAGES = {
     "diffusers": "diffusers", "xt": "x_transformers", "ode": "torchdiffeq", "sde": "torchsde",
     "normflows": "normflows", "e3nn": "e3nn", "zuko": "zuko", "vq": "vector_quantize_pytorch",
     "tabnet": "pytorch_tabnet", "gpytorch": "gpytorch", "pyro": "pyro",
+    "nflows": "nflows", "torchode": "torchode", "cde": "torchcde",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
-# their package name, the first five (a third of all fifteen) are held out. Their findings are
-# never read while the analysis changes: `run.py` prints only their totals.
+# their package name, the first five (a third of all fifteen) are held out. A library added later
+# goes by its own hash, so that adding one never moves another: held out when the SHA-256 of its
+# package name, read as a number, is a multiple of 3. Held-out findings are never read while the
+# analysis changes: `run.py` prints only their totals.
 _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
-HELD_OUT = frozenset(sorted((k for k in PACKAGES if k not in _ORIGINAL),
-                            key=lambda k: hashlib.sha256(PACKAGES[k].encode()).hexdigest())[:len(PACKAGES) // 3])
+_LATER = ("nflows", "torchode", "cde")
+
+
+def _sha(lib: str) -> str:
+    return hashlib.sha256(PACKAGES[lib].encode()).hexdigest()
+
+
+HELD_OUT = frozenset([*sorted((k for k in PACKAGES if k not in _ORIGINAL + _LATER), key=_sha)[:5],
+                      *(k for k in _LATER if int(_sha(k), 16) % 3 == 0)])
 for _lib in ("monai", "diffusers"):  # their generic groups beside their own
     _own = LIBRARIES[_lib]
     LIBRARIES[_lib] = ((lambda own=_own[0], lib=_lib: own() + _generic_names(lib)),
@@ -674,6 +786,21 @@ def entry_points(names: list[str]) -> list[str]:
             elif lib == "sde":
                 out.append("torchsde._core.sdeint.sdeint")
                 continue
+            elif lib == "torchode":
+                out.append({"ivp": "torchode.interface.solve_ivp", "controller": "torchode.adjoints.AutoDiffAdjoint.solve",
+                            "backsolve": "torchode.adjoints.BacksolveAdjoint.solve"}[group])
+                continue
+            elif lib == "cde":  # the coefficients' function; the forward's path and solve
+                import torchcde
+
+                path = item.rsplit("_", 1)[0]
+                if group == "coeffs":
+                    fn = getattr(torchcde, CDE_PATHS[path][0])
+                else:
+                    k = getattr(torchcde, CDE_PATHS[path][1])
+                    out.extend(f"{k.__module__}.{k.__qualname__}.{m}" for m in ("__init__", "evaluate"))
+                    out.append("torchcde.solver.cdeint")
+                    continue
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)
                 out.append(f"{cls.__module__}.{cls.__qualname__}.step")
