@@ -48,3 +48,21 @@ def test_rule_gb_types_exist_in_installed_registry() -> None:
     for code, rule in load_rules().items():
         for gb in rule.GB_TYPES:
             assert gb in known, f"{code} names {gb}, which torch {torch.__version__} does not know"
+
+
+def test_a_case_dynamo_cannot_compile_counts_its_lines(tmp_path: Path) -> None:
+    """A case whose compile fails (as some do under a setting) runs no compiled code: each of its
+    lines counts as a break, and the other cases are still run."""
+    fixture = tmp_path / "BL103.py"
+    fixture.write_text(
+        "import torch\n\n\n"
+        "def fails(x):\n"
+        "    raise ValueError('no')  # expect: BL103\n\n\n"
+        "def fine(x):\n"
+        "    return x * 2\n\n\n"
+        "def cases():\n"
+        "    return [(fails, (torch.ones(2),)), (fine, (torch.ones(2),))]\n",
+        encoding="utf-8")
+    cal = calibrate(fixture)
+    assert set(cal.sites) == {4, 5}
+    assert cal.sites[5] == {"error"}

@@ -88,7 +88,12 @@ def calibrate(path: Path, settings: dict | None = None) -> Calibration:
             torch.manual_seed(0)  # the cases' random inputs are the same on every run
             for case in module.cases():
                 fn, args, kwargs = (*case, {})[:3] if len(case) == 2 else case
-                breaks, _ = collect_breaks(fn, args, kwargs)
+                try:
+                    breaks, _ = collect_breaks(fn, args, kwargs)
+                except Exception:  # noqa: BLE001 - dynamo failed to compile it (under a setting, at times)
+                    for line in _source_lines(fn):  # it runs no compiled code: as if each line broke
+                        cal.sites.setdefault(line, set()).add("error")
+                    continue
                 for brk in breaks:
                     site = brk.site(within)
                     if site is not None:
@@ -101,6 +106,20 @@ def calibrate(path: Path, settings: dict | None = None) -> Calibration:
                     setattr(config, name, value)
         torch._dynamo.reset()
     return cal
+
+
+def _source_lines(fn) -> range:
+    """The lines of a case's function (of a module's forward, for a compiled module)."""
+    import inspect
+
+    target = getattr(fn, "_orig_mod", fn)
+    if not inspect.isfunction(inspect.unwrap(target)) and not inspect.ismethod(target):
+        target = type(target).forward
+    try:
+        lines, start = inspect.getsourcelines(inspect.unwrap(target))
+    except (OSError, TypeError):
+        return range(0)
+    return range(start, start + len(lines))
 
 
 # The values each supported setting is calibrated with, when patched around a rule's own fixture.

@@ -1,6 +1,6 @@
 """Python numbers that can stay tensors or come from torch (BL102, BL103, BL405): `range` for
 `torch.arange(...).tolist()`, `torch.sqrt` for `math.sqrt` of a tensor, torch's generator for
-`random.*`.
+`random.*`; a tensor multiplied in for a number parameter (`alpha=t`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..finding import Fix
-from .edit import replace, text_of, torch_name
+from .edit import replace, text_of, torch_name, wrapped
 
 
 if TYPE_CHECKING:
@@ -102,3 +102,34 @@ def math_to_torch(ctx: "FileContext", call: cst.Call, qual: str) -> Fix | None:
         return None
     return replace(ctx, call, f"{torch}.{name}({text_of(ctx, call.args[0].value)})",
                    f"use `{torch}.{name}`", safe=False)
+
+
+# The operand that a keyword number scales, by its place among the positional arguments of the
+# `torch.*` form: `add(a, b, alpha=s)` is `a + s * b`, `addcmul(a, b, c, value=s)` is `a + s * b * c`.
+_SCALED = {("torch.add", "alpha"): 1, ("torch.sub", "alpha"): 1, ("torch.addcmul", "value"): 1}
+
+
+def scale_instead(ctx: "FileContext", call: cst.Call, arg: cst.Arg, op: str, method: bool) -> Fix | None:
+    """`torch.add(a, b, alpha=t)` -> `torch.add(a, b * t)` (and `x.add(b, alpha=t)` -> `x.add(b * t)`):
+    the tensor scales the operand instead of being read as a number.
+
+    Unsafe: the product keeps `t` in the autograd graph (as a number it took no gradient) and
+    follows tensor type promotion, where a Python number did not."""
+    place = _SCALED.get((op, arg.keyword.value if arg.keyword else ""))
+    if place is None or any(a.star for a in call.args):
+        return None
+    place -= method  # a method's receiver is the `torch.*` form's first argument
+    args = [a for a in call.args if a.keyword is None]
+    if place >= len(args):
+        return None
+    operand, scale = args[place].value, arg.value
+    parts = []
+    for a in call.args:
+        if a is arg:
+            continue
+        text = text_of(ctx, a.value)
+        if a.value is operand:
+            text = f"{wrapped(operand, text)} * {wrapped(scale, text_of(ctx, scale))}"
+        parts.append(f"{a.keyword.value}={text}" if a.keyword else text)
+    return replace(ctx, call, f"{text_of(ctx, call.func)}({', '.join(parts)})",
+                   f"multiply the operand by `{ctx.source(scale)}` instead", safe=False)

@@ -9,11 +9,11 @@ from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
 from ..fixes.masks import name_uses, position_lookup
-from ..fixes.numbers import arange_to_range, math_to_torch
+from ..fixes.numbers import arange_to_range, math_to_torch, scale_instead
 from .base import Rule, register
 from ..analysis.syntax import dotted
 from ..analysis.walk import find
-from ._util import CAPTURE_SCALARS, builtin_name, maybe_tensor, method_call, positional
+from ._util import CAPTURE_SCALARS, builtin_name, keyword, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (
     "keep the value a tensor (drop the conversion and compute with torch ops); if a Python "
@@ -166,8 +166,8 @@ class TensorScalarCast(Rule):
     PRECISION = "medium"
     NAME = "tensor-scalar-cast"
     KIND = "break"
-    MESSAGE = ("`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal` or `math.*` applied to a tensor "
-               "reads its value")
+    MESSAGE = ("`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `math.*` or a torch op's number "
+               "parameter (`alpha=`) applied to a tensor reads its value")
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     # GB0170: `bool(t)` with `capture_scalar_outputs`; GB0059: `range(t)`; GB0208: `int()` of a NumPy array
     GB_TYPES = ("GB0124", "GB0033", "GB0170", "GB0059", "GB0208")
@@ -224,8 +224,36 @@ class TensorScalarCast(Rule):
         self.report(node, f"`{self.ctx.source(node)}` converts a tensor to a Python bool", requires=requires)
         return True
 
+    def _scalar_argument(self, node: cst.Call) -> bool:
+        """`torch.add(a, b, alpha=t)`, `F.leaky_relu(x, t)`: a tensor where a torch op takes a Python
+        number (a `Scalar`), which dynamo reads as `.item()` would."""
+        qual = self.ctx.qualify(node.func) or ""
+        call = method_call(node)
+        if qual in SCALAR_PARAMETERS:
+            op, params = qual, SCALAR_PARAMETERS[qual]
+        elif call and f"torch.{call[1]}" in SCALAR_METHODS and not qual.startswith("torch.") \
+                and maybe_tensor(self.ctx, call[0]):
+            op, params = f"torch.{call[1]}", SCALAR_PARAMETERS[f"torch.{call[1]}"]
+        else:
+            return False
+        args = positional(node)
+        for param, position in params.items():
+            arg = keyword(node, param) or (args[position] if position is not None and position < len(args) else None)
+            requires = self.ctx.tensor_requirement(arg.value) if arg is not None else None
+            if requires is None:
+                continue
+            fix = scale_instead(self.ctx, node, arg, op, method=op != qual)
+            self.report(arg.value, f"`{self.ctx.source(arg.value)}` is a tensor passed as `{param}` of "
+                                   f"`{op.rsplit('.', 1)[-1]}`, which takes a Python number",
+                        SCALE_SUGGESTION if op in SCALED_OPERAND else "pass a Python number, or write the op with "
+                        "tensor arithmetic (`torch.where(x >= 0, x, x * t)` for `leaky_relu`)", requires=requires,
+                        fix=fix, fix_needs=(requires,),
+                        unless=(f"{CAPTURE_SCALARS}>=2.13",) if op in SCALAR_TRACED else ())
+            return True
+        return False
+
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active() or self._equal(node) or self._is_nonzero(node):
+        if not self.ctx.active() or self._equal(node) or self._is_nonzero(node) or self._scalar_argument(node):
             return
         args = positional(node)
         if not args:
@@ -324,6 +352,21 @@ class TensorScalarCast(Rule):
                                    "reads it as a Python int", requires=value, unless=(CAPTURE_SCALARS,))
                 return
 
+
+# Torch ops whose parameters below take a Python number (a `Scalar`), each with its place among
+# the positional arguments of the `torch.*` form (None: keyword only). Dynamo reads a tensor there
+# with `.item()` and breaks (GB0033); each op is calibrated in fixtures/BL103.py. Where the same
+# op's in-place form (`add_`, `addcdiv`) traced on the torch releases calibrated, it is left out.
+SCALAR_PARAMETERS = {
+    "torch.add": {"alpha": None}, "torch.sub": {"alpha": None}, "torch.rsub": {"alpha": None},
+    "torch.addcmul": {"value": None}, "torch.addmm": {"beta": None, "alpha": None},
+    "torch.nn.functional.leaky_relu": {"negative_slope": 1}, "torch.nn.functional.elu": {"alpha": 1},
+    "torch.nn.functional.hardtanh": {"min_val": 1, "max_val": 2},
+}
+SCALAR_METHODS = frozenset({"torch.add", "torch.sub", "torch.addcmul", "torch.addmm"})  # also `t.add(...)`
+SCALED_OPERAND = frozenset({"torch.add", "torch.sub", "torch.addcmul"})  # `alpha=t`, `value=t` scale an operand
+SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b * t)` for `torch.add(a, b, alpha=t)`"
+SCALAR_TRACED = frozenset({"torch.add", "torch.addcmul"})  # traced with `capture_scalar_outputs` from torch 2.13
 
 INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
 INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",

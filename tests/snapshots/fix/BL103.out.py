@@ -119,6 +119,80 @@ def last_positive(x):
     return x[last] + 1  # expect: BL103
 
 
+@torch.compile
+def add_scaled(x):
+    x = x * 2
+    rate = x.abs().mean()
+    return torch.add(x, x.sin(), alpha=rate)  # expect: BL103
+
+
+@torch.compile
+def add_scaled_method(x):
+    x = x * 2
+    rate = x.abs().mean()
+    return x.add(x.sin(), alpha=rate)  # expect: BL103
+
+
+@torch.compile
+def sub_scaled(x):
+    x = x * 2
+    return torch.sub(x, x.cos(), alpha=x.std())  # expect: BL103
+
+
+@torch.compile
+def rsub_scaled(x):
+    x = x * 2
+    return torch.rsub(x, x.cos(), alpha=x.std())  # expect: BL103
+
+
+@torch.compile
+def addcmul_scaled(x):
+    x = x * 2
+    return torch.addcmul(x, x, x.tanh(), value=x.amax())  # expect: BL103
+
+
+@torch.compile
+def addmm_scaled(x):
+    m = (x * 2).view(2, 4)
+    return torch.addmm(m, m, m.T.mm(m)[:4, :4], beta=m.mean())  # expect: BL103
+
+
+@torch.compile
+def leaky_by_tensor(x):
+    x = x * 2
+    slope = torch.sigmoid(x.mean())
+    return torch.nn.functional.leaky_relu(x, slope)  # expect: BL103
+
+
+@torch.compile
+def elu_by_tensor(x):
+    x = x * 2
+    return torch.nn.functional.elu(x, alpha=x.abs().mean())  # expect: BL103
+
+
+@torch.compile
+def hardtanh_by_tensor(x):
+    x = x * 2
+    bound = x.abs().mean()
+    return torch.nn.functional.hardtanh(x, -bound, bound)  # expect: BL103
+
+
+@torch.compile
+def add_scaled_by_number(x):
+    x = x * 2
+    return torch.add(x, x.sin(), alpha=0.5) + torch.nn.functional.leaky_relu(x, 0.2)
+
+
+class Tolerance(torch.nn.Module):
+    def __init__(self, atol: float, rtol: float):
+        super().__init__()
+        self.register_buffer("atol", torch.tensor(atol))
+        self.register_buffer("rtol", torch.tensor(rtol))
+
+    def forward(self, y):
+        return torch.add(self.atol, y.abs() * self.rtol)  # expect: BL103
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
@@ -126,4 +200,7 @@ def cases():
             (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
-            (last_positive, (x,))]
+            (last_positive, (x,)), (add_scaled, (x,)), (add_scaled_method, (x,)), (sub_scaled, (x,)),
+            (rsub_scaled, (x,)), (addcmul_scaled, (x,)), (addmm_scaled, (x,)), (leaky_by_tensor, (x,)),
+            (elu_by_tensor, (x,)), (hardtanh_by_tensor, (x,)), (add_scaled_by_number, (x,)),
+            (torch.compile(Tolerance(1e-6, 1e-3)), (x,))]
