@@ -1262,3 +1262,81 @@ def test_the_walk_and_the_callers_it_finds_do_not_depend_on_the_hash_seed(tmp_pa
     }
     assert len(orders) == 1
     assert eval(orders.pop()) == [f"models.Block{i}.forward" for i in range(12)]
+
+
+def test_a_local_holding_an_attribute_runs_its_methods() -> None:
+    """`control = self.control` (or `step, control = self.step, self.control`) then
+    `control.adapt(y)` runs what `self.control.adapt(y)` would: the object a constructor was handed."""
+    found = codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Control(nn.Module):
+            def __init__(self, rtol: float):
+                super().__init__()
+                self.register_buffer("rtol", torch.tensor(rtol))
+
+            def adapt(self, y):
+                return torch.add(y, y.abs(), alpha=self.rtol)
+
+            def init(self, y):
+                print("init")
+                return y
+
+        class Solver(nn.Module):
+            def __init__(self, control: Control, scale: float):
+                super().__init__()
+                self.control = control
+                self.scale = scale
+
+            def forward(self, y):
+                control = self.control
+                y = control.adapt(y)
+                first, scale = self.control, self.scale
+                return first.init(y) * scale
+
+        class Totals(nn.Module):
+            def sum(self):
+                print("not reached")
+
+        class Rebound(nn.Module):
+            def __init__(self, totals: Totals):
+                super().__init__()
+                self.totals = totals
+
+            def forward(self, y):
+                totals = self.totals
+                totals = y * 2  # no longer the attribute
+                return totals.sum()
+    """)
+    assert found == {11: "BL103", 14: "BL401"}
+
+
+def test_a_generic_base_is_its_class() -> None:
+    """`class Fixed(Controller[State])` subclasses `Controller`: a method called on an attribute
+    annotated `Controller` runs the subclass's override too."""
+    found = codes_by_line("""
+        from typing import Generic, TypeVar
+
+        from torch import nn
+
+        S = TypeVar("S")
+
+        class Controller(nn.Module, Generic[S]):
+            def adapt(self, y):
+                return y
+
+        class Fixed(Controller[int]):
+            def adapt(self, y):
+                print("fixed")
+                return y
+
+        class Solver(nn.Module):
+            def __init__(self, control: Controller):
+                super().__init__()
+                self.control = control
+
+            def forward(self, y):
+                return self.control.adapt(y)
+    """)
+    assert found == {14: "BL401"}

@@ -158,17 +158,15 @@ class Bindings:
             return
         value = self.value(original_node.value)
         attr = self._self_attr(original_node.value)
-        cls = self.class_info()
         for target in original_node.targets:
             if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             self._assign_value(target.target, value)
+            if isinstance(target.target, (cst.Tuple, cst.List)):
+                self._hold_elements(target.target, original_node.value)
             if isinstance(target.target, cst.Name):
                 scope = self._scopes[-1]
-                if attr is not None and cls is not None and (attr in cls.submodules or attr in cls.callables):
-                    scope.held[target.target.value] = attr
-                else:
-                    scope.held.pop(target.target.value, None)
+                self._hold(target.target.value, attr)
                 if isinstance(original_node.value, (cst.Name, cst.Attribute, cst.IfExp)):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
@@ -185,6 +183,25 @@ class Bindings:
             if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
                     and self.qualify(original_node.value.func) == "logging.getLogger":
                 self._scopes[-1].loggers.add(target.target.value)
+
+    def _hold(self, name: str, attr: str | None) -> None:
+        """`name = self.attr`: the local holds what the attribute does (a module, a callable, an object
+        a constructor was handed), so calling it, or a method of it, runs that; any other value ends it."""
+        cls = self.class_info()
+        if attr is not None and cls is not None and (attr in cls.submodules or attr in cls.callables
+                                                     or attr in cls.from_params):
+            self._scopes[-1].held[name] = attr
+        else:
+            self._scopes[-1].held.pop(name, None)
+
+    def _hold_elements(self, target: cst.Tuple | cst.List, value: cst.BaseExpression) -> None:
+        """`step, control = self.step, self.control`: each name holds its attribute, as one assignment
+        of each would."""
+        pairs = isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
+            and not any(isinstance(el, cst.StarredElement) for el in (*value.elements, *target.elements))
+        for i, el in enumerate(target.elements):
+            if isinstance(el.value, cst.Name):
+                self._hold(el.value.value, self._self_attr(value.elements[i].value) if pairs else None)
 
     def built_from(self, value: cst.BaseExpression) -> list[str]:
         """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,

@@ -59,6 +59,10 @@ class Calls:
                 refs.append(("selfattr", inner))
         elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+                and func.value.value in self._scopes[-1].held:
+            # `control = self.control` then `control.adapt(y)`: `self.control.adapt(y)`
+            refs.append(("attrcall", f"{self._scopes[-1].held[func.value.value]}.{func.attr.value}"))
         elif isinstance(func, cst.Name) and self._scopes and self._scopes[-1].functions.get(func.value):
             refs.extend(_held_ref(f) for f in self._scopes[-1].functions[func.value])
         elif isinstance(func, cst.Subscript) and (inner := self._self_attr(func.value)) is not None \

@@ -118,7 +118,9 @@ class Names:
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         qual = f"{self._prefix()}{node.name.value}"
-        bases = [self.qualify(arg.value) or "" for arg in node.bases if arg.keyword is None]
+        # a generic base is its class: `Controller[State]` is `Controller`, `Generic[T]` is `Generic`
+        bases = [self.qualify(arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value) or ""
+                 for arg in node.bases if arg.keyword is None]
         info = ClassInfo(qualname=qual, bases=[b for b in bases if b])
         fields = self.records.get(qual)
         if fields is None:
