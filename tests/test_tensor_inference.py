@@ -691,3 +691,40 @@ def test_a_root_parameter_handed_to_a_helper_that_takes_it_for_a_string_is_no_te
                 x = x + 1
             return x
     """) == [(27, "BL201")]
+
+
+def test_shape_typed_annotations_are_tensors() -> None:
+    """torchtyping's `TensorType[...]` and jaxtyping's `Float[Tensor, ...]` annotate tensors; a
+    `Bool[...]` one, or a `TensorType` of `torch.bool`, is a mask."""
+    assert findings("""
+        import torch
+        from torch import Tensor, nn
+        from jaxtyping import Bool, Float, Int
+        from torchtyping import TensorType
+
+
+        def pick(mask: Bool[Tensor, "b"], x: Float[Tensor, "b c"]):
+            return x[mask]
+
+
+        def pick_typed(mask: TensorType["b", torch.bool], x: TensorType["b", "c"]):
+            return x[mask]
+
+
+        def gate(flag: TensorType["b"], count: Int[torch.Tensor, ""], x):
+            if flag.any():
+                return x[:count]
+            return -x
+
+
+        def shapes(size: Float[list, "2"], x):
+            if size[0] > 1:
+                return x
+            return -x
+
+
+        class M(nn.Module):
+            def forward(self, x):
+                stats = external(x)
+                return pick(stats[0], x) + pick_typed(stats[0], x) + gate(stats[1], stats[2], x) + shapes(stats, x)
+    """) == [(9, "BL302"), (13, "BL302"), (17, "BL201"), (18, "BL103")]

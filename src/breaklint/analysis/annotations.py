@@ -53,7 +53,7 @@ class Annotations:
         if unwrapped is not ann:
             return self.annotation_value(unwrapped)  # Optional[X] is what X is
         if self._is_tensor_annotation(ann):
-            return V.TENSOR
+            return V.BOOL_TENSOR if self._of_bools(ann) else V.TENSOR
         if self._is_sequence_annotation(ann) or self._tensor_elements(ann):
             return V.seq([V.TENSOR])
         if self._is_tensor_mapping(ann):
@@ -108,7 +108,22 @@ class Annotations:
                 isinstance(el.slice, cst.Index) and self._is_tensor_annotation(el.slice.value)
                 for el in ann.slice
             )
+        if isinstance(ann, cst.Subscript):
+            # shape-typed tensors: torchtyping's `TensorType["batch", "feature"]`, and jaxtyping's
+            # `Float[Tensor, "b c"]` (any of its dtype forms over a tensor type)
+            kind = self.qualify(ann.value) or ""
+            first = ann.slice[0].slice
+            return kind == "torchtyping.TensorType" or (
+                kind.startswith("jaxtyping.") and isinstance(first, cst.Index) and self._is_tensor_annotation(first.value))
         return self.qualify(ann) in TENSOR_ANNOTATIONS
+
+    def _of_bools(self, ann: cst.BaseExpression) -> bool:
+        """A shape-typed tensor of bools: `Bool[Tensor, "b"]`, `TensorType["b", torch.bool]`."""
+        if not isinstance(ann, cst.Subscript):
+            return False
+        kind = self.qualify(ann.value)
+        return kind == "jaxtyping.Bool" or kind == "torchtyping.TensorType" and any(
+            isinstance(el.slice, cst.Index) and self.qualify(el.slice.value) == "torch.bool" for el in ann.slice)
 
     def _is_tensor_mapping(self, ann: cst.BaseExpression) -> bool:
         """`Dict[str, Tensor]`, `dict[str, Tensor]`, `Mapping[str, Tensor]`: every value a tensor."""
