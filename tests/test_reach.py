@@ -1340,3 +1340,44 @@ def test_a_generic_base_is_its_class() -> None:
                 return self.control.adapt(y)
     """)
     assert found == {14: "BL401"}
+
+
+def test_an_object_built_in_compiled_code_holds_what_its_constructor_was_passed(tmp_path: Path) -> None:
+    """`Problem(y0, t_eval)` in the entry point, then `problem.t_eval` in the solver it is handed to:
+    the attribute holds what the call passed (here the entry point's tensor). Where the tree never
+    builds the class in compiled code, such an attribute stays undecided."""
+    write(tmp_path, {"pk/__init__.py": "", "pk/problems.py": """
+        class Problem:
+            def __init__(self, y0, t_eval, flag=False):
+                self.y0 = y0
+                self.t_eval = t_eval
+                self.flag = flag
+
+
+        class Unbuilt:
+            def __init__(self, mask):
+                self.mask = mask
+    """, "pk/solver.py": """
+        import torch
+
+        from .problems import Problem, Unbuilt
+
+
+        def solve(problem: Problem):
+            y_eval = torch.zeros_like(problem.y0)
+            at_start = problem.t_eval[:, 0] == 0
+            y_eval[at_start] = 1.0
+            return y_eval[at_start]
+
+
+        def other(state: Unbuilt, x):
+            return x[state.mask == 1]
+
+
+        def solve_ivp(y0, t_eval):
+            return solve(Problem(y0, t_eval))
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["pk.solver.solve_ivp", "pk.solver.other"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {("solver.py", 11, "BL302")}

@@ -150,6 +150,9 @@ class Names:
         # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
         params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
         constructor = fn.name.value == "__init__"
+        rebound = {t.value for stmt in iter_statements(fn.body) if isinstance(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+                   for t in ([x.target for x in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target])
+                   if isinstance(t, cst.Name)} if constructor else set()
         for stmt in iter_statements(fn.body):
             if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
                 targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
@@ -186,6 +189,8 @@ class Names:
                         literal = self.literal_value(value)
                         if literal is None and isinstance(value, cst.Name) and value.value in params:
                             literal = self._declared_value(params[value.value])
+                            if literal is None and constructor and value.value not in rebound:
+                                info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
                         elif literal is None:
                             literal = self.module_instance(value)  # `self.tableau = EULER`
                         literal = literal or V.UNKNOWN

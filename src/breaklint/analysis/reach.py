@@ -19,7 +19,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .summary import CallRef, FunctionInfo, ModuleSummary
-from .values import (ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, record_of, ret,
+from .values import (ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, param, record_of, ret,
                      returned_by)
 
 
@@ -286,6 +286,10 @@ class Values:
             if attr in info.submodules:
                 return Val("object", ref=info.submodules[attr])
             if attr in info.attr_values:
+                init = f"{owner}.__init__"
+                if info.attr_values[attr].kind == "unknown" and attr in info.kept_params and self.reach.callers.get(init):
+                    # an instance built in compiled code (`Problem(y0, t_eval)`): what the calls passed
+                    return param(init, info.kept_params[attr])
                 return info.attr_values[attr]
             if returned := returned_by(info.callables.get(attr, ())):
                 return join(*returned)  # what a call stored there returned (`self.t = make_table()`)
@@ -361,10 +365,10 @@ class Values:
                 continue
             for target, offset in self.reach.targets(fn.cls, call):
                 callee = self.reach.functions.get(target)
-                for index, param in enumerate(callee.params if callee else ()):
-                    key = param if param in call.kwargs else str(index - offset)  # as `passed_to` keys it
-                    if handed in call.passed.get(key, ()) and f"@{target}#{param}" not in seen \
-                            and self._scalar(target, param, seen):
+                for index, theirs in enumerate(callee.params if callee else ()):
+                    key = theirs if theirs in call.kwargs else str(index - offset)  # as `passed_to` keys it
+                    if handed in call.passed.get(key, ()) and f"@{target}#{theirs}" not in seen \
+                            and self._scalar(target, theirs, seen):
                         return True
         return False
 

@@ -104,6 +104,9 @@ class ClassInfo:
     # instance built from it (`self.rnn = rnn_layer(...)`): what the constructor's callers pass decides
     # what calling the attribute runs
     from_params: dict[str, str] = field(default_factory=dict)
+    # attr -> the parameter of `__init__` kept there as it came (`self.t_eval = t_eval`), declaring
+    # nothing: an instance built in compiled code holds what the constructor call passed
+    kept_params: dict[str, str] = field(default_factory=dict)
     properties: set[str] = field(default_factory=set)  # methods decorated `@property` (and the like)
     # a record (a dataclass or named tuple, records.py): its fields in order, with what each declares
     fields: dict[str, Val] = field(default_factory=dict)
