@@ -787,7 +787,8 @@ def entry_points(names: list[str]) -> list[str]:
                 out.append("torchsde._core.sdeint.sdeint")
                 continue
             elif lib == "torchode":
-                out.append({"ivp": "torchode.interface.solve_ivp", "controller": "torchode.adjoints.AutoDiffAdjoint.solve",
+                out.append({"ivp": "torchode.interface.solve_ivp",
+                            "controller": "torchode.adjoints.AutoDiffAdjoint.solve",
                             "backsolve": "torchode.adjoints.BacksolveAdjoint.solve"}[group])
                 continue
             elif lib == "cde":  # the coefficients' function; the forward's path and solve

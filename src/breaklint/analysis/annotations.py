@@ -113,8 +113,8 @@ class Annotations:
             # `Float[Tensor, "b c"]` (any of its dtype forms over a tensor type)
             kind = self.qualify(ann.value) or ""
             first = ann.slice[0].slice
-            return kind == "torchtyping.TensorType" or (
-                kind.startswith("jaxtyping.") and isinstance(first, cst.Index) and self._is_tensor_annotation(first.value))
+            return kind == "torchtyping.TensorType" or (kind.startswith("jaxtyping.") and isinstance(first, cst.Index)
+                                                         and self._is_tensor_annotation(first.value))
         return self.qualify(ann) in TENSOR_ANNOTATIONS
 
     def _of_bools(self, ann: cst.BaseExpression) -> bool:

@@ -150,9 +150,10 @@ class Names:
         # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
         params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
         constructor = fn.name.value == "__init__"
-        rebound = {t.value for stmt in iter_statements(fn.body) if isinstance(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        rebound = {t.value for stmt in iter_statements(fn.body) if constructor
+                   and isinstance(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign))
                    for t in ([x.target for x in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target])
-                   if isinstance(t, cst.Name)} if constructor else set()
+                   if isinstance(t, cst.Name)}  # a parameter `__init__` rebinds is not kept as it came
         for stmt in iter_statements(fn.body):
             if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
                 targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]

@@ -287,7 +287,8 @@ class Values:
                 return Val("object", ref=info.submodules[attr])
             if attr in info.attr_values:
                 init = f"{owner}.__init__"
-                if info.attr_values[attr].kind == "unknown" and attr in info.kept_params and self.reach.callers.get(init):
+                if info.attr_values[attr].kind == "unknown" and attr in info.kept_params \
+                        and self.reach.callers.get(init):
                     # an instance built in compiled code (`Problem(y0, t_eval)`): what the calls passed
                     return param(init, info.kept_params[attr])
                 return info.attr_values[attr]
