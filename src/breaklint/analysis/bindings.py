@@ -188,8 +188,7 @@ class Bindings:
         """`name = self.attr`: the local holds what the attribute does (a module, a callable, an object
         a constructor was handed), so calling it, or a method of it, runs that; any other value ends it."""
         cls = self.class_info()
-        if attr is not None and cls is not None and (attr in cls.submodules or attr in cls.callables
-                                                     or attr in cls.from_params):
+        if attr is not None and cls is not None and cls.holds_object(attr):
             self._scopes[-1].held[name] = attr
         else:
             self._scopes[-1].held.pop(name, None)

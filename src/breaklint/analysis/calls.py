@@ -47,7 +47,7 @@ class Calls:
         cls = self.class_info()
         attr = self._self_attr(func)
         if attr is not None:
-            held = cls is not None and (attr in cls.submodules or attr in cls.callables or attr in cls.from_params)
+            held = cls is not None and cls.holds_object(attr)
             refs.append(("selfattr" if held else "self", attr))
         elif isinstance(func, cst.Attribute) and is_super_call(func.value):
             refs.append(("super", func.attr.value))

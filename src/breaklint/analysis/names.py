@@ -150,10 +150,11 @@ class Names:
         # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
         params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
         constructor = fn.name.value == "__init__"
-        rebound = {t.value for stmt in iter_statements(fn.body) if constructor
-                   and isinstance(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        # a parameter `__init__` rebinds is not kept as it came (other methods keep none: not walked)
+        rebound = {t.value for stmt in iter_statements(fn.body) if isinstance(stmt, (cst.Assign, cst.AugAssign,
+                                                                                     cst.AnnAssign))
                    for t in ([x.target for x in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target])
-                   if isinstance(t, cst.Name)}  # a parameter `__init__` rebinds is not kept as it came
+                   if isinstance(t, cst.Name)} if constructor else set()
         for stmt in iter_statements(fn.body):
             if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
                 targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]

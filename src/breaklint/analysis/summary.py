@@ -112,6 +112,11 @@ class ClassInfo:
     fields: dict[str, Val] = field(default_factory=dict)
     positional: bool = False  # a record built with its fields in order (a named tuple)
 
+    def holds_object(self, attr: str) -> bool:
+        """Whether `self.<attr>` holds something a call of it, or of its methods, runs: a submodule,
+        a callable, or what a constructor was handed."""
+        return attr in self.submodules or attr in self.callables or attr in self.from_params
+
 
 @dataclass(slots=True)
 class ModuleSummary:

@@ -106,7 +106,7 @@ def math_to_torch(ctx: "FileContext", call: cst.Call, qual: str) -> Fix | None:
 
 # The operand that a keyword number scales, by its place among the positional arguments of the
 # `torch.*` form: `add(a, b, alpha=s)` is `a + s * b`, `addcmul(a, b, c, value=s)` is `a + s * b * c`.
-_SCALED = {("torch.add", "alpha"): 1, ("torch.sub", "alpha"): 1, ("torch.addcmul", "value"): 1}
+SCALED = {("torch.add", "alpha"): 1, ("torch.sub", "alpha"): 1, ("torch.addcmul", "value"): 1}
 
 
 def scale_instead(ctx: "FileContext", call: cst.Call, arg: cst.Arg, op: str, method: bool) -> Fix | None:
@@ -115,7 +115,7 @@ def scale_instead(ctx: "FileContext", call: cst.Call, arg: cst.Arg, op: str, met
 
     Unsafe: the product keeps `t` in the autograd graph (as a number it took no gradient) and
     follows tensor type promotion, where a Python number did not."""
-    place = _SCALED.get((op, arg.keyword.value if arg.keyword else ""))
+    place = SCALED.get((op, arg.keyword.value if arg.keyword else ""))
     if place is None or any(a.star for a in call.args):
         return None
     place -= method  # a method's receiver is the `torch.*` form's first argument

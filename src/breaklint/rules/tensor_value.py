@@ -9,7 +9,7 @@ from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
 from ..fixes.masks import name_uses, position_lookup
-from ..fixes.numbers import arange_to_range, math_to_torch, scale_instead
+from ..fixes.numbers import SCALED, arange_to_range, math_to_torch, scale_instead
 from .base import Rule, register
 from ..analysis.syntax import dotted
 from ..analysis.walk import find
@@ -245,7 +245,7 @@ class TensorScalarCast(Rule):
             fix = scale_instead(self.ctx, node, arg, op, method=op != qual)
             self.report(arg.value, f"`{self.ctx.source(arg.value)}` is a tensor passed as `{param}` of "
                                    f"`{op.rsplit('.', 1)[-1]}`, which takes a Python number",
-                        SCALE_SUGGESTION if op in SCALED_OPERAND else "pass a Python number, or write the op with "
+                        SCALE_SUGGESTION if (op, param) in SCALED else "pass a Python number, or write the op with "
                         "tensor arithmetic (`torch.where(x >= 0, x, x * t)` for `leaky_relu`)", requires=requires,
                         fix=fix, fix_needs=(requires,),
                         unless=(f"{CAPTURE_SCALARS}>=2.13",) if op in SCALAR_TRACED else ())
@@ -364,7 +364,6 @@ SCALAR_PARAMETERS = {
     "torch.nn.functional.hardtanh": {"min_val": 1, "max_val": 2},
 }
 SCALAR_METHODS = frozenset({"torch.add", "torch.sub", "torch.addcmul", "torch.addmm"})  # also `t.add(...)`
-SCALED_OPERAND = frozenset({"torch.add", "torch.sub", "torch.addcmul"})  # `alpha=t`, `value=t` scale an operand
 SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b * t)` for `torch.add(a, b, alpha=t)`"
 SCALAR_TRACED = frozenset({"torch.add", "torch.addcmul"})  # traced with `capture_scalar_outputs` from torch 2.13
 
