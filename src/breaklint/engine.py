@@ -17,6 +17,7 @@ from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
 from .analysis.reach import Reach, Values
+from .analysis.resume import breaking, unresumable_calls
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
@@ -115,7 +116,6 @@ def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list
     """Findings that only the whole tree shows, by file: a call of a function excluded from
     compilation (BL410), and a call of an attribute holding a recurrent module that a constructor
     call elsewhere handed over (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413)."""
-    by_module = {r.module: r for r in results if r.summary is not None}
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
     for caller, call, target in reach.disabled_calls:
         short = target.rsplit(".", 1)[-1]
@@ -132,17 +132,25 @@ def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to the "
                               "constructor: dynamo does not trace recurrent modules and runs the whole function "
                               "eagerly", ("allow_rnn",)))
+    return _placed([(caller, (call.line, call.col, call.end_line, call.end_col), code, message, unless)
+                    for caller, call, code, message, unless in found], results)
+
+
+def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[str, ...]]],
+            results: list[FileResult]) -> dict[Path, list[Candidate]]:
+    """Tree-level findings (function, span, code, message, settings that lift them) as candidates of
+    the files their functions are in."""
+    by_module = {r.module: r for r in results if r.summary is not None}
     extra: dict[Path, list[Candidate]] = {}
-    for caller, call, code, message, unless in found:
+    for caller, (line, col, end_line, end_col), code, message, unless in found:
         module = max((mod for mod in by_module if caller.startswith(mod + ".")), key=len, default=None)
         if module is None or code not in CATALOG:
             continue
         rule = rule_info(code)
         res = by_module[module]
         finding = Finding(code=code, kind=rule.kind, message=message, suggestion=rule.suggestion, path=res.path,
-                          line=call.line, col=call.col, end_line=call.end_line, end_col=call.end_col,
-                          gb_types=rule.gb_types)
-        extra.setdefault(res.path, []).append(Candidate(caller, finding, call.line, call.end_line, unless=unless))
+                          line=line, col=col, end_line=end_line, end_col=end_col, gb_types=rule.gb_types)
+        extra.setdefault(res.path, []).append(Candidate(caller, finding, line, end_line, unless=unless))
     return extra
 
 
@@ -159,8 +167,35 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
                 if rule_info(code).kind == "break"}
     enabled = config.enabled_codes()
     extra = _tree_candidates(reach, results)
-    findings: list[Finding] = []
     errors: list[Finding] = []
+
+    def admit(cand: Candidate, allowed: set[str] | None, seen: set[tuple],
+              counted: dict[str, int] = lifted) -> Candidate | None:
+        f = cand.finding
+        key = (f.code, f.line, f.col, f.end_line, f.end_col)
+        if cand.scope not in reach.reached or (allowed is not None and f.code not in allowed) or key in seen or (
+                cand.requires is not None and not values.resolve(cand.requires).is_tensor):
+            return None
+        if cand.unless or cand.only_with:
+            cand = _under_settings(cand, scopes, counted, release(target) if target else None)
+            if cand is None:
+                return None
+        stands, note = verdicts.get(f.code, (True, ""))
+        if not stands:  # the calibration saw no break of this rule on the target torch
+            return None
+        if note:
+            cand = dataclasses.replace(cand, finding=dataclasses.replace(
+                cand.finding, torch=note, message=f"{cand.finding.message} ({note})"))
+        seen.add(key)
+        if cand.scope in when:
+            cand = _reached_when(cand, *when[cand.scope])
+        if f.fix is not None and cand.fix_needs and not all(
+                values.resolve(need).known_tensor for need in cand.fix_needs):
+            # the finding stands on an assumed tensor; its rewrite needs a known one
+            cand = dataclasses.replace(cand, finding=dataclasses.replace(cand.finding, fix=None))
+        return cand
+
+    admitted: list[tuple[FileResult, set[str], set[tuple], list[Candidate]]] = []
     for res in results:
         rel = _rel(res.path, config.root)
         file_ignores = config.ignored_for(rel)
@@ -170,30 +205,27 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
             if err.code in allowed or err.code == "BL003":
                 errors.append(err)
         seen: set[tuple] = set()
-        candidates = []
+        candidates = [c for c in (admit(cand, allowed, seen) for cand in [*res.candidates, *extra.get(res.path, [])])
+                      if c is not None]
+        admitted.append((res, allowed, seen, candidates))
+    # What only the findings show: a method that breaks, called on an object built in compiled code.
+    # Where dynamo breaks does not depend on which rules are selected or ignored: every break counts.
+    direct: dict[str, list[tuple[int, str]]] = {}
+    for res in results:
+        census: set[tuple] = set()
         for cand in [*res.candidates, *extra.get(res.path, [])]:
-            f = cand.finding
-            key = (f.code, f.line, f.col, f.end_line, f.end_col)
-            if cand.scope in reach.reached and f.code in allowed and key not in seen and (
-                    cand.requires is None or values.resolve(cand.requires).is_tensor):
-                if cand.unless or cand.only_with:
-                    cand = _under_settings(cand, scopes, lifted, release(target) if target else None)
-                    if cand is None:
-                        continue
-                stands, note = verdicts.get(f.code, (True, ""))
-                if not stands:  # the calibration saw no break of this rule on the target torch
-                    continue
-                if note:
-                    cand = dataclasses.replace(cand, finding=dataclasses.replace(
-                        cand.finding, torch=note, message=f"{cand.finding.message} ({note})"))
-                seen.add(key)
-                if cand.scope in when:
-                    cand = _reached_when(cand, *when[cand.scope])
-                if f.fix is not None and cand.fix_needs and not all(
-                        values.resolve(need).known_tensor for need in cand.fix_needs):
-                    # the finding stands on an assumed tensor; its rewrite needs a known one
-                    cand = dataclasses.replace(cand, finding=dataclasses.replace(cand.finding, fix=None))
-                candidates.append(cand)
+            c = admit(cand, None, census, {})
+            if c is not None and c.finding.kind == "break":
+                line = c.finding.line
+                direct.setdefault(c.scope, []).append((line, f"{_rel(res.path, config.root)}:{line}"))
+    for found in direct.values():
+        found.sort()
+    where = breaking(reach, direct)
+    after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, ())
+                     for caller, call, message in unresumable_calls(reach, where)], results)
+    findings: list[Finding] = []
+    for res, allowed, seen, candidates in admitted:
+        candidates += [c for c in (admit(cand, allowed, seen) for cand in after.get(res.path, [])) if c is not None]
         kept, unused = suppress.apply(candidates, res.suppressions)
         findings.extend(c.finding for c in kept)
         if "BL002" in allowed:

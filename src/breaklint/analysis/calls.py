@@ -123,8 +123,10 @@ class Calls:
                 if key is not None and (handed := self.handed(arg.value)):
                     passed[key] = handed
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
+        straight = bool(refs) and self.straight_line
         calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
-                         args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions)
+                         args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions,
+                         straight=straight)
                  for kind, target in refs]
         # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
         # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.

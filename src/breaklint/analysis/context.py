@@ -96,6 +96,7 @@ class FileContext(Names, Records, Scopes, Annotations, Flow, Narrowing, Bindings
         self._dead_depth = 0
         self._short_circuits: list[bool] = []  # per `and`/`or` whose right operand is being walked: skipped?
         self._loop_depth = 0
+        self._trap_depth = 0  # inside a `with` body, a `try` statement or a lambda (flow)
         # per enclosing loop body, `else` or handler: the names it bound, with what each held before
         self._branch_names: list[dict[str, Val | None]] = []
         self._testing: list[cst.If] = []  # the `if` whose test is being walked, until its body

@@ -104,6 +104,41 @@ class Flow:
         self._loop_depth -= 1
         self._leave_branch()
 
+    # Where a break leaves dynamo nothing to resume at right after the call it happened in: the body
+    # of a `with`, a whole `try` statement, a lambda (loops count `_loop_depth`; comprehensions and
+    # nested functions are known by their own state).
+    def visit_With_body(self, node: cst.With) -> None:
+        self._trap_depth += 1
+
+    def leave_With_body(self, node: cst.With) -> None:
+        self._trap_depth -= 1
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self._trap_depth += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self._trap_depth -= 1
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self._trap_depth += 1
+
+    def leave_TryStar(self, original_node: cst.TryStar) -> None:
+        self._trap_depth -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._trap_depth += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._trap_depth -= 1
+
+    @property
+    def straight_line(self) -> bool:
+        """In the function's own code, under `if`s at most: not inside a loop, `with`, `try`,
+        comprehension, lambda or nested function, where dynamo, after a break in a call, would
+        have no point just past it to resume the function at."""
+        return (self._loop_depth == 0 and self._trap_depth == 0 and not self._comprehensions
+                and len(self._scopes) == 1)
+
     # A name bound inside a loop body, the `else` of a loop or `try`, or a handler may keep the
     # value it had before: `_assign_value` records that value, and past the body the name holds
     # either. (An `if` keeps a snapshot instead: `leave_If`.)

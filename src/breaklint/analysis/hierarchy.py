@@ -167,7 +167,8 @@ class Tree:
         """What a name stands for when called: each function or class of a module-level table it
         names (`LOSSES`), each one a function returns (`"pkg.select()"`, what `select` returned), or
         the name itself. An instance stays "Class()": what a class called gives (`"pkg.Noise()"`),
-        and what a call of a class returned (`"pkg.select()()"`) is an instance of each class."""
+        what a table's entry called gives (`"pkg.SOLVERS()"`, each entry's), and what a call of a
+        class returned (`"pkg.select()()"`) is an instance of each class."""
         if name.endswith("()"):
             inner = name[:-2]
             if inner in seen:  # a function returning its own call
@@ -178,6 +179,8 @@ class Tree:
             target = self.canonical(inner)
             if target in self.classes:
                 return [f"{target}()"]
+            if target in self.tables:  # `SOLVERS[name]()`: what calling each entry gives
+                return [n for held in self.tables[target] for n in self.expand_table(f"{held}()", seen)]
             fn = self.functions.get(target)
             return [n for held in (fn.returns_functions if fn else ()) for n in self.expand_table(held, seen)]
         key = self.canonical(name)

@@ -46,6 +46,9 @@ class CallRef:
     # the trace-time conditions the call is made under (`if self.training:`), text -> whether it is a
     # half-precision check: what compile needs to reach the callee through this call
     conditions: dict[str, bool] = field(default_factory=dict)
+    # made in the function's own straight-line code (`Flow.straight_line`): a break inside the callee
+    # leaves dynamo a point just past the call to resume at, if it can rebuild what the call stands on
+    straight: bool = False
 
 
 @dataclass(slots=True)

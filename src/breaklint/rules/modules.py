@@ -294,3 +294,19 @@ class RequiresGradChange(Rule):
         attr = self.ctx._self_attr(node)
         cls = self.ctx.class_info()
         return attr is not None and cls is not None and attr in cls.tensor_attrs
+
+
+@register
+class UnresumableMethodCall(Rule):
+    """Found by the engine once it knows every file's breaks: see `analysis/resume.py`."""
+
+    CODE = "BL426"
+    NAME = "unresumable-method-call"
+    KIND = "break"
+    MESSAGE = "a method that breaks the graph, called on an object built in the same compiled function"
+    SUGGESTION = (
+        "build the object once outside the compiled code (in `__init__`, kept as an attribute, or passed in), "
+        "or remove the break inside the method"
+    )
+    GB_TYPES = ("GB0092",)
+
