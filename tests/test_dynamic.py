@@ -595,3 +595,29 @@ def test_what_if_measures_each_dynamo_setting(tmp_path: Path) -> None:
     suggestions = {f["code"]: f["suggestion"] for f in data["findings"]}
     assert "measured: `torch._dynamo.config.capture_scalar_outputs = True` removes this break" in suggestions["BL101"]
     assert "capture_dynamic_output_shape_ops = True` removes this break" in suggestions["BL301"]
+
+
+def _counted(x):
+    return int(x.sum().item())
+
+
+def _counts_twice(x):
+    first = _counted(x)
+    second = _counted(x * 2)
+    return x * first * second
+
+
+def test_a_break_met_again_from_another_call_keeps_its_stack() -> None:
+    # dynamo logs the user stack of a break once per kind and place: the second call of the same
+    # breaking helper (from the resumed code) would be logged without the caller's line
+    import inspect
+
+    from breaklint.dynamic.explain import collect_breaks
+
+    breaks, _ = collect_breaks(_counts_twice, (torch.ones(3),))
+    lines = {line for b in breaks for path, line in b.frames if path == __file__}
+    start = inspect.getsourcelines(_counts_twice)[1]
+    assert {start + 1, start + 2} <= lines
+    from torch._dynamo import symbolic_convert
+
+    assert "add" not in vars(symbolic_convert.graph_break_dup_warning_checker)  # put back as it was

@@ -666,6 +666,76 @@ def torchode_case(group: str, name: str) -> Case:
     return solve, (y0, t_eval)
 
 
+SURV_LOSSES = {"cox_efron": ("cox", "neg_partial_log_likelihood", {"ties_method": "efron"}),
+               "cox_breslow": ("cox", "neg_partial_log_likelihood", {"ties_method": "breslow"}),
+               "cox_baseline": ("cox", "baseline_survival_function", {}),
+               "weibull": ("weibull", "neg_log_likelihood_weibull", {}),
+               "weibull_hazard": ("weibull", "log_hazard", {}),
+               "survival": ("survival", "neg_log_likelihood", {})}
+SURV_METRICS = {"cindex": ("cindex", "ConcordanceIndex"), "auc": ("auc", "Auc"),
+                "brier": ("brier_score", "BrierScore")}
+
+
+def surv_names() -> list[str]:
+    # torchsurv's losses (a training step's loss, with ties in the event times) and its metrics,
+    # each called as a user calls it on a batch of predictions; the Kaplan-Meier estimator
+    return ([f"surv__loss__{k}" for k in SURV_LOSSES] + [f"surv__metric__{k}" for k in SURV_METRICS]
+            + ["surv__stats__kaplan_meier"])
+
+
+def surv_case(group: str, name: str) -> Case:
+    import torch
+
+    torch.manual_seed(0)
+    n = 8
+    event = torch.tensor([1, 0, 1, 1, 0, 1, 1, 0], dtype=torch.bool)
+    time = torch.tensor([2.0, 3.0, 3.0, 5.0, 6.0, 6.0, 8.0, 9.0])  # ties, as real follow-up times have
+    if group == "loss":
+        module, fn, kwargs = SURV_LOSSES[name]
+        loss = getattr(importlib.import_module(f"torchsurv.loss.{module}"), fn)
+        if name == "weibull":
+            return loss, (torch.randn(n, 2), event, time)
+        if name == "weibull_hazard":
+            return loss, (torch.randn(n, 2), time)
+        if name == "survival":
+            eval_time = torch.tensor([1.0, 2.0, 4.0, 6.0, 8.0])
+            return loss, (torch.randn(n, 5), event, time, eval_time)
+        return (lambda log_hz, event, time: loss(log_hz, event, time, **kwargs)), (torch.randn(n, 1), event, time)
+    if group == "metric":
+        module, cls = SURV_METRICS[name]
+        metric = getattr(importlib.import_module(f"torchsurv.metrics.{module}"), cls)()
+        if name == "brier":  # survival probabilities at the given times
+            new_time = torch.tensor([3.0, 5.0, 6.0, 8.0])
+            return metric, (torch.rand(n, 4), event, time, new_time)
+        return metric, (torch.randn(n), event, time)
+    from torchsurv.stats.kaplan_meier import KaplanMeierEstimator
+
+    return KaplanMeierEstimator(), (event, time)
+
+
+GEOMLOSS = ("sinkhorn", "energy", "gaussian", "laplacian")  # "hausdorff" fails eagerly with these settings
+
+
+def geomloss_names() -> list[str]:
+    # the samples loss with each of its losses on point clouds (tensorized: no KeOps), with uniform
+    # weights and with weights given
+    return [f"geomloss__samples__{loss}_{w}" for loss in GEOMLOSS for w in ("uniform", "weighted")]
+
+
+def geomloss_case(group: str, name: str) -> Case:
+    import torch
+    from geomloss import SamplesLoss
+
+    loss, weights = name.rsplit("_", 1)
+    module = SamplesLoss(loss=loss, p=2, blur=0.1, backend="tensorized")
+    torch.manual_seed(0)
+    x, y = torch.randn(2, 12, 3), torch.randn(2, 10, 3) + 0.5
+    if weights == "uniform":
+        return module, (x, y)
+    a, b = torch.rand(2, 12).softmax(-1), torch.rand(2, 10).softmax(-1)
+    return module, (a, x, b, y)
+
+
 CDE_PATHS = {"linear": ("linear_interpolation_coeffs", "LinearInterpolation"),
              "cubic": ("natural_cubic_coeffs", "CubicSpline"),
              "hermite": ("hermite_cubic_coefficients_with_backward_differences", "CubicSpline")}
@@ -729,6 +799,8 @@ LIBRARIES = {
     "sde": (sde_names, sde_case),
     "torchode": (torchode_names, torchode_case),
     "cde": (cde_names, cde_case),
+    "surv": (surv_names, surv_case),
+    "geomloss": (geomloss_names, geomloss_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -738,7 +810,7 @@ PACKAGES = {
     "diffusers": "diffusers", "xt": "x_transformers", "ode": "torchdiffeq", "sde": "torchsde",
     "normflows": "normflows", "e3nn": "e3nn", "zuko": "zuko", "vq": "vector_quantize_pytorch",
     "tabnet": "pytorch_tabnet", "gpytorch": "gpytorch", "pyro": "pyro",
-    "nflows": "nflows", "torchode": "torchode", "cde": "torchcde",
+    "nflows": "nflows", "torchode": "torchode", "cde": "torchcde", "surv": "torchsurv", "geomloss": "geomloss",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -747,7 +819,7 @@ PACKAGES = {
 # package name, read as a number, is a multiple of 3. Held-out findings are never read while the
 # analysis changes: `run.py` prints only their totals.
 _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
-_LATER = ("nflows", "torchode", "cde")
+_LATER = ("nflows", "torchode", "cde", "surv", "geomloss")
 
 
 def _sha(lib: str) -> str:
@@ -802,6 +874,14 @@ def entry_points(names: list[str]) -> list[str]:
                     out.extend(f"{k.__module__}.{k.__qualname__}.{m}" for m in ("__init__", "evaluate"))
                     out.append("torchcde.solver.cdeint")
                     continue
+            elif lib == "surv" and group == "loss":
+                module, fn_name, _ = SURV_LOSSES[item]
+                fn = getattr(importlib.import_module(f"torchsurv.loss.{module}"), fn_name)
+            elif lib == "surv":  # a metric or the estimator: what calling the object runs
+                k = (getattr(importlib.import_module(f"torchsurv.metrics.{SURV_METRICS[item][0]}"), SURV_METRICS[item][1])
+                     if group == "metric" else importlib.import_module("torchsurv.stats.kaplan_meier").KaplanMeierEstimator)
+                out.append(f"{k.__module__}.{k.__qualname__}.__call__")
+                continue
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)
                 out.append(f"{cls.__module__}.{cls.__qualname__}.step")

@@ -88,10 +88,22 @@ def captured_log(artifact: str) -> Iterator[list[str]]:
     with contextlib.suppress(Exception):  # a torch without this artifact: nothing is captured
         torch._logging.set_logs(**{artifact: True})
     dynamo_logger.addHandler(collector)
+    # Dynamo logs the user stack of a break only the first time it sees the same kind of break at
+    # the same place in a library (`pydantic`'s `__init__` reached from two calls in one function):
+    # the second call's line would go unreported. Every break is logged with its stack here.
+    checker = None
+    with contextlib.suppress(Exception):
+        from torch._dynamo import symbolic_convert
+
+        checker = symbolic_convert.graph_break_dup_warning_checker
+        checker.add = lambda key: True  # an instance attribute, removed afterwards
     try:
         yield collector.messages
     finally:
         dynamo_logger.removeHandler(collector)
+        if checker is not None:
+            with contextlib.suppress(Exception):
+                del checker.add
         with contextlib.suppress(Exception):
             torch._logging.set_logs()
 
