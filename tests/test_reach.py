@@ -1383,3 +1383,54 @@ def test_an_object_built_in_compiled_code_holds_what_its_constructor_was_passed(
     config.entry_points = ["pk.solver.solve_ivp", "pk.solver.other"]
     result = lint([tmp_path], config, use_cache=False)
     assert {(f.path.name, f.line, f.code) for f in result.findings} == {("solver.py", 11, "BL302")}
+
+
+def test_a_pydantic_model_built_in_compiled_code_breaks_and_runs_its_validators(tmp_path: Path) -> None:
+    # building the model breaks (pydantic-core validates it), wherever its `BaseModel` base is
+    # declared; pydantic then calls the validators, which dynamo traces as frames of their own;
+    # a method no validator decorator marks, and a model built outside compiled code, are not run
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            from pydantic import BaseModel
+
+            class TensorModel(BaseModel):
+                model_config = {"arbitrary_types_allowed": True}
+        """,
+        "pkg/checks.py": """
+            import torch
+            from pydantic import field_validator
+
+            from .base import TensorModel
+
+            class Inputs(TensorModel):
+                time: torch.Tensor
+
+                @field_validator("time", mode="before")
+                @classmethod
+                def non_negative(cls, v):
+                    if torch.any(v < 0):
+                        raise ValueError("negative time")
+                    return v
+
+                def unused(self, v):
+                    if torch.any(v < 0):
+                        raise ValueError("never run")
+                    return v
+        """,
+        "pkg/loss.py": """
+            import torch
+
+            from .checks import Inputs
+
+            @torch.compile
+            def loss(time):
+                checked = Inputs(time=time)
+                return checked.time.sum()
+
+            def outside(time):
+                return Inputs(time=time)
+        """,
+    })
+    found = {(f.path.name, f.line, f.code) for f in lint([tmp_path], Config(root=tmp_path), use_cache=False).findings}
+    assert found == {("loss.py", 8, "BL411"), ("checks.py", 13, "BL201")}

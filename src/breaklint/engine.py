@@ -114,13 +114,21 @@ def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Can
 
 def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list[Candidate]]:
     """Findings that only the whole tree shows, by file: a call of a function excluded from
-    compilation (BL410), and a call of an attribute holding a recurrent module that a constructor
-    call elsewhere handed over (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413)."""
+    compilation (BL410), a pydantic model built (BL411: its base may be in another file), and a call
+    of an attribute holding a recurrent module that a constructor call elsewhere handed over
+    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413)."""
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
     for caller, call, target in reach.disabled_calls:
         short = target.rsplit(".", 1)[-1]
         found.append((caller, call, "BL410", f"call to `{short}`, which is excluded from compilation "
                                              "(`torch.compiler.disable`): dynamo breaks the graph around it", ()))
+    for caller in sorted(reach.reached):
+        for call in reach.functions[caller].calls:
+            if call.kind == "name" and reach.is_pydantic_model(model := reach.canonical(call.target)):
+                short = model.rsplit(".", 1)[-1]
+                found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "
+                              "it in pydantic-core, a compiled extension dynamo cannot trace, and breaks the "
+                              "graph to run it (its validators are then traced as frames of their own)", ()))
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         for call in fn.calls if fn.cls else ():

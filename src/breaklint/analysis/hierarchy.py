@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import deque
 
 from .summary import ClassInfo, FunctionInfo, ModuleSummary
+from .vocabulary import PYDANTIC_MODELS
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -118,6 +119,16 @@ class Tree:
                     result = True
         self._is_module[qual] = result
         return result
+
+    def is_pydantic_model(self, qual: str) -> bool:
+        """Derives from pydantic's `BaseModel`, through the tree's classes."""
+        return qual in self.classes and any(self.canonical(base) in PYDANTIC_MODELS
+                                            for owner in self.mro(qual) for base in self.classes[owner].bases)
+
+    def validators(self, qual: str) -> list[str]:
+        """The pydantic validators a model of the tree's class `qual` runs when it is built."""
+        return [f"{owner}.{name}" for owner in self.mro(qual) for name in sorted(self.classes[owner].methods)
+                if (fn := self.functions.get(f"{owner}.{name}")) is not None and fn.validator]
 
     def is_autograd_function(self, qual: str) -> bool:
         """Derives from `torch.autograd.Function`, through the tree's classes."""

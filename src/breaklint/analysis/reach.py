@@ -81,6 +81,12 @@ class Reach(Handing):
                     if call.kind == "paramcall":
                         late.append((qual, call))
                     self._follow(qual, call, edges, queue)
+                    if call.kind == "name" and self.is_pydantic_model(model := self.canonical(call.target)):
+                        # building a pydantic model runs the break (opaque extension): its validators,
+                        # called from pydantic-core, are then traced as frames of their own
+                        for validator in self.validators(model):
+                            self.root_set.setdefault(validator)
+                            queue.append(validator)
                 for attr in fn.reads if fn.cls else ():
                     self._follow(qual, CallRef("property", attr, 0, 0, 0, 0), edges, queue)
             for qual, call in late:

@@ -14,7 +14,7 @@ from . import values as V
 from .summary import FunctionInfo
 from .syntax import dotted
 from .values import Val
-from .vocabulary import COMPILE, DISABLE, PROPERTIES
+from .vocabulary import COMPILE, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
 
 
 @dataclass
@@ -82,6 +82,7 @@ class Scopes:
         scope = Scope(info)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators
+        info.validator = cls is not None and any(d in PYDANTIC_VALIDATORS for d in decorators)
         scope.is_property = scope.info.is_property = any(d in PROPERTIES for d in decorators)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value

@@ -90,6 +90,7 @@ class FunctionInfo:
     # returns `torch._dynamo.config.patch(...)`, or a context manager that yields under one)
     patches: list[PatchBlock] = field(default_factory=list)
     provides: dict[str, list[str]] = field(default_factory=dict)
+    validator: bool = False  # a pydantic validator (`@field_validator(...)`): pydantic calls it
 
 
 @dataclass(slots=True)

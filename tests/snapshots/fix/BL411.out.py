@@ -1,0 +1,81 @@
+import bisect
+import heapq
+
+import numpy as np
+import scipy.special
+import torch
+from pydantic import BaseModel, ConfigDict, field_validator
+
+
+@torch.compile
+def uses_scipy(x):
+    x = x * 2
+    g = scipy.special.gamma(3.0)  # expect: BL411
+    return x * g
+
+
+@torch.compile
+def uses_numpy(x):
+    x = x * 2
+    nodes, _ = np.polynomial.legendre.leggauss(4)  # expect: BL411
+    return x + torch.as_tensor(np.sum(nodes))  # np.sum has a torch._numpy counterpart: traced
+
+
+@torch.compile
+def packs_sequences(x):
+    x = x * 2
+    packed = torch.nn.utils.rnn.pack_sequence([x, x[:4]])  # expect: BL411
+    return packed.data + 1
+
+
+@torch.compile
+def pads_sequences(x):
+    x = x * 2
+    return torch.nn.utils.rnn.pad_sequence([x, x[:4]]) + 1  # traced
+
+
+@torch.compile
+def legacy_variable(x):
+    x = x * 2
+    v = torch.autograd.Variable(x)  # expect: BL411
+    return v + 1
+
+
+@torch.compile
+def looks_up_grid(x):
+    x = x * 2
+    i = bisect.bisect([0.0, 0.5, 1.0], 0.3)  # expect: BL411
+    return x + i
+
+
+@torch.compile
+def keeps_a_heap(x):
+    x = x * 2
+    heap = [3, 1, 2]
+    heapq.heapify(heap)  # expect: BL411
+    return x + heap[0]
+
+
+class Inputs(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    time: torch.Tensor
+
+    @field_validator("time", mode="before")
+    @classmethod
+    def non_negative(cls, v):
+        torch._assert_async(torch.logical_not(torch.any(v < 0)), "negative time")  # expect: BL201
+        return v
+
+
+@torch.compile
+def validates_inputs(x):
+    x = x * 2
+    checked = Inputs(time=x)  # expect: BL411
+    return checked.time + 1
+
+
+def cases():
+    x = torch.randn(8)
+    return [(uses_scipy, (x,)), (uses_numpy, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+            (legacy_variable, (x,)), (looks_up_grid, (x,)),
+            (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),))]
