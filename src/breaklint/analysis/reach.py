@@ -7,7 +7,8 @@ objects held in attributes, functions held in attributes or tables, module-level
 constructors; a method of an attribute whose class an annotation declares, and its overrides in
 the tree's subclasses of that class; the methods of what a factory function or a property returns,
 and the `__enter__`/`__exit__` of a context manager of the tree), starting from each module's
-`forward` and every compiled function. `Values`
+`forward` and every compiled function; the validators of a pydantic model built in reached code
+start a walk of their own (pydantic calls them, and dynamo traces each as a frame of its own). `Values`
 then resolves symbolic values: a parameter holds what the reached call sites pass (joined), a
 call returns what its callee returns.
 """
