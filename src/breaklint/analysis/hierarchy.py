@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import deque
 
 from .summary import ClassInfo, FunctionInfo, ModuleSummary
-from .vocabulary import PYDANTIC_MODELS
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -22,6 +21,8 @@ PLAIN_BASES = {
 NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.", "torch.autograd.Function",
                        "torch.utils.", "torch.optim.", "torch.distributions.")
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+# pydantic's model base: building a model validates it in pydantic-core, which dynamo cannot trace
+PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.
 TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
 # The recurrent modules dynamo does not trace unless `allow_rnn` is set (BL413).

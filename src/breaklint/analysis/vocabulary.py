@@ -12,9 +12,8 @@ from . import values as V
 COMPILE = {"torch.compile"}
 # Decorators that make a method an attribute: reading it runs the method.
 PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})
-# pydantic's models and the decorators of their validators: building a model runs its validators
-# from pydantic-core, a compiled extension that dynamo cannot trace
-PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
+# the decorators of a pydantic model's validators: building the model runs them from pydantic-core,
+# a compiled extension that dynamo cannot trace (the models' base: hierarchy.PYDANTIC_MODELS)
 PYDANTIC_VALIDATORS = frozenset({"pydantic.field_validator", "pydantic.model_validator", "pydantic.validator",
                                  "pydantic.root_validator", "pydantic.functional_validators.field_validator",
                                  "pydantic.functional_validators.model_validator"})
