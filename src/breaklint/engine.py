@@ -122,13 +122,11 @@ def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list
         short = target.rsplit(".", 1)[-1]
         found.append((caller, call, "BL410", f"call to `{short}`, which is excluded from compilation "
                                              "(`torch.compiler.disable`): dynamo breaks the graph around it", ()))
-    for caller in sorted(reach.reached):
-        for call in reach.functions[caller].calls:
-            if call.kind == "name" and reach.is_pydantic_model(model := reach.canonical(call.target)):
-                short = model.rsplit(".", 1)[-1]
-                found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "
-                              "it in pydantic-core, a compiled extension dynamo cannot trace, and breaks the "
-                              "graph to run it (its validators are then traced as frames of their own)", ()))
+    for caller, call, model in reach.pydantic_builds:
+        short = model.rsplit(".", 1)[-1]
+        found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "
+                      "it in pydantic-core, a compiled extension dynamo cannot trace, and breaks the "
+                      "graph to run it (its validators are then traced as frames of their own)", ()))
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         for call in fn.calls if fn.cls else ():
@@ -204,6 +202,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         return cand
 
     admitted: list[tuple[FileResult, set[str], set[tuple], list[Candidate]]] = []
+    direct: dict[str, list[tuple[int, str]]] = {}  # each reached function's own breaks (resume.py)
     for res in results:
         rel = _rel(res.path, config.root)
         file_ignores = config.ignored_for(rel)
@@ -213,19 +212,16 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
             if err.code in allowed or err.code == "BL003":
                 errors.append(err)
         seen: set[tuple] = set()
-        candidates = [c for c in (admit(cand, allowed, seen) for cand in [*res.candidates, *extra.get(res.path, [])])
-                      if c is not None]
+        own = [*res.candidates, *extra.get(res.path, [])]
+        candidates = [c for c in (admit(cand, allowed, seen) for cand in own) if c is not None]
         admitted.append((res, allowed, seen, candidates))
-    # What only the findings show: a method that breaks, called on an object built in compiled code.
-    # Where dynamo breaks does not depend on which rules are selected or ignored: every break counts.
-    direct: dict[str, list[tuple[int, str]]] = {}
-    for res in results:
-        census: set[tuple] = set()
-        for cand in [*res.candidates, *extra.get(res.path, [])]:
-            c = admit(cand, None, census, {})
+        # Where dynamo breaks does not depend on which rules are selected or ignored: the breaks of the
+        # rules left out here count too (admitted apart, so that no setting counts them as lifted).
+        left_out: set[tuple] = set()
+        for c in [*candidates, *(admit(cand, None, left_out, {}) for cand in own if cand.finding.code not in allowed)]:
             if c is not None and c.finding.kind == "break":
-                line = c.finding.line
-                direct.setdefault(c.scope, []).append((line, f"{_rel(res.path, config.root)}:{line}"))
+                direct.setdefault(c.scope, []).append((c.finding.line, f"{rel}:{c.finding.line}"))
+    # What only the findings show: a method that breaks, called on an object built in compiled code.
     for found in direct.values():
         found.sort()
     where = breaking(reach, direct)

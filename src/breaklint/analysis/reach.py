@@ -33,6 +33,7 @@ class Reach(Handing):
         self.entry_points = list(entry_points or [])
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
+        self.pydantic_builds: list[tuple[str, CallRef, str]] = []  # caller, call, pydantic model built
         self.reached = self._compute()
 
     # ------------------------------------------------------------------ the walk
@@ -83,8 +84,9 @@ class Reach(Handing):
                         late.append((qual, call))
                     self._follow(qual, call, edges, queue)
                     if call.kind == "name" and self.is_pydantic_model(model := self.canonical(call.target)):
-                        # building a pydantic model runs the break (opaque extension): its validators,
+                        # building a pydantic model breaks (an opaque extension, BL411): its validators,
                         # called from pydantic-core, are then traced as frames of their own
+                        self.pydantic_builds.append((qual, call, model))
                         for validator in self.validators(model):
                             self.root_set.setdefault(validator)
                             queue.append(validator)

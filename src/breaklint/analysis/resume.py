@@ -59,7 +59,7 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         for call in fn.calls:
-            if not call.straight or call.kind not in ("instcall", "retcall") or not built_receiver(reach, call):
+            if not call.straight or not built_receiver(reach, call):
                 continue
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
             if not broken:
@@ -71,4 +71,3 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
                                       f"method to resume after the call, and runs the rest of `{short}` eagerly "
                                       "(or all of it)"))
     return out
-
