@@ -786,6 +786,59 @@ def test_methods_of_what_a_parameter_is_handed() -> None:
     """) == {7: "BL201", 13: "BL401", 28: "BL101"}
 
 
+def test_an_attribute_handed_to_a_function_runs_what_it_holds() -> None:
+    # `Solve.apply(self.inner, x)`: `forward(ctx, inner, x)` calls `inner.solve(x)`, which runs
+    # `Inner.solve` (the instance built in the attribute); there `self.controller` holds the
+    # instance handed to the constructor (`Integral()`) and, by its annotation, any override of
+    # `adapt`; a function stored in an attribute and handed on through a local (`hook = self.hook`)
+    # runs where it is called; an attribute handed back into its own class's constructor
+    # (`Outer(self.again)`) ends
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Controller:
+            def adapt(self, x):
+                return x
+
+        class Integral(Controller):
+            def adapt(self, x):
+                return torch.add(x, x, alpha=x.sum())
+
+        class Inner(nn.Module):
+            def __init__(self, controller: Controller):
+                super().__init__()
+                self.controller = controller
+
+            def solve(self, x):
+                return self.controller.adapt(x)
+
+        class Solve(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, inner, x):
+                return inner.solve(x)
+
+        def report(x):
+            print(x)
+            return x
+
+        def run(fn, x):
+            return fn(x)
+
+        class Outer(nn.Module):
+            def __init__(self, inner=None):
+                super().__init__()
+                self.inner = Inner(Integral())
+                self.hook = report
+                self.again = inner
+
+            def forward(self, x):
+                hook = self.hook
+                y = run(hook, Solve.apply(self.inner, x))
+                return Outer(self.again)(y)
+    """) == {11: "BL103", 27: "BL401"}
+
+
 def test_a_function_reached_only_in_training_names_the_condition() -> None:
     # `self.loss(...)` is called only under `if self.training:`: its findings, and those of what it
     # calls, say so and where; `decode` is reached in both modes, and `shared` both under the

@@ -213,15 +213,21 @@ class Calls:
     def handed(self, value: cst.BaseExpression) -> list[str]:
         """The tree's functions and classes an argument hands over (`CallRef.passed`): "Class()" for
         an instance built in the argument or earlier in the function (`rpn = RPN(...)`, then
-        `super().__init__(backbone, rpn)`), else the functions and classes it names."""
+        `super().__init__(backbone, rpn)`); "@function#param" for a parameter and "%Class#attr" for
+        an attribute of the instance (`Solve.apply(self.solver, x)`), which reach resolves; else the
+        functions and classes it names."""
         if isinstance(value, cst.Call):
             return [f"{made}()" for made in self.built_from(value)]
         if (param := self._parameter(value)) is not None:
             return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over
+        if (attr := self._self_attr(value)) is not None and self.function.cls is not None:
+            return [f"%{self.function.cls}#{attr}"]  # what the instance's attribute holds (reach)
         if isinstance(value, cst.Name) and self._scopes:
             scope = self._scopes[-1]
             if value.value in scope.made:
                 return [f"{made}()" for made in scope.made[value.value]]
+            if value.value in scope.held and self.function.cls is not None:  # `solver = self.solver`
+                return [f"%{self.function.cls}#{scope.held[value.value]}"]
             if value.value in scope.functions:
                 return list(scope.functions[value.value])
         if isinstance(value, (cst.Name, cst.Attribute)):

@@ -27,7 +27,7 @@ class Handing(Tree):
         """The functions a call may run (`Reach.targets`)."""
         raise NotImplementedError
 
-    def handed(self, cls: str, attr: str) -> list[str]:
+    def handed(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What the callers of a constructor hand over for the parameter it stores in `attr`
         (`ClassInfo.from_params`): functions and classes by name, instances as "Class()"; a class
         the constructor builds itself from the parameter (`self.rnn = rnn_layer(...)`) as its instance."""
@@ -35,7 +35,7 @@ class Handing(Tree):
             spec = self.classes[owner].from_params.get(attr)
             if spec is None:
                 continue
-            held = self.passed_to(f"{owner}.__init__", spec.removesuffix("()"))
+            held = self.passed_to(f"{owner}.__init__", spec.removesuffix("()"), seen)
             if not spec.endswith("()"):
                 return held
             # a class handed over and built by the constructor: an instance of it
@@ -61,9 +61,29 @@ class Handing(Tree):
                 if held.startswith("@"):
                     where, _, param = held[1:].partition("#")
                     more = self.passed_to(where, param, seen)
+                elif held.startswith("%"):
+                    owner, _, attr = held[1:].partition("#")
+                    more = self.attribute_held(owner, attr, seen)
                 else:
                     more = [held]
                 out.extend(h for h in more if h not in out)
+        return out
+
+    def attribute_held(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        """What attribute `attr` of an instance of `cls` holds, handed over as an argument
+        (`Solve.apply(self.solver, x)`): the instance built in it, or of the class its annotation
+        names (`solver: Solver`, which dispatch widens to the subclasses), and the functions,
+        classes and instances stored in it or handed to the constructor for it."""
+        if cls not in self.classes or f"%{cls}#{attr}" in seen:
+            return []
+        seen = seen | {f"%{cls}#{attr}"}
+        out: list[str] = []
+        for made in (self.attribute_class(cls, attr), self.attribute_class(cls, attr, declared=True)):
+            if made in self.classes and f"{made}()" not in out:
+                out.append(f"{made}()")
+        for held in [*self.attribute_callables(cls, attr), *self.handed(cls, attr, seen)]:
+            if held not in out:
+                out.append(held)
         return out
 
     def instance_class(self, held: str) -> str | None:
