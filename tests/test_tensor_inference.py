@@ -692,6 +692,32 @@ def test_a_root_parameter_handed_to_a_helper_that_takes_it_for_a_string_is_no_te
             return x
     """) == [(27, "BL201")]
 
+def test_a_root_parameter_compared_with_one_that_holds_a_string_is_no_tensor() -> None:
+    # `adjoint_method != method`: `method` is a string (a helper sets it to one), so the parameter
+    # compared with it for equality is one too, also when a name holds either of the two; a
+    # parameter compared with a tensor, or with a parameter nothing tells about, stays assumed
+    assert findings("""
+        import torch
+
+        def _check(method):
+            if method is None:
+                method = "dopri5"
+            return method
+
+        @torch.compile
+        def solve(y, method=None, adjoint_method=None, other=None, unknown=None):
+            if adjoint_method is None:
+                adjoint_method = method
+            if adjoint_method != method:
+                y = y * 2
+            if other != y:
+                y = y + 1
+            if other == unknown:
+                y = y + 1
+            return y * len(_check(method))
+    """) == [(15, "BL201"), (17, "BL201")]
+
+
 
 def test_shape_typed_annotations_are_tensors() -> None:
     """torchtyping's `TensorType[...]` and jaxtyping's `Float[Tensor, ...]` annotate tensors; a

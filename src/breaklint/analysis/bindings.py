@@ -53,7 +53,32 @@ class Bindings:
                     self._note_scalar_use(left)
                 elif isinstance(left, _STRING):
                     self._note_scalar_use(right)
+                elif isinstance(comparison.operator, (cst.Equal, cst.NotEqual)):
+                    self._note_peers(left, right)
             left = right
+
+    def _note_peers(self, left: cst.BaseExpression, right: cst.BaseExpression) -> None:
+        """`adjoint_method != method`, two of the function's own parameters compared for equality
+        (a name holding either of two, after `if adjoint_method is None: adjoint_method = method`,
+        stands for both): whichever of them holds a Python scalar, the other is compared with one
+        (reach decides)."""
+        ours = [self._own_params(side) for side in (left, right)]
+        info = self._scopes[-1].info if self._scopes else None
+        for one, others in ((ours[0], ours[1]), (ours[1], ours[0])):
+            for name in one:
+                peers = info.scalar_peers.setdefault(name, []) if others - {name} else []
+                peers.extend(o for o in sorted(others - {name}) if o not in peers)
+
+    def _own_params(self, node: cst.BaseExpression) -> set[str]:
+        """The function's own parameters a bare name holds (one, or either of several)."""
+        if not isinstance(node, cst.Name) or not self._scopes:
+            return set()
+        value = self._scopes[-1].values.get(node.value)
+        qualname = self._scopes[-1].info.qualname
+        parts = value.parts if value is not None and value.kind == "join" else (value,)
+        if any(p is None or p.kind != "param" or p.ref != qualname for p in parts):
+            return set()
+        return {p.name for p in parts}
 
     def visit_Slice(self, node: cst.Slice) -> None:
         for bound in (node.lower, node.upper, node.step):

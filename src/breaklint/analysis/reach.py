@@ -363,13 +363,17 @@ class Values:
 
     def _scalar(self, function: str, name: str, seen: set[str] | None = None) -> bool:
         """Whether parameter `name` of `function` is used as a Python scalar: by the function, or by a
-        function of the tree it hands the parameter on to (followed on down, each parameter once)."""
+        function of the tree it hands the parameter on to (followed on down, each parameter once), or
+        it is compared for equality with a parameter that is."""
         fn = self.reach.functions[function]
         if name in fn.scalar_uses:
             return True
         handed = f"@{function}#{name}"
         seen = set() if seen is None else seen
         seen.add(handed)
+        for peer in fn.scalar_peers.get(name, ()):  # `adjoint_method != method`, `method` a string
+            if f"@{function}#{peer}" not in seen and self._scalar(function, peer, seen):
+                return True
         for call in fn.calls:
             if not any(handed in held for held in call.passed.values()):
                 continue

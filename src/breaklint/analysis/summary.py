@@ -78,6 +78,9 @@ class FunctionInfo:
     # parameters used as a flag (`if p:`), an integer (a slice bound, `range(p)`) or a string
     # (`p == "euler"`, `p = "euler"`): not tensors when nothing else tells
     scalar_uses: set[str] = field(default_factory=set)
+    # parameters compared for equality with another of its parameters (`adjoint_method != method`):
+    # one that holds a Python scalar makes the other one too
+    scalar_peers: dict[str, list[str]] = field(default_factory=dict)
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
     # the functions and classes it returns (`return LOSSES[self.kind]`, `return {"euler": Euler}[m]`):
