@@ -736,6 +736,115 @@ def geomloss_case(group: str, name: str) -> Case:
     return module, (a, x, b, y)
 
 
+ENTMAX_ACTIVATIONS = ("Sparsemax", "Entmax15", "SparsemaxBisect", "EntmaxBisect", "NormmaxBisect", "BudgetBisect")
+ENTMAX_LOSSES = ("SparsemaxLoss", "Entmax15Loss", "SparsemaxBisectLoss", "EntmaxBisectLoss", "NormmaxBisectLoss")
+ENTMAX_TOP_K = ("Sparsemax", "Entmax15", "SparsemaxLoss", "Entmax15Loss")  # those that take `k`
+
+
+def entmax_names() -> list[str]:
+    # each activation on scores, each loss on scores and class targets (a training step's loss),
+    # with their defaults; those that take `k` (a partial sort) also with a `k` below the size
+    return ([f"entmax__act__{name}" for name in ENTMAX_ACTIVATIONS]
+            + [f"entmax__loss__{name}" for name in ENTMAX_LOSSES]
+            + [f"entmax__topk__{name}" for name in ENTMAX_TOP_K])
+
+
+def entmax_case(group: str, name: str) -> Case:
+    import torch
+    import entmax
+
+    torch.manual_seed(0)
+    scores = torch.randn(4, 10)
+    module = getattr(entmax, name)(k=3) if group == "topk" else getattr(entmax, name)()
+    if name.endswith("Loss"):
+        return module, (scores, torch.randint(0, 10, (4,)))
+    return module, (scores,)
+
+
+FM_FIXED = ("euler", "midpoint", "rk4", "heun2", "heun3")  # and the Adams methods: fixed grids
+
+
+def fm_names() -> list[str]:
+    # flow_matching: sampling with its ODE solver and each of torchdiffeq's methods; the likelihood
+    # (exact and estimated divergence) with a fixed-grid and an adaptive method; a training
+    # step's path sample under each scheduler; the discrete path, its solver and its loss; the
+    # Riemannian solver on each manifold with each of its methods; the geodesic path
+    solvers = [m for m in importlib.import_module("torchdiffeq._impl.odeint").SOLVERS if m != "scipy_solver"]
+    schedulers = ("CondOTScheduler", "CosineScheduler", "LinearVPScheduler", "VPScheduler",
+                  "PolynomialConvexScheduler")
+    return ([f"fm__ode__{m}" for m in solvers]
+            + [f"fm__likelihood__{m}_{d}" for m in ("euler", "dopri5") for d in ("exact", "estimate")]
+            + [f"fm__path__{s}" for s in schedulers]
+            + ["fm__discrete__path", "fm__discrete__solver", "fm__discrete__loss"]
+            + [f"fm__riemann__{g}_{m}" for g in ("Sphere", "FlatTorus") for m in ("euler", "midpoint", "rk4")]
+            + [f"fm__geodesic__{g}" for g in ("Sphere", "FlatTorus")])
+
+
+def fm_case(group: str, name: str) -> Case:
+    import torch
+    from flow_matching.path import AffineProbPath, GeodesicProbPath, MixtureDiscreteProbPath
+    from flow_matching.path import scheduler as schedulers
+    from flow_matching.utils import ModelWrapper
+    from flow_matching.utils import manifolds
+
+    torch.manual_seed(0)
+
+    class Velocity(ModelWrapper):  # a small field of (x, t), as the library's examples wrap one
+        def forward(self, x, t, **extras):
+            return self.model(torch.cat([x, t.expand(x.shape[0], 1)], dim=1))
+
+    def field(width: int) -> ModelWrapper:
+        return Velocity(torch.nn.Sequential(torch.nn.Linear(width + 1, 16), torch.nn.Tanh(),
+                                            torch.nn.Linear(16, width)))
+
+    x0, x1, t = torch.randn(6, 3), torch.randn(6, 3), torch.rand(6)
+    if group == "ode":
+        from flow_matching.solver import ODESolver
+
+        step = 0.25 if name in FM_FIXED or name.endswith("adams") else None
+        return ODESolver(field(3)).sample, (x0,), {"step_size": step, "method": name}
+    if group == "likelihood":
+        from flow_matching.solver import ODESolver
+
+        method, divergence = name.rsplit("_", 1)
+
+        def log_p0(x):
+            return -0.5 * (x ** 2).sum(dim=1)
+
+        return (ODESolver(field(3)).compute_likelihood, (x1, log_p0),
+                {"step_size": 0.25 if method == "euler" else None, "method": method,
+                 "exact_divergence": divergence == "exact"})
+    if group == "path":
+        sched = getattr(schedulers, name)(2.0) if name == "PolynomialConvexScheduler" else getattr(schedulers, name)()
+        return AffineProbPath(sched).sample, (x0, x1, t)
+    if group == "discrete":
+        path = MixtureDiscreteProbPath(schedulers.PolynomialConvexScheduler(2.0))
+        tokens0, tokens1 = torch.randint(0, 8, (6, 5)), torch.randint(0, 8, (6, 5))
+        if name == "path":
+            return path.sample, (tokens0, tokens1, t)
+        if name == "loss":
+            from flow_matching.loss import MixturePathGeneralizedKL
+
+            return MixturePathGeneralizedKL(path), (torch.randn(6, 5, 8), tokens1, tokens0, t)
+
+        class Posterior(ModelWrapper):  # the logits of the target token at each place
+            def forward(self, x, t, **extras):
+                return torch.softmax(self.model(torch.nn.functional.one_hot(x, 8).float()), dim=-1)
+
+        from flow_matching.solver import MixtureDiscreteEulerSolver
+
+        solver = MixtureDiscreteEulerSolver(Posterior(torch.nn.Linear(8, 8)), path, vocabulary_size=8)
+        return solver.sample, (tokens0,), {"step_size": 0.25}
+    geometry, method = (name.split("_", 1) + [""])[:2]
+    manifold = getattr(manifolds, geometry)()
+    on = manifold.projx(torch.randn(6, 3))
+    if group == "geodesic":
+        return GeodesicProbPath(schedulers.CondOTScheduler(), manifold).sample, (on, manifold.projx(x1), t)
+    from flow_matching.solver import RiemannianODESolver
+
+    return RiemannianODESolver(manifold, field(3)).sample, (on,), {"step_size": 0.25, "method": method}
+
+
 CDE_PATHS = {"linear": ("linear_interpolation_coeffs", "LinearInterpolation"),
              "cubic": ("natural_cubic_coeffs", "CubicSpline"),
              "hermite": ("hermite_cubic_coefficients_with_backward_differences", "CubicSpline")}
@@ -801,6 +910,8 @@ LIBRARIES = {
     "cde": (cde_names, cde_case),
     "surv": (surv_names, surv_case),
     "geomloss": (geomloss_names, geomloss_case),
+    "entmax": (entmax_names, entmax_case),
+    "fm": (fm_names, fm_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -811,6 +922,7 @@ PACKAGES = {
     "normflows": "normflows", "e3nn": "e3nn", "zuko": "zuko", "vq": "vector_quantize_pytorch",
     "tabnet": "pytorch_tabnet", "gpytorch": "gpytorch", "pyro": "pyro",
     "nflows": "nflows", "torchode": "torchode", "cde": "torchcde", "surv": "torchsurv", "geomloss": "geomloss",
+    "entmax": "entmax", "fm": "flow_matching",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -819,7 +931,7 @@ PACKAGES = {
 # package name, read as a number, is a multiple of 3. Held-out findings are never read while the
 # analysis changes: `run.py` prints only their totals.
 _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
-_LATER = ("nflows", "torchode", "cde", "surv", "geomloss")
+_LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm")
 
 
 def _sha(lib: str) -> str:
@@ -881,6 +993,15 @@ def entry_points(names: list[str]) -> list[str]:
                 k = (getattr(importlib.import_module(f"torchsurv.metrics.{SURV_METRICS[item][0]}"), SURV_METRICS[item][1])
                      if group == "metric" else importlib.import_module("torchsurv.stats.kaplan_meier").KaplanMeierEstimator)
                 out.append(f"{k.__module__}.{k.__qualname__}.__call__")
+                continue
+            elif lib == "fm":  # the method each case calls (the loss is a module)
+                out.extend({"ode": ["flow_matching.solver.ode_solver.ODESolver.sample"],
+                            "likelihood": ["flow_matching.solver.ode_solver.ODESolver.compute_likelihood"],
+                            "path": ["flow_matching.path.affine.AffineProbPath.sample"],
+                            "discrete": ["flow_matching.path.mixture.MixtureDiscreteProbPath.sample",
+                                         "flow_matching.solver.discrete_solver.MixtureDiscreteEulerSolver.sample"],
+                            "riemann": ["flow_matching.solver.riemannian_ode_solver.RiemannianODESolver.sample"],
+                            "geodesic": ["flow_matching.path.geodesic.GeodesicProbPath.sample"]}[group])
                 continue
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)
