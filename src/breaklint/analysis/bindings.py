@@ -53,32 +53,9 @@ class Bindings:
                     self._note_scalar_use(left)
                 elif isinstance(left, _STRING):
                     self._note_scalar_use(right)
-                elif isinstance(comparison.operator, (cst.Equal, cst.NotEqual)):
-                    self._note_peers(left, right)
+                elif isinstance(comparison.operator, (cst.Equal, cst.NotEqual)) and self._scopes:
+                    _note_peers(self._scopes[-1], left, right)
             left = right
-
-    def _note_peers(self, left: cst.BaseExpression, right: cst.BaseExpression) -> None:
-        """`adjoint_method != method`, two of the function's own parameters compared for equality
-        (a name holding either of two, after `if adjoint_method is None: adjoint_method = method`,
-        stands for both): whichever of them holds a Python scalar, the other is compared with one
-        (reach decides)."""
-        ours = [self._own_params(side) for side in (left, right)]
-        info = self._scopes[-1].info if self._scopes else None
-        for one, others in ((ours[0], ours[1]), (ours[1], ours[0])):
-            for name in one:
-                peers = info.scalar_peers.setdefault(name, []) if others - {name} else []
-                peers.extend(o for o in sorted(others - {name}) if o not in peers)
-
-    def _own_params(self, node: cst.BaseExpression) -> set[str]:
-        """The function's own parameters a bare name holds (one, or either of several)."""
-        if not isinstance(node, cst.Name) or not self._scopes:
-            return set()
-        value = self._scopes[-1].values.get(node.value)
-        qualname = self._scopes[-1].info.qualname
-        parts = value.parts if value is not None and value.kind == "join" else (value,)
-        if any(p is None or p.kind != "param" or p.ref != qualname for p in parts):
-            return set()
-        return {p.name for p in parts}
 
     def visit_Slice(self, node: cst.Slice) -> None:
         for bound in (node.lower, node.upper, node.step):
@@ -346,3 +323,28 @@ def _strings(node: cst.BaseExpression) -> bool:
     """A tuple, list or set literal of strings only."""
     return isinstance(node, (cst.Tuple, cst.List, cst.Set)) and bool(node.elements) and all(
         isinstance(el.value, _STRING) for el in node.elements)
+
+
+def _note_peers(scope, left: cst.BaseExpression, right: cst.BaseExpression) -> None:
+    """`adjoint_method != method`, two of the function's own parameters compared for equality (a
+    name holding either of two, after `if adjoint_method is None: adjoint_method = method`, stands
+    for both): whichever of them holds a Python scalar, the other is compared with one (reach
+    decides)."""
+    ours = [_own_params(scope, side) for side in (left, right)]
+    for one, others in ((ours[0], ours[1]), (ours[1], ours[0])):
+        for name in one:
+            rest = sorted(others - {name})
+            if rest:
+                peers = scope.info.scalar_peers.setdefault(name, [])
+                peers.extend(o for o in rest if o not in peers)
+
+
+def _own_params(scope, node: cst.BaseExpression) -> set[str]:
+    """The parameters of the scope's function that a bare name holds (one, or either of several)."""
+    if not isinstance(node, cst.Name):
+        return set()
+    value = scope.values.get(node.value)
+    parts = value.parts if value is not None and value.kind == "join" else (value,)
+    if any(p is None or p.kind != "param" or p.ref != scope.info.qualname for p in parts):
+        return set()
+    return {p.name for p in parts}
