@@ -17,7 +17,7 @@ from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
 from .analysis.reach import Reach, Values
-from .analysis.resume import breaking, unresumable_calls
+from .analysis.resume import breaking, eager_constructors, unresumable_calls
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
@@ -221,12 +221,15 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         for c in [*candidates, *(admit(cand, None, left_out, {}) for cand in own if cand.finding.code not in allowed)]:
             if c is not None and c.finding.kind == "break":
                 direct.setdefault(c.scope, []).append((c.finding.line, f"{rel}:{c.finding.line}"))
-    # What only the findings show: a method that breaks, called on an object built in compiled code.
+    # What only the findings show: a method that breaks, called on an object built in compiled code;
+    # a module constructor that dynamo compiles as a frame of its own.
     for found in direct.values():
         found.sort()
     where = breaking(reach, direct)
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, ())
-                     for caller, call, message in unresumable_calls(reach, where)], results)
+                     for caller, call, message in unresumable_calls(reach, where)]
+                    + [(init, span, "BL427", message, ())
+                       for init, span, message in eager_constructors(reach, direct)], results)
     findings: list[Finding] = []
     for res, allowed, seen, candidates in admitted:
         candidates += [c for c in (admit(cand, allowed, seen) for cand in after.get(res.path, [])) if c is not None]

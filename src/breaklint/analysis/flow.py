@@ -91,6 +91,7 @@ class Flow:
     def visit_While_body(self, node: cst.While) -> None:
         self._loop_depth += 1
         self._enter_branch()
+        self._note_span("eager_spans", node, node)
 
     def leave_While_body(self, node: cst.While) -> None:
         self._loop_depth -= 1
@@ -99,6 +100,7 @@ class Flow:
     def visit_For_body(self, node: cst.For) -> None:
         self._loop_depth += 1
         self._enter_branch()
+        self._note_span("eager_spans", node, node)
 
     def leave_For_body(self, node: cst.For) -> None:
         self._loop_depth -= 1
@@ -115,12 +117,14 @@ class Flow:
 
     def visit_Try(self, node: cst.Try) -> None:
         self._trap_depth += 1
+        self._note_span("eager_spans", node.body.body[0], node.body.body[-1])
 
     def leave_Try(self, original_node: cst.Try) -> None:
         self._trap_depth -= 1
 
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self._trap_depth += 1
+        self._note_span("eager_spans", node.body.body[0], node.body.body[-1])
 
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self._trap_depth -= 1
@@ -130,6 +134,13 @@ class Flow:
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self._trap_depth -= 1
+
+    def _note_span(self, kind: str, first: cst.CSTNode, last: cst.CSTNode) -> None:
+        """Lines of the function's own code (not of a nested function) that a break may cost all of
+        (a loop, a `try` body: `FunctionInfo.eager_spans`) or that run only sometimes (the branches of
+        an `if`, a handler: `FunctionInfo.guarded_spans`)."""
+        if len(self._scopes) == 1 and not self._comprehensions:
+            getattr(self._scopes[0].info, kind).append((self.positions.span(first)[0], self.positions.span(last)[2]))
 
     @property
     def straight_line(self) -> bool:
@@ -162,6 +173,7 @@ class Flow:
 
     def visit_If_body(self, node: cst.If) -> None:
         self._guards.append(self._if_guards.get(node, []))
+        self._note_span("guarded_spans", node.body.body[0], node)
         if self._testing and self._testing[-1] is node:
             self._testing.pop()
         self._narrow(node.test, True)
@@ -201,6 +213,7 @@ class Flow:
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._enter_branch()
+        self._note_span("guarded_spans", node.body.body[0], node)
 
     def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
         self._leave_branch()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 
 from .reach import Reach
-from .summary import CallRef
+from .summary import CallRef, FunctionInfo
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
 _CONTEXT = ("__enter__", "__exit__")
@@ -71,3 +71,112 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
                                       f"method to resume after the call, and runs the rest of `{short}` eagerly "
                                       "(or all of it)"))
     return out
+
+
+def _always(fn: FunctionInfo, line: int) -> bool:
+    """Whether a line of the function runs whenever the function does: outside its `if` branches and
+    exception handlers."""
+    return not any(start <= line <= end for start, end in fn.guarded_spans)
+
+
+def certain_breaking(reach: Reach, direct: Breaks) -> dict[str, str]:
+    """As `breaking`, for breaks that happen whenever the function runs: a break of its own outside
+    its `if` branches and handlers, or a call made there of a function that breaks so."""
+    where: dict[str, str] = {}
+    for qual, found in sorted(direct.items()):
+        fn = reach.functions.get(qual)
+        first = next((at for line, at in found if fn is not None and _always(fn, line)), None)
+        if first is not None:
+            where[qual] = first
+    queue = deque(sorted(where))
+    while queue:
+        callee = queue.popleft()
+        for caller, call, _ in reach.callers.get(callee, []):
+            if caller not in where and caller in reach.reached and call.kind != "property" \
+                    and _always(reach.functions[caller], call.line):
+                where[caller] = where[callee]
+                queue.append(caller)
+    return where
+
+
+def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> str | None:
+    """Where a reached function surely breaks inside one of its own loops or `try` bodies (its own
+    break, or one in what a call made there runs): dynamo then runs the whole frame eagerly. None if
+    it does not."""
+    fn = reach.functions[qual]
+
+    def trapping(line: int) -> bool:
+        return any(start <= line <= end for start, end in fn.eager_spans) and _always(fn, line)
+    for line, at in direct.get(qual, []) if fn.eager_spans else ():
+        if trapping(line):
+            return at
+    for call in fn.calls if fn.eager_spans else ():
+        if call.kind != "property" and trapping(call.line):
+            broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
+            if broken:
+                return sure[broken[0]]
+    return None
+
+
+def eager_constructors(reach: Reach, direct: Breaks) -> list[tuple[str, tuple[int, int, int, int], str]]:
+    """(constructor, span, message) for each module constructor dynamo compiles as a frame of its own.
+
+    A module built in compiled code has its `__init__` inlined into the graph. Where the building
+    frame runs eagerly instead, each module constructor it calls is compiled as a frame of its own,
+    whose `self` is a module not yet initialized: dynamo breaks at the constructor's first statement
+    that uses it (`super().__init__()`, "Uninitialized nn.Module") and runs that constructor eagerly
+    too, so the bases' constructors it calls, and the modules it builds, go the same way. A building
+    frame runs eagerly where it breaks inside its own loop or `try` (all of it), and where the
+    constructor it calls breaks (that call). Only breaks and constructor calls that happen whenever
+    their function runs count (not those in an `if` branch or a handler): the finding is on a line
+    that runs whenever the module is built."""
+    sure = certain_breaking(reach, direct)
+    out: dict[str, tuple[tuple[int, int, int, int], str] | None] = {}
+    queue: deque[str] = deque()
+
+    def report(init: str, why: str) -> None:
+        span = reach.functions[init].init_start
+        if init in out or span is None:
+            return
+        queue.append(init)  # that frame is then run eagerly
+        if any(line == span[0] for line, _ in direct.get(init, [])):
+            out[init] = None  # the statement is reported already, for the break of its own
+            return
+        cls = init.rsplit(".", 2)[-2]
+        out[init] = (span, f"{why}: dynamo compiles `{cls}.__init__` as a frame of its own and breaks the graph "
+                           "here, at its first use of a module not yet initialized")
+
+    for caller in sorted(reach.reached):
+        trapped = _trapped(reach, caller, direct, sure)
+        for init in _module_inits(reach, caller, supers=trapped is not None):
+            if trapped is not None:
+                report(init, f"`{_short(reach, caller)}` builds this module and breaks inside a loop or `try` "
+                             f"(at `{trapped}`), so dynamo runs that function eagerly")
+            elif init in sure:
+                report(init, f"`{_short(reach, caller)}` builds this module in compiled code and its constructor "
+                             f"breaks (at `{sure[init]}`)")
+    while queue:
+        frame = queue.popleft()
+        for init in _module_inits(reach, frame, supers=True):
+            report(init, f"`{_short(reach, frame)}` calls this constructor, and dynamo runs it eagerly")
+    return [(init, *found) for init, found in sorted(out.items()) if found is not None]
+
+
+def _module_inits(reach: Reach, qual: str, supers: bool) -> list[str]:
+    """The tree's module constructors a function's calls run whenever it runs: the classes it builds,
+    and with `supers`, the base's constructor it calls through `super().__init__(...)`."""
+    fn = reach.functions[qual]
+    found: list[str] = []
+    for call in fn.calls:
+        if call.kind in ("property", "ref") or (call.kind == "super" and not supers) or not _always(fn, call.line):
+            continue
+        for init, _ in reach.targets(fn.cls, call):
+            owner = reach.functions[init].cls if init in reach.functions else None
+            if init.endswith(".__init__") and owner is not None and reach.is_module_class(owner) \
+                    and init not in found:
+                found.append(init)
+    return found
+
+
+def _short(reach: Reach, qual: str) -> str:
+    return ".".join(qual.split(".")[-2:]) if reach.functions[qual].cls else qual.rsplit(".", 1)[-1]

@@ -12,8 +12,9 @@ import libcst as cst
 
 from . import values as V
 from .summary import FunctionInfo
-from .syntax import dotted
+from .syntax import dotted, is_super_call
 from .values import Val
+from .walk import find
 from .vocabulary import COMPILE, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
 
 
@@ -107,8 +108,24 @@ class Scopes:
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.values[star.name.value] = V.OBJECT
+        if cls is not None and node.name.value == "__init__" and info.params:
+            info.init_start = self._first_use(node, info.params[0])
         self._scopes.append(scope)
         self._qualified = (None, None)  # names changed meaning
+
+    def _first_use(self, node: cst.FunctionDef, instance: str) -> tuple[int, int, int, int] | None:
+        """The span of the constructor's first statement that uses the instance (names it, or calls
+        `super()`); None where that is a compound statement or there is none."""
+        for stmt in node.body.body:
+            uses = any((isinstance(n, cst.Name) and n.value == instance) or is_super_call(n)
+                       for n in find(stmt, (cst.Name, cst.Call)))
+            if not uses:
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine):
+                first = stmt.body[0]
+                return self.positions.span(first.value if isinstance(first, cst.Expr) else first)
+            return None
+        return None
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self._scopes.pop()

@@ -94,6 +94,14 @@ class FunctionInfo:
     patches: list[PatchBlock] = field(default_factory=list)
     provides: dict[str, list[str]] = field(default_factory=dict)
     validator: bool = False  # a pydantic validator (`@field_validator(...)`): pydantic calls it
+    # the lines of its own loops and `try` bodies: after a break there dynamo has no point to resume
+    # the frame at, and runs all of it eagerly (`resume.eager_constructors`)
+    eager_spans: list[tuple[int, int]] = field(default_factory=list)
+    # the lines of its own `if` branches and exception handlers: code that runs only sometimes
+    guarded_spans: list[tuple[int, int]] = field(default_factory=list)
+    # an `__init__`: the span of its first statement that uses the instance (`super().__init__()`), where
+    # dynamo, compiling the constructor as a frame of its own, meets a module not yet initialized
+    init_start: tuple[int, int, int, int] | None = None
 
 
 @dataclass(slots=True)

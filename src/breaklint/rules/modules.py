@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.syntax import is_super_call
 from ..analysis.hierarchy import RNN_MODULES
 from ..analysis.walk import find
 from .base import Rule, register
@@ -147,11 +146,10 @@ class ParameterConstruction(Rule):
     MESSAGE = "an `nn.Parameter`, or a layer that makes one (`nn.Linear`, `nn.Conv2d`, ...), built in compiled code"
     SUGGESTION = ("build the layer once, in `__init__` of the module that uses it, and call it in `forward`; "
                   "a loss or a parameter-free module (`nn.MSELoss()`, `nn.Dropout`) may be built in place")
-    GB_TYPES = ("GB0264", "GB0119")
+    GB_TYPES = ("GB0264",)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._init_makes: list[bool] = []  # per function: an `__init__` that builds a parameter
         # per function: an `__init__` that calls `nn.Module.__init__(self)` unbound (BL418): dynamo
         # gives up on that frame at the call, and what follows is never traced
         self._unbound_init: list[bool] = []
@@ -159,11 +157,9 @@ class ParameterConstruction(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         calls = [c for c in find(node.body, cst.Call) if isinstance(c, cst.Call)] \
             if node.name.value == "__init__" and mentions(self.ctx, node, LAYER_WORDS) else []
-        self._init_makes.append(any(self._makes_parameter(c) for c in calls))
         self._unbound_init.append(any(_unbound_module_init(self.ctx, c) for c in calls))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._init_makes.pop()
         self._unbound_init.pop()
 
     def _makes_parameter(self, node: cst.Call) -> str | None:
@@ -187,12 +183,6 @@ class ParameterConstruction(Rule):
         if what is not None:
             self.report(node, f"`{self.ctx.source(node)}` builds an `{what}` in code that compiled code runs: "
                               "dynamo does not trace the `nn.Parameter` constructor and breaks the graph")
-        elif self._init_makes and self._init_makes[-1] and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value == "__init__" and is_super_call(node.func.value):
-            # after the break below, dynamo runs this constructor as a frame of its own, on a module
-            # not yet initialized: it breaks here too
-            self.report(node, f"`{self.ctx.source(node)}` starts a constructor that builds a parameter in "
-                              "compiled code: after that break dynamo meets an uninitialized module here")
 
 
 def _unbound_module_init(ctx, node: cst.Call) -> bool:
@@ -310,3 +300,18 @@ class UnresumableMethodCall(Rule):
     )
     GB_TYPES = ("GB0092",)
 
+
+
+@register
+class EagerModuleConstructor(Rule):
+    """Found by the engine once it knows every file's breaks: see `analysis/resume.py`."""
+
+    CODE = "BL427"
+    NAME = "uninitialized-module-frame"
+    KIND = "break"
+    MESSAGE = "a module constructor that dynamo compiles as a frame of its own, on a module not yet initialized"
+    SUGGESTION = (
+        "build the module once, in `__init__` of its owner, and keep it as an attribute; or remove the break "
+        "that makes dynamo run the building code eagerly"
+    )
+    GB_TYPES = ("GB0119",)

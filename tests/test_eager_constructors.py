@@ -1,0 +1,229 @@
+"""BL427: a module constructor that dynamo compiles as a frame of its own.
+
+Where the code that builds a module runs eagerly (a compiled function that breaks inside its own
+loop or `try`, or a constructor that breaks), dynamo compiles each module constructor called there
+as a frame of its own, on a module not yet initialized, and breaks at its first use of it (GB0119).
+These tests pin where the engine says so and where it does not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+from breaklint.config import Config
+from breaklint.engine import lint, lint_source
+
+MODULES = """
+import torch
+from torch import nn
+
+
+class Scale(nn.Module):
+    def __init__(self, k):
+        \"\"\"A scale.\"\"\"
+        k = float(k)
+        super().__init__()
+        self.k = k
+
+    def forward(self, x):
+        return x * self.k
+
+
+class Plain:
+    def __init__(self, k):
+        self.k = k
+"""
+
+
+def findings(body: str, config: Config | None = None) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in lint_source(MODULES + dedent(body), Path("m.py"), config or Config()))
+
+
+def line_of(body: str, text: str, nth: int = 0) -> int:
+    lines = (MODULES + dedent(body)).splitlines()
+    return [i for i, line in enumerate(lines, 1) if text in line][nth]
+
+
+def test_a_module_built_by_a_function_that_breaks_in_a_try_is_reported_at_its_first_use() -> None:
+    body = """
+        @torch.compile
+        def run(x):
+            scale = Scale(2.0)
+            try:
+                print("scaling")
+            except ValueError:
+                pass
+            return scale(x)
+    """
+    found = findings(body)
+    # the statement that uses the instance first, not the docstring or the line before it
+    assert (line_of(body, "super().__init__()"), "BL427") in found
+    assert (line_of(body, 'print("scaling")'), "BL401") in found
+    message = next(f.message for f in lint_source(MODULES + dedent(body), Path("m.py"), Config()) if f.code == "BL427")
+    assert "`run` builds this module and breaks inside a loop or `try`" in message
+
+
+def test_no_report_where_the_building_code_is_traced() -> None:
+    body = """
+        @torch.compile
+        def straight(x):
+            scale = Scale(2.0)
+            y = scale(x)
+            print("done")
+            return y
+
+        @torch.compile
+        def plain_in_a_loop(x):
+            holder = Plain(2.0)
+            for _ in range(2):
+                if x.sum() > 0:
+                    x = x * holder.k
+            return x
+
+        def eager_only(x):
+            scale = Scale(2.0)
+            for _ in range(2):
+                print(x)
+            return scale(x)
+    """
+    # a break in straight-line code resumes after it; a plain class has no uninitialized module;
+    # a function compile never reaches builds nothing in compiled code
+    assert "BL427" not in {code for _, code in findings(body)}
+
+
+def test_modules_built_by_a_constructor_that_runs_eagerly_are_reported_too() -> None:
+    body = """
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = Scale(3.0)
+                print("head built")
+
+            def forward(self, x):
+                return self.scale(x)
+
+        @torch.compile
+        def run(x):
+            x = x + 1
+            return Head()(x)
+    """
+    found = findings(body)
+    # Head's constructor breaks (print): it runs as a frame of its own, eagerly, and builds a Scale
+    assert (line_of(body, "super().__init__()", 1), "BL427") in found
+    assert (line_of(body, "super().__init__()", 0), "BL427") in found
+
+
+def test_a_statement_flagged_for_its_own_break_is_not_reported_twice() -> None:
+    body = """
+        class Legacy(nn.Module):
+            def __init__(self):
+                nn.Module.__init__(self)
+                self.k = 2.0
+
+            def forward(self, x):
+                return x * self.k
+
+        @torch.compile
+        def run(x):
+            x = x + 1
+            return Legacy()(x)
+    """
+    assert [code for line, code in findings(body) if line == line_of(body, "nn.Module.__init__(self)")] == ["BL418"]
+
+
+def test_the_constructor_is_found_in_another_file(tmp_path: Path) -> None:
+    (tmp_path / "layers.py").write_text(dedent("""
+        from torch import nn
+
+
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.k = 2.0
+
+
+        class Noisy(Base):
+            def __init__(self):
+                super().__init__()
+                print("built")
+
+            def forward(self, x):
+                return x * self.k
+    """), encoding="utf-8")
+    (tmp_path / "model.py").write_text(dedent("""
+        import torch
+        from layers import Noisy
+
+
+        @torch.compile
+        def run(x):
+            x = x + 1
+            return Noisy()(x)
+    """), encoding="utf-8")
+    result = lint([tmp_path], Config(root=tmp_path))
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {
+        ("layers.py", 14, "BL401"), ("layers.py", 13, "BL427"), ("layers.py", 7, "BL427")}
+
+
+def test_the_finding_is_suppressed_and_selected_like_any_finding() -> None:
+    body = """
+        @torch.compile
+        def run(x):
+            scale = Scale(2.0)
+            for _ in range(2):
+                x = scale(x)
+                if x.sum() > 0:
+                    x = x - 1
+            return x
+    """
+    assert (line_of(body, "super().__init__()"), "BL427") in findings(body)
+    assert "BL427" not in {code for _, code in findings(body, Config(ignore=["BL427"]))}
+    quiet = MODULES.replace("super().__init__()", "super().__init__()  # breaklint: ignore[BL427]")
+    assert "BL427" not in {f.code for f in lint_source(quiet + dedent(body), Path("m.py"), Config())}
+
+
+def test_breaks_and_constructions_that_run_only_sometimes_do_not_count() -> None:
+    body = """
+        import warnings
+
+
+        class Checked(nn.Module):
+            def __init__(self, k):
+                super().__init__()
+                if k < 0:
+                    warnings.warn("negative scale")
+                self.k = k
+
+            def forward(self, x):
+                return x * self.k
+
+        @torch.compile
+        def checked(x):
+            x = x + 1
+            return Checked(2.0)(x)
+
+        @torch.compile
+        def logs_in_a_loop_sometimes(x, verbose: bool = False):
+            scale = Scale(2.0)
+            for _ in range(2):
+                x = scale(x)
+                if verbose:
+                    print(x)
+            return x
+
+        @torch.compile
+        def builds_sometimes(x, extra: bool = False):
+            for _ in range(2):
+                if x.sum() > 0:
+                    x = x - 1
+            if extra:
+                x = Scale(3.0)(x)
+            return x
+    """
+    found = findings(body)
+    # the warning, the print and the data-dependent `if` are still reported where they are ...
+    assert {code for _, code in found} >= {"BL403", "BL401", "BL201"}
+    # ... but a constructor breaks only where its warning runs, a loop costs its frame only where
+    # its print runs, and a module built under an `if` may not be built at all
+    assert "BL427" not in {code for _, code in found}
