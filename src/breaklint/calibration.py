@@ -64,7 +64,9 @@ def answering(target: str, versions: dict[str, dict]) -> str | None:
     """The calibrated release that answers for `target`."""
     if not versions:
         return None
-    at_or_below = [v for v in versions if release(v) <= release(target)]
+    # by minor release: a patch release does not change what dynamo traces, and `target-torch = "2.14"`
+    # means any 2.14.x
+    at_or_below = [v for v in versions if release(v)[:2] <= release(target)[:2]]
     return at_or_below[-1] if at_or_below else list(versions)[0]
 
 
@@ -89,13 +91,20 @@ def verdict(code: str, target: str | None, versions: dict[str, dict]) -> tuple[b
         return False, ""
     if all(b == m for b, m in rows.values()):
         return True, ""  # the same on every calibrated release: nothing to say
-    since = None
-    for version in reversed(list(rows)):  # newest first: the run of releases that break fully
-        if rows[version][0] != rows[version][1]:
-            break
-        since = version
-    if broke == marked and since is not None:
-        return True, f"breaks on torch >= {since}"
+    if broke == marked:  # full here: say from which release on, and until which one
+        order = list(rows)
+        i = j = order.index(at)
+        while i > 0 and rows[order[i - 1]][0] == rows[order[i - 1]][1]:
+            i -= 1
+        while j + 1 < len(order) and rows[order[j + 1]][0] == rows[order[j + 1]][1]:
+            j += 1
+        since = order[i] if i > 0 else None
+        until = order[j + 1] if j + 1 < len(order) else None
+        if until is None:
+            return True, f"breaks on torch >= {since}"
+        b, m = rows[until]
+        later = f"torch {until} traces it" if b == 0 else f"on torch {until}, {b} of the rule's {m} calibration cases break"
+        return True, (f"breaks on torch >= {since}; " if since else "") + later
     return True, f"on torch {at}, {broke} of the rule's {marked} calibration cases break"
 
 

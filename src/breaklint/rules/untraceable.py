@@ -178,7 +178,9 @@ class PythonRandom(_CallRule):
     KIND = "break"
     MESSAGE = "Python's `random` module and `numpy.random` are skipped by dynamo; the graph breaks around them"
     SUGGESTION = "draw random numbers with torch (`torch.rand`, `torch.randint`, `torch.bernoulli`), which traces"
-    GB_TYPES = ("GB0007", "GB0033")  # numpy's draws: a data-dependent operator to dynamo
+    # numpy's draws: a data-dependent operator to dynamo; from torch 2.14 a Python draw is traced,
+    # and a branch on it is data-dependent branching
+    GB_TYPES = ("GB0007", "GB0033", "GB0170")
     PREFIXES = ("random.", "numpy.random.")
 
     def fix_for(self, node: cst.Call, what: str) -> Fix | None:
