@@ -1487,3 +1487,63 @@ def test_a_pydantic_model_built_in_compiled_code_breaks_and_runs_its_validators(
     })
     found = {(f.path.name, f.line, f.code) for f in lint([tmp_path], Config(root=tmp_path), use_cache=False).findings}
     assert found == {("loss.py", 8, "BL411"), ("checks.py", 13, "BL201")}
+
+
+def test_a_class_attribute_that_a_subclass_overrides_builds_either_class(tmp_path: Path) -> None:
+    # `struct = Chain` in the base, `struct = Tree` in a subclass of another file: `self.struct(2)`
+    # in the base's method may build either (as `self.method()` may run an override), and a method
+    # called on what it built, directly or through a local, runs on each; an instance of what the
+    # attribute holds handed to a function runs there too
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            import torch
+
+            class Chain:
+                def __init__(self, k):
+                    self.k = k
+
+                def total(self, x):
+                    return x.sum() * self.k
+
+            def use(s, x):
+                return s.total(x)
+
+            class Dist:
+                struct = Chain
+
+                def __init__(self, x):
+                    self.x = x
+
+                def direct(self):
+                    return self.struct(2).total(self.x)
+
+                def through_a_local(self):
+                    s = self.struct(2)
+                    return s.total(self.x)
+
+                def handed(self):
+                    return use(self.struct(2), self.x)
+        """,
+        "pkg/tree.py": """
+            from .base import Chain, Dist
+
+            class Tree(Chain):
+                def total(self, x):
+                    print("tree")
+                    return x.sum()
+
+            class Other:
+                def total(self, x):
+                    print("never built here")
+                    return x
+
+            class TreeDist(Dist):
+                struct = Tree
+        """,
+    })
+    for method in ("direct", "through_a_local", "handed"):
+        result = lint([tmp_path], Config(root=tmp_path, entry_points=[f"pkg.base.Dist.{method}"]), use_cache=False)
+        # `Tree.total` breaks (its print), reached from each; `Other` is in no attribute
+        found = {(f.path.name, f.line, f.code) for f in result.findings if f.code == "BL401"}
+        assert found == {("tree.py", 6, "BL401")}, method

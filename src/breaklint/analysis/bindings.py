@@ -10,6 +10,7 @@ import libcst as cst
 
 from . import values as V
 from .values import Val
+from .summary import ClassInfo
 from .syntax import dotted
 from .vocabulary import UNREADABLE
 from .walk import find
@@ -214,8 +215,8 @@ class Bindings:
         if isinstance(value.func, cst.Name) and self._scopes and self._scopes[-1].functions.get(value.func.value):
             return list(self._scopes[-1].functions[value.func.value])  # `solver = solver_cls(...)`
         if (attr := self._self_attr(value.func)) is not None and (cls := self.class_info()) is not None:
-            # `noise = self.noise_cls(shape)` of a class the attribute holds
-            return [h for h in cls.callables.get(attr, []) if not h.startswith("self:") and not h.endswith("()")]
+            # `noise = self.noise_cls(shape)` of a class the attribute holds, or one a subclass puts there
+            return _built_by_attribute(cls, attr)
         name = self.qualify(value.func)
         if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
             return [name]
@@ -348,3 +349,11 @@ def _own_params(scope, node: cst.BaseExpression) -> set[str]:
     if any(p is None or p.kind != "param" or p.ref != scope.info.qualname for p in parts):
         return set()
     return {p.name for p in parts}
+
+
+def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
+    """What `self.<attr>(...)` builds: the classes the class puts in the attribute, and "%Class#attr"
+    for those a subclass puts there in its stead (`struct = Tree` over `struct = Chain`), which reach
+    finds over the whole tree."""
+    held = [h for h in cls.callables.get(attr, []) if not h.startswith("self:") and not h.endswith("()")]
+    return [*held, f"%{cls.qualname}#{attr}"] if held else []

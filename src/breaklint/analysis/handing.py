@@ -61,6 +61,8 @@ class Handing(Tree):
                 if held.startswith("@"):
                     where, _, param = held[1:].partition("#")
                     more = self.passed_to(where, param, seen)
+                elif held.startswith("%") and held.endswith("()"):  # an instance of what the attribute holds
+                    more = [f"{made}()" for made in self.attribute_built(held[:-2])]
                 elif held.startswith("%"):
                     owner, _, attr = held[1:].partition("#")
                     more = self.attribute_held(owner, attr, seen)
@@ -85,6 +87,14 @@ class Handing(Tree):
             if held not in out:
                 out.append(held)
         return out
+
+    def attribute_built(self, held: str) -> list[str]:
+        """The tree's classes that "%Class#attr" (`self.<attr>(...)` in a method of `Class`) builds:
+        those the class, its bases or its subclasses put in the attribute."""
+        owner, _, attr = held[1:].partition("#")
+        if owner not in self.classes:
+            return []
+        return [c for c in self.attribute_callables(owner, attr) if c in self.classes]
 
     def instance_class(self, held: str) -> str | None:
         """The tree's class of an instance handed over ("Class()"); None for anything else."""

@@ -199,11 +199,14 @@ class Tree:
         return [self.canonical(n) for n in self.tables.get(key, [key])]
 
     def attribute_callables(self, cls: str, attr: str) -> list[str]:
+        """The functions and classes an attribute may hold: those `cls` and its bases put there, and,
+        since `self` may be an instance of a subclass, those a subclass puts there in its stead
+        (`struct = Chain` in a base, `struct = Tree` in a subclass: `self.struct(...)` builds either)."""
         out: list[str] = []
-        for owner in self.mro(cls):
+        for owner in [*self.mro(cls), *self.subclasses(cls)]:
             for name in self.classes[owner].callables.get(attr, []):
                 if not name.startswith("self:"):
-                    out.extend(self.expand_table(name))
+                    out.extend(n for n in self.expand_table(name) if n not in out)
         return out
 
     def attribute_methods(self, cls: str, attr: str) -> list[str]:

@@ -143,7 +143,7 @@ class Reach(Handing):
             return self._dispatch(self.canonical(declared), method)
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
-            for held in self.expand_table(made):
+            for held in self.expand_table(made) if not made.startswith("%") else self.attribute_built(made):
                 if held not in self.classes:
                     continue
                 found = self.method(held, method) if method else self.call_method(held)  # "Class:": called
