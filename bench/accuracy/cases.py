@@ -761,6 +761,86 @@ def entmax_case(group: str, name: str) -> Case:
     return module, (scores,)
 
 
+CRF_REDUCTIONS = ("sum", "mean", "token_mean", "none")
+
+
+def crf_names() -> list[str]:
+    # pytorch-crf: the log-likelihood (a training step's loss) under each reduction, and Viterbi
+    # decoding, each with and without a padding mask
+    return ([f"crf__loss__{r}_{m}" for r in CRF_REDUCTIONS for m in ("full", "masked")]
+            + [f"crf__decode__{m}" for m in ("full", "masked")])
+
+
+def crf_case(group: str, name: str) -> Case:
+    import torch
+    from torchcrf import CRF
+
+    torch.manual_seed(0)
+    crf = CRF(5, batch_first=True)
+    emissions, tags = torch.randn(2, 6, 5), torch.randint(0, 5, (2, 6))
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    if name.endswith("masked"):
+        mask[1, 4:] = False
+    if group == "decode":
+        return crf.decode, (emissions, mask)
+    return crf, (emissions, tags, mask), {"reduction": name.rsplit("_", 1)[0]}
+
+
+def ncps_names() -> list[str]:
+    # ncps: the closed-form (CfC) network in each mode, with a fully connected and an NCP wiring,
+    # and the liquid time-constant (LTC) network with each wiring; each with and without the
+    # elapsed times between steps
+    return ([f"ncps__cfc__{mode}_{t}" for mode in ("default", "pure", "no_gate") for t in ("plain", "timed")]
+            + [f"ncps__wired__{w}_{t}" for w in ("cfc_full", "cfc_ncp", "ltc_full", "ltc_ncp", "ltc_units")
+               for t in ("plain", "timed")])
+
+
+def ncps_case(group: str, name: str) -> Case:
+    import torch
+    from ncps import wirings
+    from ncps.torch import CfC, LTC
+
+    torch.manual_seed(0)
+    kind, timed = name.rsplit("_", 1)
+    x = torch.randn(2, 5, 4)
+    if group == "cfc":
+        model = CfC(4, 8, mode=kind)
+    else:
+        net, wiring = kind.split("_")
+        units = {"full": wirings.FullyConnected(8, 2), "ncp": wirings.AutoNCP(8, 2), "units": 8}[wiring]
+        model = (CfC if net == "cfc" else LTC)(4, units)
+    if timed == "timed":
+        return model, (x,), {"timespans": torch.rand(2, 5) + 0.5}
+    return model, (x,)
+
+
+STRUCT_PROPERTIES = ("partition", "marginals", "argmax", "entropy")
+
+
+def struct_names() -> list[str]:
+    # torch-struct: each structured distribution over random log-potentials, with each of the
+    # quantities a user asks of it (the log-partition, marginals, the best structure, the entropy)
+    dists = ("LinearChainCRF", "SemiMarkovCRF", "DependencyCRF", "NonProjectiveDependencyCRF", "TreeCRF",
+             "AlignmentCRF")
+    return [f"struct__dist__{d}_{q}" for d in dists for q in STRUCT_PROPERTIES]
+
+
+def struct_case(group: str, name: str) -> Case:
+    import torch
+    import torch_struct
+
+    torch.manual_seed(0)
+    dist, prop = name.rsplit("_", 1)
+    shape = {"LinearChainCRF": (2, 5, 3, 3), "SemiMarkovCRF": (2, 5, 3, 3, 3), "DependencyCRF": (2, 5, 5),
+             "NonProjectiveDependencyCRF": (2, 5, 5), "TreeCRF": (2, 5, 5, 3), "AlignmentCRF": (2, 5, 4, 3)}[dist]
+    cls = getattr(torch_struct, dist)
+
+    def run(potentials):
+        return getattr(cls(potentials), prop)
+
+    return run, (torch.randn(*shape),)
+
+
 FM_FIXED = ("euler", "midpoint", "rk4", "heun2", "heun3")  # and the Adams methods: fixed grids
 
 
@@ -911,6 +991,9 @@ LIBRARIES = {
     "surv": (surv_names, surv_case),
     "geomloss": (geomloss_names, geomloss_case),
     "entmax": (entmax_names, entmax_case),
+    "crf": (crf_names, crf_case),
+    "ncps": (ncps_names, ncps_case),
+    "struct": (struct_names, struct_case),
     "fm": (fm_names, fm_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
@@ -922,7 +1005,7 @@ PACKAGES = {
     "normflows": "normflows", "e3nn": "e3nn", "zuko": "zuko", "vq": "vector_quantize_pytorch",
     "tabnet": "pytorch_tabnet", "gpytorch": "gpytorch", "pyro": "pyro",
     "nflows": "nflows", "torchode": "torchode", "cde": "torchcde", "surv": "torchsurv", "geomloss": "geomloss",
-    "entmax": "entmax", "fm": "flow_matching",
+    "entmax": "entmax", "fm": "flow_matching", "crf": "torchcrf", "ncps": "ncps", "struct": "torch_struct",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -931,7 +1014,7 @@ PACKAGES = {
 # package name, read as a number, is a multiple of 3. Held-out findings are never read while the
 # analysis changes: `run.py` prints only their totals.
 _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
-_LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm")
+_LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf", "ncps", "struct")
 
 
 def _sha(lib: str) -> str:
@@ -1002,6 +1085,18 @@ def entry_points(names: list[str]) -> list[str]:
                                          "flow_matching.solver.discrete_solver.MixtureDiscreteEulerSolver.sample"],
                             "riemann": ["flow_matching.solver.riemannian_ode_solver.RiemannianODESolver.sample"],
                             "geodesic": ["flow_matching.path.geodesic.GeodesicProbPath.sample"]}[group])
+                continue
+            elif lib == "crf" and group == "decode":
+                out.append("torchcrf.CRF.decode")
+                continue
+            elif lib == "struct":  # the distribution built, and the quantity asked of it
+                import torch_struct
+
+                dist, prop = item.rsplit("_", 1)
+                cls = getattr(torch_struct, dist)
+                for method in ("__init__", prop):
+                    owner = next(k for k in cls.__mro__ if method in vars(k))
+                    out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
                 continue
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)

@@ -429,7 +429,8 @@ def versions(libs: dict[str, str]) -> dict[str, str]:
     out = {}
     for lib in libs:
         dist = {"torch_geometric": "torch_geometric", "x_transformers": "x-transformers", "pyro": "pyro-ppl",
-                "vector_quantize_pytorch": "vector-quantize-pytorch", "pytorch_tabnet": "pytorch-tabnet"}.get(lib, lib)
+                "vector_quantize_pytorch": "vector-quantize-pytorch", "pytorch_tabnet": "pytorch-tabnet",
+                "torchcrf": "pytorch-crf", "torch_struct": "torch-struct"}.get(lib, lib)
         try:
             out[lib] = version(dist)
         except PackageNotFoundError:
