@@ -1,11 +1,13 @@
-"""Calls dynamo cannot resume after: a method that breaks the graph, called on an object that
-compiled code built.
+"""Breaks that follow from other breaks: where dynamo cannot resume, and what it then runs eagerly.
 
 When a break happens inside a call, dynamo ends the graph at the call and must rebuild, as
 ordinary Python values, what the call stands on: the function and its arguments. A bound method
 of an object built during tracing (`solver = Solver(...)`, then `solver.integrate(t)`) has no
 source to rebuild it from (GB0092, a reconstruction failure). Dynamo then compiles only up to an
-earlier point of the function, or none of it, and runs the rest eagerly.
+earlier point of the function, or none of it, and runs the rest eagerly (`unresumable_calls`).
+
+Code that dynamo runs eagerly has each module constructor it calls compiled as a frame of its own,
+on a module not yet initialized (GB0119, `eager_constructors`).
 
 This needs the findings, not only the reach: the engine asks once every file's breaks are known.
 """
