@@ -25,15 +25,26 @@ _CONTEXT = ("__enter__", "__exit__")
 Breaks = dict[str, list[tuple[int, str]]]  # function -> its own breaks: (line, "path:line"), in order
 
 
-def breaking(reach: Reach, direct: Breaks) -> dict[str, str]:
+def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, str]:
     """Every reached function whose call may break the graph, each with where one break is
-    (`path:line`): those with a break of their own (`direct`), and their callers, transitively."""
-    where = {qual: found[0][1] for qual, found in direct.items() if found}
-    queue = deque(sorted(direct))
+    (`path:line`): those with a break of their own (`direct`), and their callers, transitively.
+    With `always`, only breaks that happen whenever the function runs: a break of its own outside its
+    `if` branches and handlers, or a call made there of a function that breaks so."""
+    def runs(qual: str, line: int) -> bool:
+        fn = reach.functions.get(qual)
+        return not always or (fn is not None and _always(fn, line))
+    where: dict[str, str] = {}
+    for qual, found in sorted(direct.items()):
+        first = next((at for line, at in found if runs(qual, line)), None)
+        if first is not None:
+            where[qual] = first
+    queue = deque(sorted(where))
     while queue:
         callee = queue.popleft()
-        for caller, _, _ in reach.callers.get(callee, []):
-            if caller not in where and caller in reach.reached:
+        for caller, call, _ in reach.callers.get(callee, []):
+            # a property read has no line of its own to tell whether it always runs
+            if caller not in where and caller in reach.reached \
+                    and (not always or (call.kind != "property" and runs(caller, call.line))):
                 where[caller] = where[callee]
                 queue.append(caller)
     return where
@@ -75,30 +86,14 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
     return out
 
 
+def _within(spans: list[tuple[int, int]], line: int) -> bool:
+    return any(start <= line <= end for start, end in spans)
+
+
 def _always(fn: FunctionInfo, line: int) -> bool:
     """Whether a line of the function runs whenever the function does: outside its `if` branches and
     exception handlers."""
-    return not any(start <= line <= end for start, end in fn.guarded_spans)
-
-
-def certain_breaking(reach: Reach, direct: Breaks) -> dict[str, str]:
-    """As `breaking`, for breaks that happen whenever the function runs: a break of its own outside
-    its `if` branches and handlers, or a call made there of a function that breaks so."""
-    where: dict[str, str] = {}
-    for qual, found in sorted(direct.items()):
-        fn = reach.functions.get(qual)
-        first = next((at for line, at in found if fn is not None and _always(fn, line)), None)
-        if first is not None:
-            where[qual] = first
-    queue = deque(sorted(where))
-    while queue:
-        callee = queue.popleft()
-        for caller, call, _ in reach.callers.get(callee, []):
-            if caller not in where and caller in reach.reached and call.kind != "property" \
-                    and _always(reach.functions[caller], call.line):
-                where[caller] = where[callee]
-                queue.append(caller)
-    return where
+    return not _within(fn.guarded_spans, line)
 
 
 def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> str | None:
@@ -108,7 +103,7 @@ def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> s
     fn = reach.functions[qual]
 
     def trapping(line: int) -> bool:
-        return any(start <= line <= end for start, end in fn.eager_spans) and _always(fn, line)
+        return _within(fn.eager_spans, line) and _always(fn, line)
     for line, at in direct.get(qual, []) if fn.eager_spans else ():
         if trapping(line):
             return at
@@ -132,7 +127,7 @@ def eager_constructors(reach: Reach, direct: Breaks) -> list[tuple[str, tuple[in
     constructor it calls breaks (that call). Only breaks and constructor calls that happen whenever
     their function runs count (not those in an `if` branch or a handler): the finding is on a line
     that runs whenever the module is built."""
-    sure = certain_breaking(reach, direct)
+    sure = breaking(reach, direct, always=True)
     out: dict[str, tuple[tuple[int, int, int, int], str] | None] = {}
     queue: deque[str] = deque()
 
