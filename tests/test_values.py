@@ -789,3 +789,68 @@ def test_attributes_a_base_class_of_the_tree_sets_are_read_in_a_subclass(tmp_pat
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert sorted((f.path.name, f.line, f.code) for f in result.findings) == [
         ("model.py", 6, "BL201"), ("model.py", 8, "BL201"), ("model.py", 10, "BL201")]
+
+
+# ---------------------------------------------------------------------- bounds passed in as parameters
+BOUND_HELPERS = """
+    import torch
+
+    def crop(mask, box):
+        return mask[box[1]:box[3]]
+
+    def head(x, n):
+        return x[:n]
+
+    def repeat(x, n):
+        for _ in range(n):
+            x = x + 1
+        return x
+"""
+
+
+def test_a_slice_or_range_bound_passed_in_counts_where_a_caller_shows_a_tensor() -> None:
+    """`mask[box[1]:box[3]]` in a helper, with `box` a row of a tensor the caller computes, and
+    `range(n)` with `n` a count the caller reduces: both read as Python ints; an int passed stays quiet."""
+    source = BOUND_HELPERS + """
+    @torch.compile
+    def shown(mask, scores):
+        boxes = torch.round(scores * 4).long()
+        return [crop(mask, b) for b in boxes], head(mask, 3), repeat(mask, torch.sum(scores > 0))
+    """
+    assert findings(source) == [(5, "BL103"), (11, "BL103")]
+
+
+def test_a_bound_passed_in_from_a_compile_roots_parameter_is_left_alone() -> None:
+    """A compile root's parameter is only assumed a tensor, and one used as a bound is usually an int."""
+    source = BOUND_HELPERS + """
+    @torch.compile
+    def assumed(mask, boxes, n):
+        return [crop(mask, b) for b in boxes], head(mask, n), repeat(mask, n)
+    """
+    assert findings(source) == []
+
+
+def test_an_attribute_a_method_stores_from_its_parameter_is_what_the_callers_pass() -> None:
+    """`self.time = time.to(device)` in one method, tested in another: a tensor where the callers
+    pass one; `self.net = net.to(device)` with a module passed stays a module."""
+    source = """
+        import torch
+
+        class Estimator:
+            def fit(self, time, net, device):
+                self.time = time.to(device)
+                self.net = net.to(device)
+                return self.check()
+
+            def check(self):
+                if self.time.max() > 0:
+                    return self.net
+                if self.net:
+                    return None
+                return self.time
+
+        @torch.compile
+        def run(time):
+            return Estimator().fit(time * 2, torch.nn.Linear(2, 2), time.device)
+    """
+    assert [found for found in findings(source) if found[1].startswith("BL2")] == [(11, "BL201")]

@@ -19,8 +19,8 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL103': ('tensor-scalar-cast',
            'break',
-           "`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `math.*` or a torch op's number "
-           'parameter (`alpha=`) applied to a tensor reads its value',
+           '`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `torch.allclose`, `math.*` or a '
+           "torch op's number parameter (`alpha=`) applied to a tensor reads its value",
            'keep the value a tensor (drop the conversion and compute with torch ops); if a Python number is '
            'unavoidable, set `torch._dynamo.config.capture_scalar_outputs = True`; for `math.*` use the '
            'torch function of the same name',
@@ -46,11 +46,11 @@ CATALOG = {'BL101': ('tensor-item',
            'medium'),
  'BL202': ('data-dependent-bool-op',
            'break',
-           '`and`, `or`, `not`, `in`, `any()`, `all()`, `sorted()` (or `min()`/`max()` with a tensor `key`) '
-           'needs the truth value of a tensor',
+           '`and`, `or`, `not`, `in`, `any()`, `all()`, `sorted()` (or `min()`/`max()` with a tensor `key`), '
+           '`itertools.groupby` needs the truth value of a tensor',
            'use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) and keep the '
            'result a tensor',
-           ('GB0170', 'GB0033', 'GB0207', 'GB0059', 'GB0193'),
+           ('GB0170', 'GB0033', 'GB0207', 'GB0059', 'GB0193', 'GB0124', 'GB0152'),
            True,
            'medium'),
  'BL301': ('dynamic-shape-op',

@@ -11,7 +11,8 @@ import libcst as cst
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements
-from .vocabulary import GENERATORS, NOT_MODULES, PROPERTIES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
+from .vocabulary import (GENERATORS, NOT_MODULES, PROPERTIES, SAME_KIND_METHODS, TENSOR_METHODS, TENSOR_ONLY_METHODS,
+                         TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES)
 
 
 class Names:
@@ -194,7 +195,8 @@ class Names:
                             if literal is None and constructor and value.value not in rebound:
                                 info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
                         elif literal is None:
-                            literal = self.module_instance(value)  # `self.tableau = EULER`
+                            # `self.tableau = EULER`; `self.time = time.to(device)`
+                            literal = self.module_instance(value) or _from_param(value, params, f"{info.qualname}.{fn.name.value}")
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -320,3 +322,17 @@ def _unseeded(func: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
         func = func.value.func
     return func
+
+
+def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:
+    """`time.to(self.device)`, `x.detach()`, `scores.float()` with the receiver a parameter of the
+    method that stores it: a tensor exactly when what the callers pass is one (the tree decides)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.func.value.value in params
+            and value.func.value.value not in ("self", "cls")):
+        return None
+    name = value.func.attr.value
+    if name not in TENSOR_METHODS and name not in SAME_KIND_METHODS and name not in TENSOR_ONLY_METHODS:
+        return None
+    return V.method_result(V.param(method, value.func.value.value))
+

@@ -157,7 +157,8 @@ class Candidate:
     """A finding before the engine knows whether compile reaches its function.
 
     `requires`, when set, is a symbolic value that must turn out to be a tensor once the whole
-    tree is known (a parameter, what a helper returns, ...) for the finding to stand. `fix_needs`:
+    tree is known (a parameter, what a helper returns, ...) for the finding to stand; with `known`,
+    a tensor the code shows (values.py), for a value that is usually a Python one. `fix_needs`:
     symbolic values that must turn out to be *known* tensors (values.py) for the finding's fix to
     stand; where one is only assumed, the finding stays and its fix goes."""
 
@@ -171,3 +172,4 @@ class Candidate:
     # hold for it to be one
     unless: tuple[str, ...] = ()
     only_with: tuple[str, ...] = ()
+    known: bool = False  # `requires` must turn out a known tensor, not one only assumed

@@ -62,6 +62,7 @@ class Rule(cst.BatchableCSTVisitor):
         fix_needs: tuple["Val | None", ...] = (),
         unless: tuple[str, ...] = (),
         only_with: tuple[str, ...] = (),
+        known: bool = False,
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
         tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
@@ -70,9 +71,11 @@ class Rule(cst.BatchableCSTVisitor):
         (not only assumed ones) for the fix to be offered: `torch.where(c, ...)` or `t.float()` on a
         Python value would make working code raise. None among them: not a tensor, no fix.
         `unless` / `only_with`: the dynamo settings under which this is no break, or which must hold
-        for it to be one (`dynamo_settings` tokens); the engine knows which are in force."""
+        for it to be one (`dynamo_settings` tokens); the engine knows which are in force. `known`: a
+        symbolic `requires` must turn out a known tensor, not one only assumed (a value that is
+        usually a Python one, such as a slice bound passed in as a parameter)."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
-                             fix_needs=fix_needs, unless=unless, only_with=only_with)
+                             fix_needs=fix_needs, unless=unless, only_with=only_with, known=known)
 
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the

@@ -167,14 +167,15 @@ class DataDependentBoolOp(Rule):
     PRECISION = "medium"
     NAME = "data-dependent-bool-op"
     KIND = "break"
-    MESSAGE = ("`and`, `or`, `not`, `in`, `any()`, `all()`, `sorted()` (or `min()`/`max()` with a tensor `key`) "
-               "needs the truth value of a tensor")
+    MESSAGE = ("`and`, `or`, `not`, `in`, `any()`, `all()`, `sorted()` (or `min()`/`max()` with a tensor `key`), "
+               "`itertools.groupby` needs the truth value of a tensor")
     SUGGESTION = (
         "use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) "
         "and keep the result a tensor"
     )
-    # GB0207: `sorted()` of tensors; GB0059 and GB0193: `sorted()`, `min()` and `max()` with a tensor key
-    GB_TYPES = ("GB0170", "GB0033", "GB0207", "GB0059", "GB0193")
+    # GB0207: `sorted()` of tensors; GB0059 and GB0193: `sorted()`, `min()` and `max()` with a tensor key;
+    # GB0124: `v in t`; GB0152: `itertools.groupby` with tensor keys
+    GB_TYPES = ("GB0170", "GB0033", "GB0207", "GB0059", "GB0193", "GB0124", "GB0152")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -208,6 +209,9 @@ class DataDependentBoolOp(Rule):
         of a list or generator of tensor tests (`all([a.isfinite().all(), b > 0])`); `sorted()` tests
         the comparisons of its elements (without a `key`)."""
         name = builtin_name(self.ctx, node)
+        if self.ctx.qualify(node.func) == "itertools.groupby":
+            self._grouped(node)
+            return
         if name in ("sorted", "min", "max") and (key := keyword(node, "key")) is not None:
             self._ordered_by_key(node, name, key.value)
             return
@@ -232,6 +236,25 @@ class DataDependentBoolOp(Rule):
             self.report(node, f"`{name}()` needs the truth value of each element of `{self.ctx.source(arg)}` "
                               f"(`{keep}` keeps a tensor)", requires=requires)
 
+    def _grouped(self, node: cst.Call) -> None:
+        """`itertools.groupby(x)` over a tensor, or `groupby(range(n), key=lambda i: t[order[i]])`: each
+        key is compared with the one before (`==`, tested for truth); tensor keys break."""
+        if not self.ctx.active() or not node.args or node.args[0].keyword or node.args[0].star:
+            return
+        key = keyword(node, "key") or (node.args[1] if len(node.args) > 1 and not node.args[1].keyword else None)
+        element = V.elem(self.ctx.value(node.args[0].value))
+        if key is None:
+            requires = element
+        elif isinstance(key.value, cst.Lambda):
+            requires = self.ctx.lambda_value(key.value, element)
+        else:
+            return
+        if _tensor_beyond_guess(requires) and not (key is None and requires.kind == "elem"
+                                                   and requires.parts[0].kind == "param"):
+            what = f"the tensors its `key` computes (`{self.ctx.source(key.value.body)}`)" if key else "tensor elements"
+            self.report(node, f"`itertools.groupby` compares {what} to group them, which needs the truth value "
+                              "of each comparison", requires=requires)
+
     def _ordered_by_key(self, node: cst.Call, name: str, key: cst.BaseExpression) -> None:
         """`sorted(dets, key=lambda d: d[4])`, `max(rows, key=lambda r: r.sum())`: the keys are compared
         to order the elements, each comparison tested for truth; a tensor key breaks."""
@@ -249,12 +272,18 @@ class DataDependentBoolOp(Rule):
                               f"`torch.arg{'sort' if name == 'sorted' else name}` keeps tensors)", requires=requires)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        """`t in values`: a tensor compared with each element of a list or tuple, each answer tested."""
+        """`t in values`: a tensor compared with each element of a list or tuple, each answer tested;
+        `v in t`: whether a tensor holds a value, read as a Python bool."""
         if not self.ctx.active() or len(node.comparisons) != 1 \
                 or not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)):
             return
         container = node.comparisons[0].comparator
         held = self.ctx.value(container)
+        if _tensor_beyond_guess(held) and self.ctx.value(node.left).kind != "str":
+            self.report(node, f"`{self.ctx.source(node)}` asks whether tensor `{self.ctx.source(container)}` holds "
+                              "a value, which reads the answer as a Python bool (`(t == v).any()` keeps a tensor)",
+                        requires=held)
+            return
         if held.kind != "seq" and not isinstance(container, (cst.List, cst.Tuple, cst.Set)):
             return
         requires = self.ctx.tensor_requirement(node.left)

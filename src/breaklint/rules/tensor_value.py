@@ -166,8 +166,8 @@ class TensorScalarCast(Rule):
     PRECISION = "medium"
     NAME = "tensor-scalar-cast"
     KIND = "break"
-    MESSAGE = ("`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `math.*` or a torch op's number "
-               "parameter (`alpha=`) applied to a tensor reads its value")
+    MESSAGE = ("`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `torch.allclose`, `math.*` or a torch "
+               "op's number parameter (`alpha=`) applied to a tensor reads its value")
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     # GB0170: `bool(t)` with `capture_scalar_outputs`; GB0059: `range(t)`; GB0208: `int()` of a NumPy array
     GB_TYPES = ("GB0124", "GB0033", "GB0170", "GB0059", "GB0208")
@@ -193,18 +193,24 @@ class TensorScalarCast(Rule):
                                             f"keep the value a 0-d tensor (`.{method}()`)", safe=False)
 
     def _equal(self, node: cst.Call) -> bool:
-        """`torch.equal(a, b)` or `a.equal(b)` of tensors: a Python bool read from their values."""
+        """`torch.equal(a, b)`, `torch.allclose(a, b)` or `a.equal(b)`, `a.allclose(b)` of tensors: a
+        Python bool read from their values (the tolerances that may follow are not operands)."""
         operands = [a.value for a in positional(node)]
         call = method_call(node)
-        if self.ctx.qualify(node.func) != "torch.equal":
-            if not (call and call[1] == "equal" and len(operands) == 1 and maybe_tensor(self.ctx, call[0])):
-                return False
-            operands.insert(0, call[0])
+        qual = self.ctx.qualify(node.func)
+        if qual in COMPARED_INTO_BOOL:
+            name, operands = COMPARED_INTO_BOOL[qual], operands[:2]
+        elif call and f"torch.{call[1]}" in COMPARED_INTO_BOOL and operands and not (qual or "").startswith("torch.") \
+                and maybe_tensor(self.ctx, call[0]):
+            name, operands = call[1], [call[0], operands[0]]
+        else:
+            return False
         needs = [n for n in map(self.ctx.tensor_requirement, operands) if n is not None]
         if not needs:
             return False
+        keep = "(a == b).all()" if name == "equal" else "torch.isclose(a, b).all()"
         self.report(node, f"`{self.ctx.source(node)}` compares two tensors into a Python bool: dynamo reads "
-                          "their values", "compare with torch ops and keep a tensor: `(a == b).all()`, and "
+                          f"their values", f"compare with torch ops and keep a tensor: `{keep}`, and "
                           "test it with `torch.where` or outside the compiled region", requires=V.op(*needs))
         return True
 
@@ -289,10 +295,10 @@ class TensorScalarCast(Rule):
         """`range(n)` with `n` a tensor: dynamo cannot build a range from a tensor, whose value it
         would have to read (a bound resting on a parameter is left alone, as for slices)."""
         for arg in args:
-            value = _int_bound(self.ctx, arg.value)
+            value, known = _int_bound(self.ctx, arg.value)
             if value is not None:
                 self.report(node, f"`{self.ctx.source(arg.value)}` is a tensor used as a `range` bound: `range` "
-                                  "needs a Python int", requires=value)
+                                  "needs a Python int", requires=value, known=known)
                 return
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -346,12 +352,17 @@ class TensorScalarCast(Rule):
         if not self.ctx.active():
             return
         for bound in (node.lower, node.upper, node.step):
-            value = _int_bound(self.ctx, bound) if bound is not None else None
+            value, known = _int_bound(self.ctx, bound) if bound is not None else (None, False)
             if value is not None:
                 self.report(bound, f"`{self.ctx.source(bound)}` is a tensor used as a slice bound: slicing "
-                                   "reads it as a Python int", requires=value, unless=(CAPTURE_SCALARS,))
+                                   "reads it as a Python int", requires=value, unless=(CAPTURE_SCALARS,),
+                            known=known)
                 return
 
+
+# Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
+# to read it, with or without `capture_scalar_outputs`; calibrated in fixtures/BL103.py
+COMPARED_INTO_BOOL = {"torch.equal": "equal", "torch.allclose": "allclose"}
 
 # Torch ops whose parameters below take a Python number (a `Scalar`), each with its place among
 # the positional arguments of the `torch.*` form (None: keyword only). Dynamo reads a tensor there
@@ -402,12 +413,18 @@ def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
             and node.args[0].keyword is None and not node.args[0].star)
 
 
-def _int_bound(ctx, node: cst.BaseExpression) -> V.Val | None:
+def _int_bound(ctx, node: cst.BaseExpression) -> tuple[V.Val | None, bool]:
     """What a slice or `range` bound holds, when it is a tensor (or may turn out one): the value
-    the finding requires; None otherwise. A parameter is only a guess at a tensor, and such a bound
-    is usually an int: one that rests on a parameter is left alone."""
+    the finding requires (None otherwise), and whether it must turn out a *known* tensor. A bound
+    passed in as a parameter (`x[:n]`, or `box[1]` of a `box` in `boxes`) is usually an int, and a
+    compile root's parameter is only assumed a tensor: such a bound counts only where the tree's
+    callers pass a tensor the code shows (`paste(masks, boxes.long())`)."""
     value = ctx.value(node)
-    return value if value.is_tensor or (value.symbolic and not _mentions_param(value)) else None
+    if value.is_tensor:
+        return value, False
+    if value.symbolic:
+        return value, _mentions_param(value)
+    return None, False
 
 
 def _mentions_param(value: V.Val) -> bool:

@@ -83,6 +83,37 @@ def same_as(x, y):
 
 
 @torch.compile
+def converged(x, y):
+    x = x * 2
+    done = torch.allclose(x, y, atol=1e-4)  # expect: BL103
+    return x + done
+
+
+@torch.compile
+def close_to(x, y):
+    x = x * 2
+    done = x.allclose(y)  # expect: BL103
+    return x + done
+
+
+def crop(mask, box):
+    return mask[box[1]:box[3], box[0]:box[2]]  # expect: BL103
+
+
+def head(x, n):
+    return x[:n]
+
+
+@torch.compile
+def crops(mask, scores):
+    boxes = torch.round(scores * 4).long()
+    out = [head(mask, 2)]
+    for box in boxes:
+        out.append(crop(mask, box))
+    return out
+
+
+@torch.compile
 def repeat_by_count(x):
     x = x * 2
     n = (x > 0).sum()
@@ -198,7 +229,8 @@ def cases():
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
-            (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (repeat_by_count, (x,)),
+            (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
+            (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
             (last_positive, (x,)), (add_scaled, (x,)), (add_scaled_method, (x,)), (sub_scaled, (x,)),
             (rsub_scaled, (x,)), (addcmul_scaled, (x,)), (addmm_scaled, (x,)), (leaky_by_tensor, (x,)),

@@ -1,3 +1,5 @@
+import itertools
+
 import torch
 
 
@@ -80,9 +82,31 @@ def sorted_names(x, names=("b", "a")):
     return x + len(order)
 
 
+@torch.compile
+def holds_zero(x):
+    x = torch.round(x * 2)
+    return x + 1 if 0.0 in x else x  # expect: BL202
+
+
+@torch.compile
+def runs_of_equal(x):
+    x = torch.round(x * 2)
+    n = 0
+    for _, group in itertools.groupby(range(x.shape[0]), key=lambda i: x[i]):  # expect: BL202
+        n += 1
+    return x + n
+
+
+@torch.compile
+def runs_of_names(x, names=("a", "a", "b")):
+    x = x * 2
+    return x + len(list(itertools.groupby(names)))
+
+
 def cases():
     x = torch.randn(8)
     boxes = torch.randn(4, 4)
     return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,)), (builtin_any, (x,)),
             (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (among_seen, (x,)),
-            (sorted_by_key, (boxes,)), (best_row, (boxes,)), (sorted_names, (x,))]
+            (sorted_by_key, (boxes,)), (best_row, (boxes,)), (sorted_names, (x,)), (holds_zero, (x,)),
+            (runs_of_equal, (x,)), (runs_of_names, (x,))]
