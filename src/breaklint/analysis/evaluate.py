@@ -14,8 +14,8 @@ from .syntax import dotted, is_super_call
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
-    PREDICATE_PREFIXES, RESULT_FIELDS, RESULT_METHODS, SAME_KIND_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
-    TENSOR_ATTRS, TENSOR_METHODS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
+    PREDICATE_PREFIXES, RECEIVER_KIND_METHODS, RESULT_FIELDS, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
+    TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
     EINOPS_TENSOR, GENERATORS, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
@@ -253,7 +253,7 @@ class Evaluation:
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
             if base.is_tensor:
                 return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
-            if base.symbolic and (method in TENSOR_METHODS or method in SAME_KIND_METHODS):
+            if base.symbolic and method in RECEIVER_KIND_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
                 return V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
             if self.is_module_ref(func):

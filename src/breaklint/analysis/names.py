@@ -11,8 +11,8 @@ import libcst as cst
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements
-from .vocabulary import (GENERATORS, NOT_MODULES, PROPERTIES, SAME_KIND_METHODS, TENSOR_METHODS, TENSOR_ONLY_METHODS,
-                         TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES)
+from .vocabulary import (GENERATORS, NOT_MODULES, PROPERTIES, RECEIVER_KIND_METHODS, TORCH_NON_TENSOR,
+                         TORCH_NON_TENSOR_PREFIXES)
 
 
 class Names:
@@ -196,7 +196,8 @@ class Names:
                                 info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
                         elif literal is None:
                             # `self.tableau = EULER`; `self.time = time.to(device)`
-                            literal = self.module_instance(value) or _from_param(value, params, f"{info.qualname}.{fn.name.value}")
+                            literal = self.module_instance(value) or _from_param(
+                                value, params, f"{info.qualname}.{fn.name.value}")
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -331,8 +332,6 @@ def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method:
             and isinstance(value.func.value, cst.Name) and value.func.value.value in params
             and value.func.value.value not in ("self", "cls")):
         return None
-    name = value.func.attr.value
-    if name not in TENSOR_METHODS and name not in SAME_KIND_METHODS and name not in TENSOR_ONLY_METHODS:
+    if value.func.attr.value not in RECEIVER_KIND_METHODS:
         return None
     return V.method_result(V.param(method, value.func.value.value))
-

@@ -155,6 +155,9 @@ TENSOR_METHODS = frozenset({
     "type_as", "unflatten", "unfold", "uniform_", "unique", "unique_consecutive", "unsqueeze",
     "unsqueeze_", "var", "vdot", "view", "view_as", "where", "xlogy", "xlogy_", "zero_",
 })
+# Methods that give a tensor exactly when their receiver is one: on a value the tree decides (a
+# parameter, what a helper returns), what they return is decided with it.
+RECEIVER_KIND_METHODS = TENSOR_METHODS | SAME_KIND_METHODS
 # Methods that keep a tensor's dtype (a bool mask stays a bool mask).
 SHAPE_METHODS = {
     "unsqueeze", "squeeze", "view", "reshape", "permute", "transpose", "flatten", "expand", "expand_as",

@@ -242,15 +242,16 @@ class DataDependentBoolOp(Rule):
         if not self.ctx.active() or not node.args or node.args[0].keyword or node.args[0].star:
             return
         key = keyword(node, "key") or (node.args[1] if len(node.args) > 1 and not node.args[1].keyword else None)
-        element = V.elem(self.ctx.value(node.args[0].value))
+        held = self.ctx.value(node.args[0].value)
         if key is None:
-            requires = element
+            if held.kind == "param":  # a bare parameter is only a guess at a tensor
+                return
+            requires = V.elem(held)
         elif isinstance(key.value, cst.Lambda):
-            requires = self.ctx.lambda_value(key.value, element)
+            requires = self.ctx.lambda_value(key.value, V.elem(held))
         else:
             return
-        if _tensor_beyond_guess(requires) and not (key is None and requires.kind == "elem"
-                                                   and requires.parts[0].kind == "param"):
+        if _tensor_beyond_guess(requires):
             what = f"the tensors its `key` computes (`{self.ctx.source(key.value.body)}`)" if key else "tensor elements"
             self.report(node, f"`itertools.groupby` compares {what} to group them, which needs the truth value "
                               "of each comparison", requires=requires)

@@ -210,7 +210,7 @@ class TensorScalarCast(Rule):
             return False
         keep = "(a == b).all()" if name == "equal" else "torch.isclose(a, b).all()"
         self.report(node, f"`{self.ctx.source(node)}` compares two tensors into a Python bool: dynamo reads "
-                          f"their values", f"compare with torch ops and keep a tensor: `{keep}`, and "
+                          "their values", f"compare with torch ops and keep a tensor: `{keep}`, and "
                           "test it with `torch.where` or outside the compiled region", requires=V.op(*needs))
         return True
 
