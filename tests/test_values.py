@@ -854,3 +854,44 @@ def test_an_attribute_a_method_stores_from_its_parameter_is_what_the_callers_pas
             return Estimator().fit(time * 2, torch.nn.Linear(2, 2), time.device)
     """
     assert [found for found in findings(source) if found[1].startswith("BL2")] == [(11, "BL201")]
+
+
+def test_an_attribute_stored_from_what_a_method_returned_is_that_return() -> None:
+    """`times, counts = self._count()` then `self.time = times`: the attribute holds the element the
+    method returns (a tensor it builds), read in another method; a local bound twice, or to a number,
+    says nothing."""
+    source = """
+        import torch
+
+        class Estimator:
+            def fit(self, time):
+                self.time = time.to(time.device)
+                times, counts = self._count()
+                self.time = times
+                size, _ = self._size()
+                self.size = size
+                other = self._count()[0]
+                other = 3
+                self.other = other
+                return self.check()
+
+            def _count(self):
+                return torch.unique(self.time), torch.ones(3)
+
+            def _size(self):
+                return 4, None
+
+            def check(self):
+                if self.time.max() > 0:
+                    return self.time
+                if self.size > 2:
+                    return None
+                if self.other > 2:
+                    return None
+                return self.time
+
+        @torch.compile
+        def run(time):
+            return Estimator().fit(time * 2)
+    """
+    assert [found for found in findings(source) if found[1].startswith("BL2")] == [(23, "BL201")]

@@ -50,7 +50,7 @@ CATALOG = {'BL101': ('tensor-item',
            '`itertools.groupby` needs the truth value of a tensor',
            'use the element-wise tensor operators `&`, `|`, `~` (or `torch.logical_and/or/not`) and keep the '
            'result a tensor',
-           ('GB0170', 'GB0033', 'GB0207', 'GB0059', 'GB0193', 'GB0124', 'GB0152'),
+           ('GB0170', 'GB0033', 'GB0207', 'GB0059', 'GB0193', 'GB0124', 'GB0152', 'GB0811'),
            True,
            'medium'),
  'BL301': ('dynamic-shape-op',

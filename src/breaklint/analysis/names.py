@@ -195,9 +195,10 @@ class Names:
                             if literal is None and constructor and value.value not in rebound:
                                 info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
                         elif literal is None:
-                            # `self.tableau = EULER`; `self.time = time.to(device)`
+                            # `self.tableau = EULER`; `self.time = time.to(device)`; `self.time = times`
                             literal = self.module_instance(value) or _from_param(
-                                value, params, f"{info.qualname}.{fn.name.value}")
+                                value, params, f"{info.qualname}.{fn.name.value}") or self._returned_local(
+                                value, fn, info, params)
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -206,6 +207,39 @@ class Names:
                 args = stmt.value.args
                 if args and isinstance(args[0].value, cst.SimpleString):
                     info.tensor_attrs.add(args[0].value.evaluated_value)
+
+    def _returned_local(self, value: cst.BaseExpression, fn: cst.FunctionDef, info: ClassInfo,
+                        params: dict[str, cst.Param]) -> V.Val | None:
+        """`times, counts = self._count()` (or `times = count(x)`, a function of this package), then
+        `self.time = times`: what that call returns, or its element, which the tree decides. Only for a
+        local the method binds once, by that assignment."""
+        if not isinstance(value, cst.Name) or value.value in params:
+            return None
+        local = value.value
+        found: list[tuple[cst.BaseExpression, int | None]] = []
+        for stmt in iter_statements(fn.body):
+            for target, rhs in _bindings(stmt):
+                if isinstance(target, cst.Name) and target.value == local:
+                    found.append((rhs, None))
+                elif isinstance(target, (cst.Tuple, cst.List)) and any(
+                        isinstance(e.value, cst.Name) and e.value.value == local for e in target.elements):
+                    parts = target.elements
+                    if any(isinstance(e, cst.StarredElement) for e in parts):
+                        return None
+                    found.append((rhs, next(i for i, e in enumerate(parts)
+                                            if isinstance(e.value, cst.Name) and e.value.value == local)))
+        if len(found) != 1 or not isinstance(found[0][0], cst.Call):
+            return None
+        call, index = found[0]
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            returned = V.ret("self", func.attr.value, info.qualname)
+        else:
+            name = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+            if not name or name.split(".")[0] != self.module.split(".")[0]:
+                return None
+            returned = V.ret("name", name, info.qualname)
+        return returned if index is None else V.elem(returned, index)
 
     def module_instance(self, node: cst.BaseExpression) -> V.Val | None:
         """`HEUN`, a module-level object of the file built from a class: an instance of that class."""
@@ -335,3 +369,19 @@ def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method:
     if value.func.attr.value not in RECEIVER_KIND_METHODS:
         return None
     return V.method_result(V.param(method, value.func.value.value))
+
+
+def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
+    `with ... as`, an `except ... as`); value None where the statement binds no single expression."""
+    if isinstance(stmt, cst.Assign):
+        return [(t.target, stmt.value) for t in stmt.targets]
+    if isinstance(stmt, (cst.AnnAssign, cst.AugAssign)):
+        return [(stmt.target, None)]
+    if isinstance(stmt, cst.For):
+        return [(stmt.target, None)]
+    if isinstance(stmt, cst.With):
+        return [(item.asname.name, None) for item in stmt.items if item.asname is not None]
+    if isinstance(stmt, cst.Try):
+        return [(h.name.name, None) for h in stmt.handlers if h.name is not None]
+    return []

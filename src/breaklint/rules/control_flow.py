@@ -161,6 +161,11 @@ def _constant_string(node: cst.BaseExpression) -> bool:
     return False
 
 
+# builtins that iterate what they are handed
+_ITERATING = frozenset({"list", "tuple", "set", "dict", "iter", "next", "sorted", "enumerate", "zip", "map",
+                        "filter"})
+
+
 @register
 class DataDependentBoolOp(Rule):
     CODE = "BL202"
@@ -174,12 +179,49 @@ class DataDependentBoolOp(Rule):
         "and keep the result a tensor"
     )
     # GB0207: `sorted()` of tensors; GB0059 and GB0193: `sorted()`, `min()` and `max()` with a tensor key;
-    # GB0124: `v in t`; GB0152: `itertools.groupby` with tensor keys
-    GB_TYPES = ("GB0170", "GB0033", "GB0207", "GB0059", "GB0193", "GB0124", "GB0152")
+    # GB0124: `v in t`; GB0152: `itertools.groupby` with tensor keys; GB0811: iterating the groupby object
+    # such a call built
+    GB_TYPES = ("GB0170", "GB0033", "GB0207", "GB0059", "GB0193", "GB0124", "GB0152", "GB0811")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._inner: set[cst.BooleanOperation] = set()
+        # per function: names bound to an `itertools.groupby` call reported here, with what the report
+        # required and its line; the call being assigned, with its name
+        self._groups: list[dict[str, tuple[V.Val, int]]] = [{}]
+        self._assigned: dict[cst.Call, str] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._groups.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._groups.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._groups[-1].pop(target.target.value, None)  # bound anew
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and isinstance(node.value, cst.Call) and self.ctx.qualify(node.value.func) == "itertools.groupby":
+            self._assigned[node.value] = node.targets[0].target.value
+
+    def visit_For(self, node: cst.For) -> None:
+        self._iterated(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._iterated(node.iter)
+
+    def _iterated(self, node: cst.BaseExpression) -> None:
+        """Iterating the object a breaking `groupby` call built (`groups = groupby(...)`, then `for _, g in
+        groups:`): that call ran eagerly, and dynamo cannot iterate the `itertools.groupby` object it made
+        (GB0811, "missing tp_iter")."""
+        if not isinstance(node, cst.Name) or node.value not in self._groups[-1] or not self.ctx.active():
+            return
+        requires, line = self._groups[-1][node.value]
+        self.report(node, f"`{node.value}` is the `itertools.groupby` object built at line {line}, whose call breaks "
+                          "the graph and runs eagerly: dynamo cannot iterate that object, and breaks again here",
+                    "group a sorted tensor with `torch.unique_consecutive(..., return_counts=True)` and keep "
+                    "tensors", requires=requires)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a and b or c` nests to the left; handle the chain once, at its top. Every operand but
@@ -212,6 +254,10 @@ class DataDependentBoolOp(Rule):
         if self.ctx.qualify(node.func) == "itertools.groupby":
             self._grouped(node)
             return
+        if name in _ITERATING:
+            for arg in node.args:
+                if arg.keyword is None:
+                    self._iterated(arg.value)
         if name in ("sorted", "min", "max") and (key := keyword(node, "key")) is not None:
             self._ordered_by_key(node, name, key.value)
             return
@@ -255,6 +301,8 @@ class DataDependentBoolOp(Rule):
             what = f"the tensors its `key` computes (`{self.ctx.source(key.value.body)}`)" if key else "tensor elements"
             self.report(node, f"`itertools.groupby` compares {what} to group them, which needs the truth value "
                               "of each comparison", requires=requires)
+            if node in self._assigned:
+                self._groups[-1][self._assigned[node]] = (requires, self.ctx.positions[node].start.line)
 
     def _ordered_by_key(self, node: cst.Call, name: str, key: cst.BaseExpression) -> None:
         """`sorted(dets, key=lambda d: d[4])`, `max(rows, key=lambda r: r.sum())`: the keys are compared

@@ -103,10 +103,37 @@ def runs_of_names(x, names=("a", "a", "b")):
     return x + len(list(itertools.groupby(names)))
 
 
+@torch.compile
+def runs_then_counted(x):
+    x = torch.round(x * 2)
+    runs = itertools.groupby(range(x.shape[0]), key=lambda i: x[i])  # expect: BL202
+    n = 0
+    for _, group in runs:  # expect: BL202
+        n += len(list(group))
+    return x + n
+
+
+@torch.compile
+def runs_listed(x):
+    x = torch.round(x * 2)
+    runs = itertools.groupby(range(x.shape[0]), key=lambda i: x[i])  # expect: BL202
+    return x + len(list(runs))  # expect: BL202
+
+
+@torch.compile
+def name_runs_counted(x, names=("a", "a", "b")):
+    runs = itertools.groupby(names)
+    n = 0
+    for _, group in runs:
+        n += 1
+    return x * 2 + n
+
+
 def cases():
     x = torch.randn(8)
     boxes = torch.randn(4, 4)
     return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,)), (builtin_any, (x,)),
             (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (among_seen, (x,)),
             (sorted_by_key, (boxes,)), (best_row, (boxes,)), (sorted_names, (x,)), (holds_zero, (x,)),
-            (runs_of_equal, (x,)), (runs_of_names, (x,))]
+            (runs_of_equal, (x,)), (runs_of_names, (x,)), (runs_then_counted, (x,)), (runs_listed, (x,)),
+            (name_runs_counted, (x,))]
