@@ -895,3 +895,37 @@ def test_an_attribute_stored_from_what_a_method_returned_is_that_return() -> Non
             return Estimator().fit(time * 2)
     """
     assert [found for found in findings(source) if found[1].startswith("BL2")] == [(23, "BL201")]
+
+
+def test_an_attribute_stored_from_a_local_bound_once_is_what_that_local_was_bound_to() -> None:
+    """`counts = torch.zeros(n)` then `self.counts = counts`, and `fn = make_loss()`... : the attribute
+    holds what the local was bound to, as if assigned directly; a local bound twice, or in a loop
+    header, says nothing."""
+    source = """
+        import torch
+
+        class Tracker:
+            def __init__(self, n):
+                counts = torch.zeros(n)
+                self.counts = counts
+                total = torch.zeros(n)
+                total = 0
+                self.total = total
+                for seen in range(n):
+                    pass
+                self.seen = seen
+
+            def update(self):
+                if self.counts.sum() > 0:
+                    return 1
+                if self.total > 0:
+                    return 2
+                if self.seen > 0:
+                    return 3
+                return 0
+
+        @torch.compile
+        def run(x):
+            return Tracker(3).update() + x
+    """
+    assert [found for found in findings(source) if found[1].startswith("BL2")] == [(16, "BL201")]

@@ -7,6 +7,7 @@ loggers). Asked by every layer and rule that resolves a name (`ctx.qualify(node)
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from . import values as V
 from .summary import ClassInfo
@@ -164,6 +165,9 @@ class Names:
                     attr = self._self_attr(target)
                     if attr is None or value is None:
                         continue
+                    if isinstance(value, cst.Name) and value.value not in params and value.value != "self" \
+                            and (bound := self._bound_once(value.value, fn)) is not None and bound[1] is None:
+                        value = bound[0]  # `x = torch.zeros(n)`, then `self.buf = x`: as `self.buf = torch.zeros(n)`
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
                     elif isinstance(value, cst.Call):
@@ -198,7 +202,7 @@ class Names:
                             # `self.tableau = EULER`; `self.time = time.to(device)`; `self.time = times`
                             literal = self.module_instance(value) or _from_param(
                                 value, params, f"{info.qualname}.{fn.name.value}") or self._returned_local(
-                                value, fn, info, params)
+                                value, fn, info)
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -208,15 +212,10 @@ class Names:
                 if args and isinstance(args[0].value, cst.SimpleString):
                     info.tensor_attrs.add(args[0].value.evaluated_value)
 
-    def _returned_local(self, value: cst.BaseExpression, fn: cst.FunctionDef, info: ClassInfo,
-                        params: dict[str, cst.Param]) -> V.Val | None:
-        """`times, counts = self._count()` (or `times = count(x)`, a function of this package), then
-        `self.time = times`: what that call returns, or its element, which the tree decides. Only for a
-        local the method binds once, by that assignment."""
-        if not isinstance(value, cst.Name) or value.value in params:
-            return None
-        local = value.value
-        found: list[tuple[cst.BaseExpression, int | None]] = []
+    def _bound_once(self, local: str, fn: cst.FunctionDef) -> tuple[cst.BaseExpression, int | None] | None:
+        """The expression a local of the method is bound to, where the method binds it once, by an
+        assignment: (value, None) for `x = value`, (value, i) for the i-th name of `a, x = value`."""
+        found: list[tuple[cst.BaseExpression | None, int | None]] = []
         for stmt in iter_statements(fn.body):
             for target, rhs in _bindings(stmt):
                 if isinstance(target, cst.Name) and target.value == local:
@@ -224,22 +223,38 @@ class Names:
                 elif isinstance(target, (cst.Tuple, cst.List)) and any(
                         isinstance(e.value, cst.Name) and e.value.value == local for e in target.elements):
                     parts = target.elements
-                    if any(isinstance(e, cst.StarredElement) for e in parts):
-                        return None
-                    found.append((rhs, next(i for i, e in enumerate(parts)
-                                            if isinstance(e.value, cst.Name) and e.value.value == local)))
-        if len(found) != 1 or not isinstance(found[0][0], cst.Call):
+                    starred = any(isinstance(e, cst.StarredElement) for e in parts)
+                    found.append((None if starred else rhs, next(
+                        i for i, e in enumerate(parts) if isinstance(e.value, cst.Name) and e.value.value == local)))
+        if len(found) != 1 or found[0][0] is None:
             return None
-        call, index = found[0]
-        func = call.func
+        if m.findall(fn.body, m.NamedExpr(target=m.Name(local))):  # `(x := ...)` binds it too
+            return None
+        return found[0][0], found[0][1]
+
+    def _call_return(self, value: cst.BaseExpression, info: ClassInfo) -> V.Val | None:
+        """What a call of a method of the class (`self._count()`) or of a function of this package
+        returns, which the tree decides; None for any other expression."""
+        if not isinstance(value, cst.Call):
+            return None
+        func = value.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            returned = V.ret("self", func.attr.value, info.qualname)
-        else:
-            name = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
-            if not name or name.split(".")[0] != self.module.split(".")[0]:
-                return None
-            returned = V.ret("name", name, info.qualname)
-        return returned if index is None else V.elem(returned, index)
+            return V.ret("self", func.attr.value, info.qualname)
+        name = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if not name or name.split(".")[0] != self.module.split(".")[0]:
+            return None
+        return V.ret("name", name, info.qualname)
+
+    def _returned_local(self, value: cst.BaseExpression, fn: cst.FunctionDef, info: ClassInfo) -> V.Val | None:
+        """`self.time = self._times()`, or `times, counts = self._count()` then `self.time = times`: what
+        that call returns, or its element (a local bound once so)."""
+        if not isinstance(value, cst.Name):
+            return self._call_return(value, info)
+        bound = self._bound_once(value.value, fn)
+        if bound is None or bound[1] is None:
+            return None
+        returned = self._call_return(bound[0], info)
+        return None if returned is None else V.elem(returned, bound[1])
 
     def module_instance(self, node: cst.BaseExpression) -> V.Val | None:
         """`HEUN`, a module-level object of the file built from a class: an instance of that class."""
@@ -373,11 +388,18 @@ def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method:
 
 def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
-    `with ... as`, an `except ... as`); value None where the statement binds no single expression."""
+    `with ... as`, an `except ... as`, a `def`, an import); value None where the statement binds no
+    single expression."""
     if isinstance(stmt, cst.Assign):
         return [(t.target, stmt.value) for t in stmt.targets]
-    if isinstance(stmt, (cst.AnnAssign, cst.AugAssign)):
+    if isinstance(stmt, cst.AnnAssign):
+        return [(stmt.target, stmt.value)]
+    if isinstance(stmt, cst.AugAssign):
         return [(stmt.target, None)]
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return [(stmt.name, None)]
+    if isinstance(stmt, (cst.Import, cst.ImportFrom)) and not isinstance(stmt.names, cst.ImportStar):
+        return [(a.asname.name if a.asname else cst.Name(dotted(a.name).split(".")[0]), None) for a in stmt.names]
     if isinstance(stmt, cst.For):
         return [(stmt.target, None)]
     if isinstance(stmt, cst.With):
