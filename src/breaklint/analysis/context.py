@@ -8,9 +8,9 @@ the call graph (`ModuleSummary`), from which the engine decides what torch.compi
 What it knows comes from one layer per concern, each a module of its own whose hooks keep it
 current during the one batched walk:
 
-- `names` (imports, qualified names, classes and their attributes), `records` (dataclasses and
-  named tuples, class-level attributes) and `scopes` (functions, their parameters and returns,
-  whether code is traced): the semantic model;
+- `names` (imports, qualified names, classes), `attributes` (what each class's methods store in
+  `self`), `records` (dataclasses and named tuples, class-level attributes) and `scopes`
+  (functions, their parameters and returns, whether code is traced): the semantic model;
 - `flow` (branches compile skips, snapshots and joins at an `if`, loop bodies), `narrowing`
   (isinstance tests) and `bindings` (assignments, loop and comprehension targets);
 - `annotations` and `evaluate`: an expression to its value (`values.Val`);
@@ -37,6 +37,7 @@ from libcst.metadata import CodeRange
 from ..finding import Finding, Fix
 from .annotations import Annotations
 from .bindings import Bindings
+from .attributes import Attributes
 from .calls import Calls
 from .conditions import Conditions
 from .evaluate import Evaluation
@@ -59,8 +60,8 @@ class Reporter(Protocol):
     GB_TYPES: ClassVar[tuple[str, ...]]
 
 
-class FileContext(Names, Records, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions, Evaluation, Calls,
-                  cst.BatchableCSTVisitor):
+class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions,
+                  Evaluation, Calls, cst.BatchableCSTVisitor):
     """What one file's walk knows, for the rules that walk with it (see the module's docstring)."""
 
     def __init__(self, path: Path, module: str, source_lines: list[str], positions: Positions) -> None:

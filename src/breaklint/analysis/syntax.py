@@ -55,3 +55,11 @@ def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
                     yield from iter_statements(child)
             for handler in getattr(stmt, "handlers", ()):
                 yield from iter_statements(handler.body)
+
+
+def unseeded(func: cst.BaseExpression) -> cst.BaseExpression:
+    """The callee that makes a generator seeded on the spot: `torch.Generator` of
+    `torch.Generator(device).manual_seed(seed)`; any other callee as it is."""
+    while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
+        func = func.value.func
+    return func

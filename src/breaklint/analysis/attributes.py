@@ -1,0 +1,189 @@
+"""What a class's methods store in `self`, read before its methods are walked: submodules
+(`self.head = Head()`), tensors (`self.w = nn.Parameter(...)`, `register_buffer`), functions held in
+attributes, the parameter a constructor keeps (`self.t_eval = t_eval`) and the value each attribute
+holds (`self.time = time.to(device)`, or what a local bound once, or a method's return, holds). Asked
+by the names layer as it registers a class (`Names.visit_ClassDef`), and by the records layer for
+class-level attributes (`_classify_attr`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from . import values as V
+from .summary import ClassInfo
+from .syntax import dotted, iter_statements, unseeded
+from .vocabulary import GENERATORS, NOT_MODULES, RECEIVER_KIND_METHODS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
+
+
+class Attributes:
+    """The class pre-pass: what each method stores in `self`.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def _scan_self_attrs(self, fn: cst.FunctionDef, info: ClassInfo) -> None:
+        # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
+        params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
+        constructor = fn.name.value == "__init__"
+        # a parameter `__init__` rebinds is not kept as it came (other methods keep none: not walked)
+        rebound = {t.value for stmt in iter_statements(fn.body) if isinstance(stmt, (cst.Assign, cst.AugAssign,
+                                                                                     cst.AnnAssign))
+                   for t in ([x.target for x in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target])
+                   if isinstance(t, cst.Name)} if constructor else set()
+        for stmt in iter_statements(fn.body):
+            if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+                value = stmt.value
+                for target in targets:
+                    attr = self._self_attr(target)
+                    if attr is None or value is None:
+                        continue
+                    if isinstance(value, cst.Name) and value.value not in params and value.value != "self" \
+                            and (bound := self._bound_once(value.value, fn)) is not None and bound[1] is None:
+                        value = bound[0]  # `x = torch.zeros(n)`, then `self.buf = x`: as `self.buf = torch.zeros(n)`
+                    if (method := self.self_getattr(value)) is not None:
+                        info.callables.setdefault(attr, []).append(f"self:{method}")
+                    elif isinstance(value, cst.Call):
+                        self._classify_attr(attr, value, info, params)
+                        if attr not in info.tensor_attrs and attr not in info.submodules \
+                                and (returned := self._returned_by(value)) is not None \
+                                and returned.split(".")[0] == self.module.split(".")[0]:
+                            # `self.sampler = build_sampler(cfg)` of this package: what the function returns
+                            info.callables.setdefault(attr, []).append(returned)
+                        if constructor and isinstance(value.func, cst.Name) and value.func.value in params:
+                            info.from_params.setdefault(attr, f"{value.func.value}()")
+                    elif isinstance(value, cst.Name) and value.value in params:
+                        param = params[value.value]
+                        declared = self._annotated_class(param)
+                        if declared:
+                            info.declared.setdefault(attr, declared)
+                        if constructor:
+                            info.from_params.setdefault(attr, value.value)
+                        if param.default is not None and (held := self._held_functions(param.default)):
+                            # `def __init__(self, loss_fn=focal_loss)`: what the default names is held
+                            # unless a caller hands over something else
+                            info.callables.setdefault(attr, []).extend(held)
+                    elif held := self._held_functions(value) or self.held_in_literal(value):
+                        info.callables.setdefault(attr, []).extend(held)
+                    if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
+                        literal = self.literal_value(value)
+                        if literal is None and isinstance(value, cst.Name) and value.value in params:
+                            literal = self._declared_value(params[value.value])
+                            if literal is None and constructor and value.value not in rebound:
+                                info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
+                        elif literal is None:
+                            # `self.tableau = EULER`; `self.time = time.to(device)`; `self.time = times`
+                            literal = self.module_instance(value) or _from_param(
+                                value, params, f"{info.qualname}.{fn.name.value}") or self._returned_local(
+                                value, fn, info)
+                        literal = literal or V.UNKNOWN
+                        old = info.attr_values.get(attr)
+                        info.attr_values[attr] = literal if old is None else V.join(old, literal)
+            elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
+                    and self._self_attr(stmt.value.func) in ("register_buffer", "register_parameter"):
+                args = stmt.value.args
+                if args and isinstance(args[0].value, cst.SimpleString):
+                    info.tensor_attrs.add(args[0].value.evaluated_value)
+
+    def _bound_once(self, local: str, fn: cst.FunctionDef) -> tuple[cst.BaseExpression, int | None] | None:
+        """The expression a local of the method is bound to, where the method binds it once, by an
+        assignment: (value, None) for `x = value`, (value, i) for the i-th name of `a, x = value`."""
+        found: list[tuple[cst.BaseExpression | None, int | None]] = []
+        for stmt in iter_statements(fn.body):
+            for target, rhs in _bindings(stmt):
+                if isinstance(target, cst.Name) and target.value == local:
+                    found.append((rhs, None))
+                elif isinstance(target, (cst.Tuple, cst.List)) and any(
+                        isinstance(e.value, cst.Name) and e.value.value == local for e in target.elements):
+                    parts = target.elements
+                    starred = any(isinstance(e, cst.StarredElement) for e in parts)
+                    found.append((None if starred else rhs, next(
+                        i for i, e in enumerate(parts) if isinstance(e.value, cst.Name) and e.value.value == local)))
+        if len(found) != 1 or found[0][0] is None:
+            return None
+        if m.findall(fn.body, m.NamedExpr(target=m.Name(local))):  # `(x := ...)` binds it too
+            return None
+        return found[0][0], found[0][1]
+
+    def _call_return(self, value: cst.BaseExpression, info: ClassInfo) -> V.Val | None:
+        """What a call of a method of the class (`self._count()`) or of a function of this package
+        returns, which the tree decides; None for any other expression."""
+        if not isinstance(value, cst.Call):
+            return None
+        func = value.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return V.ret("self", func.attr.value, info.qualname)
+        name = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if not name or name.split(".")[0] != self.module.split(".")[0]:
+            return None
+        return V.ret("name", name, info.qualname)
+
+    def _returned_local(self, value: cst.BaseExpression, fn: cst.FunctionDef, info: ClassInfo) -> V.Val | None:
+        """`self.time = self._times()`, or `times, counts = self._count()` then `self.time = times`: what
+        that call returns, or its element (a local bound once so)."""
+        if not isinstance(value, cst.Name):
+            return self._call_return(value, info)
+        bound = self._bound_once(value.value, fn)
+        if bound is None or bound[1] is None:
+            return None
+        returned = self._call_return(bound[0], info)
+        return None if returned is None else V.elem(returned, bound[1])
+
+    def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
+                       params: dict[str, cst.Param] | None = None) -> None:
+        func = unseeded(value.func)
+        if isinstance(func, cst.Name) and params and func.value in params:
+            # `self.rnn = rnn_layer(...)` with `rnn_layer=nn.LSTM` a parameter of the method: a
+            # class handed in, built here; what the default names is what it builds unless told
+            default = params[func.value].default
+            if not isinstance(default, (cst.Name, cst.Attribute)) or dotted(default) == "None":
+                return
+            func = default
+        callee = self.qualify(func)
+        if callee is None:
+            return
+        if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
+            callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in GENERATORS
+            and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
+        ):
+            info.tensor_attrs.add(attr)
+        elif callee not in NOT_MODULES and callee.split(".")[-1][:1].isupper():
+            held = info.submodules.setdefault(attr, callee)
+            if held != callee:  # assigned different classes on different paths: calls reach each
+                info.callables.setdefault(attr, []).append(f"{callee}()")
+
+def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:
+    """`time.to(self.device)`, `x.detach()`, `scores.float()` with the receiver a parameter of the
+    method that stores it: a tensor exactly when what the callers pass is one (the tree decides)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.func.value.value in params
+            and value.func.value.value not in ("self", "cls")):
+        return None
+    if value.func.attr.value not in RECEIVER_KIND_METHODS:
+        return None
+    return V.method_result(V.param(method, value.func.value.value))
+
+
+def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
+    `with ... as`, an `except ... as`, a `def`, an import); value None where the statement binds no
+    single expression."""
+    if isinstance(stmt, cst.Assign):
+        return [(t.target, stmt.value) for t in stmt.targets]
+    if isinstance(stmt, cst.AnnAssign):
+        return [(stmt.target, stmt.value)]
+    if isinstance(stmt, cst.AugAssign):
+        return [(stmt.target, None)]
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return [(stmt.name, None)]
+    if isinstance(stmt, (cst.Import, cst.ImportFrom)) and not isinstance(stmt.names, cst.ImportStar):
+        return [(a.asname.name if a.asname else cst.Name(dotted(a.name).split(".")[0]), None) for a in stmt.names]
+    if isinstance(stmt, cst.For):
+        return [(stmt.target, None)]
+    if isinstance(stmt, cst.With):
+        return [(item.asname.name, None) for item in stmt.items if item.asname is not None]
+    if isinstance(stmt, cst.Try):
+        return [(h.name.name, None) for h in stmt.handlers if h.name is not None]
+    return []
