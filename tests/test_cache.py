@@ -284,3 +284,12 @@ def test_nothing_deserializes_code() -> None:
                 assert (node.module or "").split(".")[0] not in banned_modules, source
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("eval", "exec"), source
+
+
+def test_an_entry_made_by_a_build_with_other_rules_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule added or changed between two builds of one version keys the entries anew, so a file
+    checked before a rule existed is checked again (the entry key holds a digest of the catalog)."""
+    before = cache.entry_path("c", Path("m.py"), "m", b"x = 1\n")
+    assert cache.entry_path("c", Path("m.py"), "m", b"x = 1\n") == before
+    monkeypatch.setattr(cache, "_rules_digest", lambda: b"another set of rules")
+    assert cache.entry_path("c", Path("m.py"), "m", b"x = 1\n") != before

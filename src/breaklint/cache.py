@@ -28,7 +28,7 @@ from ._version import __version__
 from .finding import Finding
 from .analysis.values import Val, from_plain, to_plain
 
-FORMAT = 26
+FORMAT = 27
 SUFFIX = ".json"
 
 
@@ -71,9 +71,18 @@ def secret() -> bytes:
         return fresh
 
 
+@cache
+def _rules_digest() -> bytes:
+    """The rules this build has, with their metadata: a rule added or changed between two builds of one
+    version must not be answered from an entry the other made."""
+    from ._catalog import CATALOG
+
+    return hashlib.sha256(repr(sorted(CATALOG.items())).encode()).digest()
+
+
 def entry_path(cache_dir: str, path: Path, module: str, data: bytes) -> Path:
-    key = _mac(__version__.encode(), str(FORMAT).encode(), cache_dir.encode(), str(path).encode(), module.encode(),
-               data)
+    key = _mac(__version__.encode(), str(FORMAT).encode(), _rules_digest(), cache_dir.encode(), str(path).encode(),
+               module.encode(), data)
     return Path(cache_dir) / key[:2] / f"{key}{SUFFIX}"
 
 

@@ -19,6 +19,7 @@ DYNAMIC_FUNCS = {
     "torch.unique_consecutive": "unique_consecutive",
     "torch.masked_select": "masked_select",
     "torch.bincount": "bincount",
+    "torch.combinations": "combinations",  # a `masked_select` inside, whatever the input
 }
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 REWRITES = {
@@ -32,6 +33,8 @@ REWRITES = {
     "bincount": "`torch.zeros(K).scatter_add_(0, x, torch.ones_like(x))` with a known number of bins K",
     "repeat_interleave": "`output_size=N` with the total length N, so the shape is known when tracing",
     "one_hot": "`num_classes=K` with the number of classes K, so the shape does not come from the largest value",
+    "combinations": "the index pairs of `torch.triu_indices(n, n, offset=1)` (a fixed size for a known `n`), "
+                    "gathered from the input",
 }
 
 
@@ -141,7 +144,8 @@ class DynamicShapeOp(Rule):
             requires=requires,
             fix=fix,
             fix_needs=needs,
-            unless=() if op == "one_hot" else (CAPTURE_SHAPES,),  # one_hot breaks with the setting too
+            # one_hot breaks with the setting too; combinations fails to compile with it
+            unless=() if op in ("one_hot", "combinations") else (CAPTURE_SHAPES,),
         )
 
 
@@ -219,7 +223,7 @@ SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "new_zeros", "n
 COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "topk": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
     "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
-    "unfold": ((1, 2), ("size", "step")),
+    "unfold": ((1, 2), ("size", "step")), "tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
 }
 COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()

@@ -8,7 +8,7 @@ import libcst as cst
 from ..analysis.hierarchy import RNN_MODULES
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import ALLOW_RNN, TRACE_AUTOGRAD, maybe_tensor, mentions, method_call
+from ._util import ALLOW_RNN, TRACE_AUTOGRAD, keyword, maybe_tensor, mentions, method_call
 
 MODULE_CLASS = ("torch.nn.Module", "torch.nn.modules.module.Module")
 
@@ -284,6 +284,31 @@ class RequiresGradChange(Rule):
         attr = self.ctx._self_attr(node)
         cls = self.ctx.class_info()
         return attr is not None and cls is not None and attr in cls.tensor_attrs
+
+
+@register
+class RequiresGradFactory(Rule):
+    CODE = "BL428"
+    NAME = "requires-grad-factory"
+    KIND = "break"
+    MESSAGE = "a tensor made by a torch function with `requires_grad=True` in compiled code"
+    SUGGESTION = ("make it outside the compiled code (a parameter or buffer set in `__init__`, or an argument), or "
+                  "build it from a tensor of the graph with `x.new_zeros(...)`, which traces: a zero loss that still "
+                  "back-propagates is `preds.new_zeros((), requires_grad=True)` or `preds.sum() * 0`")
+    GB_TYPES = ("GB0225",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        flag = keyword(node, "requires_grad")
+        if flag is None or not (isinstance(flag.value, cst.Name) and flag.value.value == "True") \
+                or not self.ctx.active():
+            return
+        name = self.ctx.qualify(node.func) or ""
+        # `x.new_zeros(...)`, `new_ones`, `new_full` and `new_empty` trace; `x.new_tensor(...)` breaks on
+        # torch 2.13 and later only
+        if not name.startswith("torch.") or name.count(".") != 1:
+            return
+        self.report(node, f"`{name}` makes a tensor that requires grad: dynamo does not trace a torch function "
+                          "creating one with `requires_grad=True`, and breaks the graph here")
 
 
 @register

@@ -90,6 +90,14 @@ def one_hot_classes(x):
     return inferred.sum() + given.sum()
 
 
+@torch.compile
+def all_pairs(x):
+    x = x * 2
+    pairs = torch.combinations(x[:4])  # expect: BL301
+    rows, cols = torch.triu_indices(4, 4, offset=1)
+    return pairs.sum() + (x[rows] * x[cols]).sum()
+
+
 def cases():
     x = torch.randn(8)
     labels = torch.tensor([0, 1, 1, 0, 2, 1])
@@ -97,4 +105,5 @@ def cases():
         (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
         (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
         (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)), (one_hot_classes, (x,)),
+        (all_pairs, (x,)),
     ]
