@@ -898,9 +898,9 @@ def test_an_attribute_stored_from_what_a_method_returned_is_that_return() -> Non
 
 
 def test_an_attribute_stored_from_a_local_bound_once_is_what_that_local_was_bound_to() -> None:
-    """`counts = torch.zeros(n)` then `self.counts = counts`, and `fn = make_loss()`... : the attribute
-    holds what the local was bound to, as if assigned directly; a local bound twice, or in a loop
-    header, says nothing."""
+    """`counts = torch.zeros(n)` then `self.counts = counts`: the attribute
+    holds what the local was bound to, as if assigned directly; a local bound twice (also inside a
+    nested target), or in a loop header, says nothing."""
     source = """
         import torch
 
@@ -914,6 +914,9 @@ def test_an_attribute_stored_from_a_local_bound_once_is_what_that_local_was_boun
                 for seen in range(n):
                     pass
                 self.seen = seen
+                pair = torch.zeros(n)
+                _, (_, pair) = 0, (0, 3)
+                self.pair = pair
 
             def update(self):
                 if self.counts.sum() > 0:
@@ -922,10 +925,12 @@ def test_an_attribute_stored_from_a_local_bound_once_is_what_that_local_was_boun
                     return 2
                 if self.seen > 0:
                     return 3
+                if self.pair > 0:
+                    return 4
                 return 0
 
         @torch.compile
         def run(x):
             return Tracker(3).update() + x
     """
-    assert [found for found in findings(source) if found[1].startswith("BL2")] == [(16, "BL201")]
+    assert [found for found in findings(source) if found[1].startswith("BL2")] == [(19, "BL201")]

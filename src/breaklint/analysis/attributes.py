@@ -95,12 +95,12 @@ class Attributes:
             for target, rhs in _bindings(stmt):
                 if isinstance(target, cst.Name) and target.value == local:
                     found.append((rhs, None))
-                elif isinstance(target, (cst.Tuple, cst.List)) and any(
-                        isinstance(e.value, cst.Name) and e.value.value == local for e in target.elements):
+                elif isinstance(target, (cst.Tuple, cst.List)) and m.findall(target, m.Name(local)):
                     parts = target.elements
-                    starred = any(isinstance(e, cst.StarredElement) for e in parts)
-                    found.append((None if starred else rhs, next(
-                        i for i, e in enumerate(parts) if isinstance(e.value, cst.Name) and e.value.value == local)))
+                    at = [i for i, e in enumerate(parts) if isinstance(e.value, cst.Name) and e.value.value == local]
+                    # a starred or nested target (`a, (b, x) = ...`) binds it to no one element
+                    plain = at and not any(isinstance(e, cst.StarredElement) for e in parts)
+                    found.append((rhs if plain else None, at[0] if at else None))
         if len(found) != 1 or found[0][0] is None:
             return None
         if m.findall(fn.body, m.NamedExpr(target=m.Name(local))):  # `(x := ...)` binds it too
