@@ -9,11 +9,11 @@ class-level attributes (`_classify_attr`).
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements, unseeded
+from .walk import find
 from .vocabulary import GENERATORS, NOT_MODULES, RECEIVER_KIND_METHODS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
 
 
@@ -95,7 +95,7 @@ class Attributes:
             for target, rhs in _bindings(stmt):
                 if isinstance(target, cst.Name) and target.value == local:
                     found.append((rhs, None))
-                elif isinstance(target, (cst.Tuple, cst.List)) and m.findall(target, m.Name(local)):
+                elif isinstance(target, (cst.Tuple, cst.List)) and _names(target, local):
                     parts = target.elements
                     at = [i for i, e in enumerate(parts) if isinstance(e.value, cst.Name) and e.value.value == local]
                     # a starred or nested target (`a, (b, x) = ...`) binds it to no one element
@@ -103,7 +103,7 @@ class Attributes:
                     found.append((rhs if plain else None, at[0] if at else None))
         if len(found) != 1 or found[0][0] is None:
             return None
-        if m.findall(fn.body, m.NamedExpr(target=m.Name(local))):  # `(x := ...)` binds it too
+        if any(_names(n.target, local) for n in find(fn.body, cst.NamedExpr)):  # `(x := ...)` binds it too
             return None
         return found[0][0], found[0][1]
 
@@ -187,3 +187,8 @@ def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpre
     if isinstance(stmt, cst.Try):
         return [(h.name.name, None) for h in stmt.handlers if h.name is not None]
     return []
+
+
+def _names(node: cst.CSTNode, local: str) -> bool:
+    """Whether `node` is, or holds, the name `local`."""
+    return any(isinstance(n, cst.Name) and n.value == local for n in find(node, cst.Name))
