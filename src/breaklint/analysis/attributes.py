@@ -40,9 +40,11 @@ class Attributes:
                     attr = self._self_attr(target)
                     if attr is None or value is None:
                         continue
-                    if isinstance(value, cst.Name) and value.value not in params and value.value != "self" \
-                            and (bound := self._bound_once(value.value, fn)) is not None and bound[1] is None:
-                        value = bound[0]  # `x = torch.zeros(n)`, then `self.buf = x`: as `self.buf = torch.zeros(n)`
+                    bound = self._bound_once(value.value, fn) \
+                        if isinstance(value, cst.Name) and value.value not in params and value.value != "self" else None
+                    if bound is not None and bound[1] is None:
+                        # `x = torch.zeros(n)`, then `self.buf = x`: as `self.buf = torch.zeros(n)`
+                        value, bound = bound[0], None
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
                     elif isinstance(value, cst.Call):
@@ -77,7 +79,7 @@ class Attributes:
                             # `self.tableau = EULER`; `self.time = time.to(device)`; `self.time = times`
                             literal = self.module_instance(value) or _from_param(
                                 value, params, f"{info.qualname}.{fn.name.value}") or self._returned_local(
-                                value, fn, info)
+                                value, bound, info)
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -120,12 +122,12 @@ class Attributes:
             return None
         return V.ret("name", name, info.qualname)
 
-    def _returned_local(self, value: cst.BaseExpression, fn: cst.FunctionDef, info: ClassInfo) -> V.Val | None:
+    def _returned_local(self, value: cst.BaseExpression, bound: tuple[cst.BaseExpression, int | None] | None,
+                        info: ClassInfo) -> V.Val | None:
         """`self.time = self._times()`, or `times, counts = self._count()` then `self.time = times`: what
-        that call returns, or its element (a local bound once so)."""
+        that call returns, or its element (`bound`: the local's one binding, from `_bound_once`)."""
         if not isinstance(value, cst.Name):
             return self._call_return(value, info)
-        bound = self._bound_once(value.value, fn)
         if bound is None or bound[1] is None:
             return None
         returned = self._call_return(bound[0], info)
@@ -153,6 +155,7 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+
 
 def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:
     """`time.to(self.device)`, `x.detach()`, `scores.float()` with the receiver a parameter of the
