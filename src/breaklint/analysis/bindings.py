@@ -6,6 +6,8 @@ and which parameters the function uses as flags, integers (a slice bound, `range
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from . import values as V
@@ -164,7 +166,7 @@ class Bindings:
         for target in original_node.targets:
             if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
-            self._assign_value(target.target, value)
+            self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
             if isinstance(target.target, (cst.Tuple, cst.List)):
                 self._hold_elements(target.target, original_node.value)
             if isinstance(target.target, cst.Name):
@@ -318,6 +320,26 @@ class Bindings:
 
 
 _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
+
+
+def _unstarred(target: cst.BaseExpression, value: cst.BaseExpression,
+           evaluate: Callable[[cst.BaseExpression], Val]) -> Val | None:
+    """`b, n, d, device = *x.shape, x.device`: the values of a tuple with one starred element,
+    lined up with a target of fixed length (the names before and after the star take the
+    elements around it, the names between take elements of what is starred). None where the
+    lengths do not say which is which."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return None
+    stars = [i for i, el in enumerate(value.elements) if isinstance(el, cst.StarredElement)]
+    if len(stars) != 1 or any(isinstance(el, cst.StarredElement) for el in target.elements):
+        return None
+    lead, trail = value.elements[:stars[0]], value.elements[stars[0] + 1:]
+    between = len(target.elements) - len(lead) - len(trail)
+    if between < 0:
+        return None
+    spread = V.elem(evaluate(value.elements[stars[0]].value))
+    return V.seq([*(evaluate(el.value) for el in lead), *[spread] * between,
+                  *(evaluate(el.value) for el in trail)])
 
 
 def _strings(node: cst.BaseExpression) -> bool:
