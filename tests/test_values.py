@@ -934,3 +934,77 @@ def test_an_attribute_stored_from_a_local_bound_once_is_what_that_local_was_boun
             return Tracker(3).update() + x
     """
     assert [found for found in findings(source) if found[1].startswith("BL2")] == [(19, "BL201")]
+
+
+def test_a_helper_that_returns_what_it_was_handed_is_decided_at_each_call() -> None:
+    """`default(val, d)` returns one of its arguments: a call that passes a string gives a string,
+    one that passes a tensor a tensor, whatever the helper's other callers pass; `double(x)` is a
+    tensor where `x` is one."""
+    source = """
+        import torch
+
+        def default(val, d):
+            return d if val is None else val
+
+        def double(x):
+            return x * 2
+
+        @torch.compile
+        def run(x, scale: float, key: str = ""):
+            label = str(default(key, "none"))
+            total = default(None, x.sum())
+            if total > 0:
+                x = x + 1
+            if double(scale) > 1:
+                x = x * 2
+            if double(x.mean()) > 1:
+                x = x * 3
+            return x, label
+    """
+    assert findings(source) == [(14, "BL201"), (18, "BL201")]
+
+
+def test_a_starred_shape_lines_up_with_the_names_it_is_unpacked_into() -> None:
+    """`b, n, d, device = *x.shape, x.device`: `n` is a size, not a tensor, and `device` is what
+    follows the star; a tensor after the star stays a tensor."""
+    source = """
+        import torch
+
+        @torch.compile
+        def run(x, scale):
+            b, n, d, device = *x.shape, x.device
+            if n > 4:
+                x = x[:, :4]
+            rows, cols, total = *x.shape, x.sum()
+            if total > 0:
+                x = x + 1
+            return x.to(device)
+    """
+    assert findings(source) == [(10, "BL201")]
+
+
+def test_an_attribute_stored_from_a_helper_call_is_that_call_s_value() -> None:
+    """`self.thres = default(thres, size)` in `__init__`: a number, though `forward` calls the same
+    helper with a tensor; `self.scale = double(scale)` with a tensor passed in forward's own call
+    stays decided by what `__init__` passed."""
+    source = """
+        import torch
+        from torch import nn
+
+        def default(val, d):
+            return d if val is None else val
+
+        class Attention(nn.Module):
+            def __init__(self, size=64, thres=None):
+                super().__init__()
+                self.thres = default(thres, size)
+
+            def forward(self, x, keys=None):
+                keys = default(keys, torch.zeros(1, 0, 8))
+                if keys.shape[1] + x.shape[1] <= self.thres:
+                    x = x * 2
+                if keys.sum() > 0:
+                    x = x + 1
+                return x
+    """
+    assert findings(source) == [(17, "BL201")]

@@ -54,6 +54,8 @@ class Attributes:
                                 and returned.split(".")[0] == self.module.split(".")[0]:
                             # `self.sampler = build_sampler(cfg)` of this package: what the function returns
                             info.callables.setdefault(attr, []).append(returned)
+                            called = self._passed(value, params, f"{info.qualname}.{fn.name.value}")
+                            info.returned_calls[attr] = V.with_arguments(V.ret("name", returned[:-2], None), called)
                         if constructor and isinstance(value.func, cst.Name) and value.func.value in params:
                             info.from_params.setdefault(attr, f"{value.func.value}()")
                     elif isinstance(value, cst.Name) and value.value in params:
@@ -108,6 +110,20 @@ class Attributes:
         if any(_names(n.target, local) for n in find(fn.body, cst.NamedExpr)):  # `(x := ...)` binds it too
             return None
         return found[0][0], found[0][1]
+
+    def _passed(self, call: cst.Call, params: dict[str, cst.Param],
+                method: str) -> tuple[list[V.Val], list[tuple[str, V.Val]]] | None:
+        """What a call in a method passes, as far as the pre-pass tells: the method's own parameters
+        (which the tree decides) and literals; None where a `*` or `**` hides it."""
+        if any(arg.star for arg in call.args):
+            return None
+
+        def value(node: cst.BaseExpression) -> V.Val:
+            if isinstance(node, cst.Name) and node.value in params and node.value not in ("self", "cls"):
+                return V.param(method, node.value)
+            return self.literal_value(node) or V.UNKNOWN
+        return ([value(a.value) for a in call.args if a.keyword is None],
+                [(a.keyword.value, value(a.value)) for a in call.args if a.keyword is not None])
 
     def _call_return(self, value: cst.BaseExpression, info: ClassInfo) -> V.Val | None:
         """What a call of a method of the class (`self._count()`) or of a function of this package

@@ -182,6 +182,8 @@ class Evaluation:
                 return V.Val("object", ref=cls.submodules[self_attr])
             if self_attr in cls.callables:  # functions; or what a call returned, which the tree decides
                 returned = V.returned_by(cls.callables[self_attr])
+                if len(cls.callables[self_attr]) == 1 and self_attr in cls.returned_calls:
+                    return cls.returned_calls[self_attr]  # that one call, with what it passed
                 return V.join(*returned) if returned else V.OBJECT
             if self_attr in cls.attr_values:
                 return cls.attr_values[self_attr]
@@ -292,8 +294,15 @@ class Evaluation:
         if attr is not None and cls is not None:
             return V.ret("selfattr", attr, cls.qualname)
         if name is not None and not self._is_local(name):
-            return V.ret("name", name, cls.qualname if cls else None)
+            return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), self._arguments(node))
         return V.UNKNOWN
+
+    def _arguments(self, node: cst.Call) -> tuple[list[Val], list[tuple[str, Val]]] | None:
+        """What a call passes, positional and by keyword; None where a `*` or `**` hides it."""
+        if any(arg.star for arg in node.args):
+            return None
+        return ([self.value(a.value) for a in node.args if a.keyword is None],
+                [(a.keyword.value, self.value(a.value)) for a in node.args if a.keyword is not None])
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor

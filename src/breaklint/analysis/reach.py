@@ -281,9 +281,41 @@ class Values:
             return self.resolve(elem(self.resolve(value.parts[0]), index))
         if kind == "param":
             return self._param(value.ref, value.name)
+        if kind == "ret" and value.parts:  # a call with what it passes: of this call, where that decides
+            passed = self._passed_through(value)
+            bare = Val("ret", ref=value.ref, name=value.name, owner=value.owner)
+            return self.resolve(passed) if passed is not None else self.resolve(bare)
         if kind == "ret":
             return self._returns(value)
         return UNKNOWN
+
+    def _passed_through(self, value: Val) -> Val | None:
+        """What a call of a function by name returns where the function returns what it was handed
+        (`default(val, d)`, `pair(t)`, `x * 2`): its return value with each parameter this call
+        passes replaced by the argument. None where that does not apply (a class, several
+        targets, a return that uses no parameter)."""
+        call = CallRef(value.ref, value.name, 0, 0, 0, 0)
+        if self.reach.canonical(value.name) in self.reach.classes:
+            return None
+        found = self.reach.targets(value.owner or None, call)
+        if len(found) != 1 or found[0][0] not in self.reach.functions:
+            return None
+        target, offset = found[0]
+        fn = self.reach.functions[target]
+        if target.endswith(".__init__") or not _uses_params(fn.returns, target):
+            return None
+        passed: dict[str, Val] = {}
+        for key, arg in zip(value.keys, value.parts):
+            index = int(key[1:]) + offset if key.startswith("#") else None
+            if index is None and key in fn.params:
+                passed[key] = arg
+            elif index is not None and index < len(fn.params):
+                passed[fn.params[index]] = arg
+        if fn.returns.kind == "join":
+            # `default(mask, self.mask)`: a compile root's parameter is only guessed a tensor, and a
+            # helper that picks between it and another value is no evidence that it is one
+            passed = {name: UNKNOWN if self.resolve(arg) == ASSUMED_PARAMETER else arg for name, arg in passed.items()}
+        return _substitute(fn.returns, target, passed) if passed else None
 
     def _member(self, cls: str, attr: str) -> Val | None:
         """What an instance of the tree's class `cls` keeps in `attr` (`self.sched.timesteps`): a
@@ -301,6 +333,8 @@ class Values:
                     # an instance built in compiled code (`Problem(y0, t_eval)`): what the calls passed
                     return param(init, info.kept_params[attr])
                 return info.attr_values[attr]
+            if len(info.callables.get(attr, ())) == 1 and attr in info.returned_calls:
+                return info.returned_calls[attr]  # that one call, with what it passed
             if returned := returned_by(info.callables.get(attr, ())):
                 return join(*returned)  # what a call stored there returned (`self.t = make_table()`)
             if attr in info.properties:  # what the getter returns (or an override's)
@@ -420,3 +454,19 @@ class Values:
                 continue
             outs.append(self.resolve(fn.returns))
         return join(*outs) if outs else UNKNOWN
+
+
+def _uses_params(value: Val, function: str) -> bool:
+    if value.kind == "param":
+        return value.ref == function
+    return value.kind != "ret" and any(_uses_params(p, function) for p in value.parts)
+
+
+def _substitute(value: Val, function: str, passed: dict[str, Val]) -> Val:
+    """`value` with each parameter of `function` that `passed` names replaced by what was passed."""
+    if value.kind == "param":
+        return passed.get(value.name, value) if value.ref == function else value
+    if value.kind == "ret" or not value.parts:
+        return value
+    return Val(value.kind, ref=value.ref, name=value.name, owner=value.owner,
+               parts=tuple(_substitute(p, function, passed) for p in value.parts), keys=value.keys)

@@ -113,6 +113,9 @@ class ClassInfo:
     tensor_attrs: set[str] = field(default_factory=set)
     callables: dict[str, list[str]] = field(default_factory=dict)  # attr -> functions it may hold
     attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
+    # attr -> the call of a function of the package whose result a method stored there, with what it
+    # passes (`self.thres = default(thres, size)`): the tree decides that call's value
+    returned_calls: dict[str, Val] = field(default_factory=dict)
     # attr -> the class a method's parameter stored there is annotated with (`transform: Transform`)
     declared: dict[str, str] = field(default_factory=dict)
     # attr -> the parameter of `__init__` stored there (`self.loss = loss`), or "param()" for an

@@ -129,6 +129,24 @@ def ret(kind: str, target: str, owner: str | None) -> Val:
     return Val("ret", ref=kind, name=target, owner=owner or "")
 
 
+def with_arguments(call: Val, arguments: tuple[list[Val], list[tuple[str, Val]]] | None) -> Val:
+    """A `ret` of a call of a function by name, with what this call passes (`parts`; `keys` names
+    each: "#0", "#1", ... by position, else the keyword): where the callee returns what it was
+    handed (`default(val, d)`, `pair(t)`), the tree decides the value of this call from these, not
+    from every caller's. Left without them where they would make the value deep."""
+    if arguments is None:
+        return call
+    positional, keywords = arguments
+    keys = [f"#{i}" for i in range(len(positional))] + [k for k, _ in keywords]
+    parts = [*positional, *(v for _, v in keywords)]
+    if not parts or len(parts) > MAX_PARTS or any(p.depth() > _ARGUMENT_DEPTH for p in parts):
+        return call
+    return Val("ret", ref=call.ref, name=call.name, owner=call.owner, parts=tuple(parts), keys=tuple(keys))
+
+
+_ARGUMENT_DEPTH = 3
+
+
 def returned_by(held: list[str] | tuple[str, ...]) -> list[Val]:
     """What the calls an attribute holds the results of returned: each "f()" among `held` (a class's
     `callables`: `self.t = make_table()` keeps "pkg.make_table()")."""
