@@ -34,9 +34,10 @@ class DataDependentBranch(Rule):
     PRECISION = "medium"
     NAME = "data-dependent-branch"
     KIND = "break"
-    MESSAGE = "an `if`, `while`, conditional expression or `assert` with a computed message tests a tensor's value"
+    MESSAGE = ("an `if`, `while`, conditional expression, `assert` with a computed message or `torch._assert` "
+               "tests a tensor's value")
     SUGGESTION = BRANCH_SUGGESTION
-    GB_TYPES = ("GB0170", "GB7000")
+    GB_TYPES = ("GB0170", "GB7000", "GB0033")  # GB0033: `torch._assert` reads the value as an operator
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -148,6 +149,19 @@ class DataDependentBranch(Rule):
         # string; a message built at run time (`.format(...)`, an f-string, a name) breaks the graph
         if node.msg is not None and not _constant_string(node.msg):
             self._check(node.test, "`assert`", detail=" with a message built at run time", suggestion=ASSERT_SUGGESTION)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `torch._assert(cond, msg)` is a function: it takes the truth of `cond` in Python (a tensor's
+        # value), where an `assert` statement becomes `torch._assert_async`
+        if node.args and node.args[0].keyword is None and self.ctx.qualify(node.func) == "torch._assert":
+            self._check(node.args[0].value, "`torch._assert`", detail=", which reads it in Python",
+                        suggestion=TORCH_ASSERT_SUGGESTION)
+
+
+TORCH_ASSERT_SUGGESTION = (
+    "use `torch._assert_async(cond)`, or an `assert` statement with a constant message (dynamo checks either "
+    "on the device), or check it outside the compiled region"
+)
 
 
 def _constant_string(node: cst.BaseExpression) -> bool:

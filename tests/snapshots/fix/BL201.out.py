@@ -136,11 +136,21 @@ def asserted_with_constants(x):
     return x + 1
 
 
+@torch.compile
+def asserted_by_torch(x):
+    x = x * 2
+    torch._assert(x.abs().sum() >= 0, "negative norm")  # expect: BL201
+    torch._assert(x.shape[0] > 0, "empty")
+    torch._assert_async(x.abs().sum() >= 0)
+    return x + 1
+
+
 def cases():
     x = torch.randn(8)
     return [
         (asserted_with_values, (x, torch.tensor(-100.0), torch.tensor(100.0))),
         (asserted_with_constants, (x,)),
+        (asserted_by_torch, (x,)),
         (Gate(), (x,)),
         (ternary, (x,)),
         (in_range, (x,)),
