@@ -37,11 +37,11 @@ CATALOG = {'BL101': ('tensor-item',
            'medium'),
  'BL201': ('data-dependent-branch',
            'break',
-           "an `if`, `while`, conditional expression or `assert` with a computed message tests a tensor's "
-           'value',
+           'an `if`, `while`, conditional expression, `assert` with a computed message or `torch._assert` '
+           "tests a tensor's value",
            'compute both results and pick with `torch.where(cond, a, b)`, make the code branchless (e.g. '
            '`torch.clamp`, `torch.nan_to_num`), or use `torch.cond(pred, true_fn, false_fn, operands)`',
-           ('GB0170', 'GB7000'),
+           ('GB0170', 'GB7000', 'GB0033'),
            True,
            'medium'),
  'BL202': ('data-dependent-bool-op',
@@ -297,6 +297,15 @@ CATALOG = {'BL101': ('tensor-item',
            'build it from a tensor of the graph with `x.new_zeros(...)`, which traces: a zero loss that '
            'still back-propagates is `preds.new_zeros((), requires_grad=True)` or `preds.sum() * 0`',
            ('GB0225',),
+           True,
+           'high'),
+ 'BL429': ('sparse-tensor-creation',
+           'break',
+           'a sparse tensor made in compiled code (`torch.sparse_coo_tensor`, `x.to_sparse()`, ...)',
+           'keep the graph dense (`torch.zeros(n, n).index_put_(tuple(idx), values, accumulate=True)`, or '
+           '`index_add_`/`scatter_add` over the edges in place of a sparse matmul), or build the sparse '
+           'tensor outside the compiled code',
+           ('GB0007', 'GB0374', 'GB0277', 'GB0015'),
            True,
            'high'),
  'BL501': ('device-to-host-sync',

@@ -1,0 +1,96 @@
+"""BL429: sparse tensors, which dynamo does not hold."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from typing import TYPE_CHECKING
+
+from ..analysis.walk import find
+from .base import Rule, register
+from ._util import method_call
+
+if TYPE_CHECKING:
+    from ..analysis.values import Val
+
+# torch's constructors of a sparse tensor from its indices and values
+SPARSE_CONSTRUCTORS = frozenset({
+    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_bsr_tensor",
+    "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor",
+})
+# a tensor's methods that give its sparse form
+SPARSE_CONVERSIONS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+                                "to_sparse_bsc"})
+
+
+@register
+class SparseTensorCreation(Rule):
+    CODE = "BL429"
+    NAME = "sparse-tensor-creation"
+    KIND = "break"
+    MESSAGE = "a sparse tensor made in compiled code (`torch.sparse_coo_tensor`, `x.to_sparse()`, ...)"
+    SUGGESTION = ("keep the graph dense (`torch.zeros(n, n).index_put_(tuple(idx), values, accumulate=True)`, or "
+                  "`index_add_`/`scatter_add` over the edges in place of a sparse matmul), or build the sparse "
+                  "tensor outside the compiled code")
+    # GB0007: `sparse_coo_tensor` (a builtin dynamo skips); GB0374: the compressed layouts; GB0277: a
+    # conversion's sparse result; GB0015: the sparse tensor taken up again after the break
+    GB_TYPES = ("GB0007", "GB0374", "GB0277", "GB0015")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # per function being walked: the names bound to a sparse tensor made there, each with the line
+        # that made it and what must be a tensor for it to be made (None: a constructor, surely)
+        self._held: list[dict[str, tuple[int, "Val | None"]]] = []
+
+    def _made(self, node: cst.BaseExpression) -> tuple[str, "Val | None"] | None:
+        """(how, what must be a tensor) where `node` makes a sparse tensor, else None."""
+        if not isinstance(node, cst.Call):
+            return None
+        name = self.ctx.qualify(node.func)
+        if name in SPARSE_CONSTRUCTORS:
+            return f"`{name}` makes a sparse tensor", None
+        call = method_call(node)
+        if call is None or call[1] not in SPARSE_CONVERSIONS:
+            return None
+        requires = self.ctx.tensor_requirement(call[0])
+        return (f"`.{call[1]}()` gives a sparse tensor", requires) if requires is not None else None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._held.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._held.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        made = self._made(node)
+        if made is not None:
+            self.report(node, f"{made[0]}: dynamo does not support sparse tensors and breaks the graph here",
+                        requires=made[1])
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # a name bound again no longer holds the sparse tensor (a use on the right is taken first)
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and self._held and target.target.value in self._held[-1]:
+                for used in find(node.value, cst.Name):
+                    self.visit_Name(used)
+                self._held[-1].pop(target.target.value, None)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        made = self._made(original_node.value)
+        if made is None or not self._held or not self.ctx.active():
+            return
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                self._held[-1][target.target.value] = (self.ctx.positions.span(original_node)[0], made[1])
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self._held or node.value not in self._held[-1]:
+            return
+        line, requires = self._held[-1].pop(node.value)
+        if self.ctx.positions.span(node)[0] == line:
+            return
+        self.report(node, f"`{node.value}` holds the sparse tensor made at line {line}: the code after that break "
+                          "takes it up as an input, which dynamo cannot hold, and breaks again here",
+                    requires=requires)
