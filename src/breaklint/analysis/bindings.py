@@ -323,7 +323,7 @@ _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
 
 
 def _unstarred(target: cst.BaseExpression, value: cst.BaseExpression,
-           evaluate: Callable[[cst.BaseExpression], Val]) -> Val | None:
+               evaluate: Callable[[cst.BaseExpression], Val]) -> Val | None:
     """`b, n, d, device = *x.shape, x.device`: the values of a tuple with one starred element,
     lined up with a target of fixed length (the names before and after the star take the
     elements around it, the names between take elements of what is starred). None where the

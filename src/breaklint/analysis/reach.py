@@ -10,7 +10,8 @@ and the `__enter__`/`__exit__` of a context manager of the tree), starting from 
 `forward` and every compiled function; the validators of a pydantic model built in reached code
 start a walk of their own (pydantic calls them, and dynamo traces each as a frame of its own). `Values`
 then resolves symbolic values: a parameter holds what the reached call sites pass (joined), a
-call returns what its callee returns.
+call returns what its callee returns (a helper that returns what it was handed, `default(val, d)`,
+what that one call passes).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ A `Val` is one point of a small lattice, in the spirit of ruff's `ResolvedPython
   or list whose elements are `parts`), `dict` (keys in `keys`, values in `parts`), `unknown`;
 - symbolic kinds, which the per-file walk cannot decide and the tree level resolves over every
   file's summaries: `param` (parameter `name` of function `ref`), `ret` (what a call returns:
-  call kind `ref`, target `name`, caller's class `owner`), `op` (arithmetic or a comparison of
+  call kind `ref`, target `name`, caller's class `owner`; a call of a function by name also holds
+  what it passes, in `parts` named by `keys`), `op` (arithmetic or a comparison of
   `parts`: a tensor when any part is), `cmp` (the same, giving a bool tensor), `elem` (an
   element of `parts[0]`, at index `name` when known), `join` (one of `parts`: two branches).
 
@@ -129,6 +130,10 @@ def ret(kind: str, target: str, owner: str | None) -> Val:
     return Val("ret", ref=kind, name=target, owner=owner or "")
 
 
+# how deep an argument a call's value may carry (`with_arguments`): deeper ones leave it without them
+_ARGUMENT_DEPTH = 3
+
+
 def with_arguments(call: Val, arguments: tuple[list[Val], list[tuple[str, Val]]] | None) -> Val:
     """A `ret` of a call of a function by name, with what this call passes (`parts`; `keys` names
     each: "#0", "#1", ... by position, else the keyword): where the callee returns what it was
@@ -142,9 +147,6 @@ def with_arguments(call: Val, arguments: tuple[list[Val], list[tuple[str, Val]]]
     if not parts or len(parts) > MAX_PARTS or any(p.depth() > _ARGUMENT_DEPTH for p in parts):
         return call
     return Val("ret", ref=call.ref, name=call.name, owner=call.owner, parts=tuple(parts), keys=tuple(keys))
-
-
-_ARGUMENT_DEPTH = 3
 
 
 def returned_by(held: list[str] | tuple[str, ...]) -> list[Val]:

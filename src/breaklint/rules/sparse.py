@@ -41,6 +41,9 @@ class SparseTensorCreation(Rule):
         # per function being walked: the names bound to a sparse tensor made there, each with the line
         # that made it and what must be a tensor for it to be made (None: a constructor, surely)
         self._held: list[dict[str, tuple[int, "Val | None"]]] = []
+        # ids of the names that are no variable (an attribute's name, a keyword), while their function
+        # is walked
+        self._not_names: set[int] = set()
 
     def _made(self, node: cst.BaseExpression) -> tuple[str, "Val | None"] | None:
         """(how, what must be a tensor) where `node` makes a sparse tensor, else None."""
@@ -60,6 +63,8 @@ class SparseTensorCreation(Rule):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._held.pop()
+        if not self._held:
+            self._not_names.clear()
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
@@ -69,10 +74,22 @@ class SparseTensorCreation(Rule):
             self.report(node, f"{made[0]}: dynamo does not support sparse tensors and breaks the graph here",
                         requires=made[1])
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self._held and self._held[-1]:
+            self._not_names.add(id(node.attr))  # `graph.adj` reads no local `adj`
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None and self._held and self._held[-1]:
+            self._not_names.add(id(node.keyword))  # nor does `f(adj=...)`'s keyword
+
     def visit_Assign(self, node: cst.Assign) -> None:
         # a name bound again no longer holds the sparse tensor (a use on the right is taken first)
         for target in node.targets:
             if isinstance(target.target, cst.Name) and self._held and target.target.value in self._held[-1]:
+                for attribute in find(node.value, cst.Attribute):
+                    self.visit_Attribute(attribute)
+                for arg in find(node.value, cst.Arg):
+                    self.visit_Arg(arg)
                 for used in find(node.value, cst.Name):
                     self.visit_Name(used)
                 self._held[-1].pop(target.target.value, None)
@@ -86,10 +103,10 @@ class SparseTensorCreation(Rule):
                 self._held[-1][target.target.value] = (self.ctx.positions.span(original_node)[0], made[1])
 
     def visit_Name(self, node: cst.Name) -> None:
-        if not self._held or node.value not in self._held[-1]:
+        if not self._held or node.value not in self._held[-1] or id(node) in self._not_names:
             return
         line, requires = self._held[-1].pop(node.value)
-        if self.ctx.positions.span(node)[0] == line:
+        if self.ctx.positions.span(node)[0] == line or not self.ctx.active():
             return
         self.report(node, f"`{node.value}` holds the sparse tensor made at line {line}: the code after that break "
                           "takes it up as an input, which dynamo cannot hold, and breaks again here",
