@@ -1008,3 +1008,30 @@ def test_an_attribute_stored_from_a_helper_call_is_that_call_s_value() -> None:
                 return x
     """
     assert findings(source) == [(17, "BL201")]
+
+
+def test_a_helper_of_a_module_imported_by_name_is_decided_at_each_call(tmp_path: Path) -> None:
+    """`utils.default(None, x.sum())` is the tensor this call hands over, though another call of the
+    helper passes a string."""
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            def default(val, d):
+                return d if val is None else val
+        """,
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+            from . import utils
+
+            class M(nn.Module):
+                def forward(self, x, name: str = ""):
+                    label = str(utils.default(name, "none"))
+                    total = utils.default(None, x.sum())
+                    if total > 0:
+                        x = x + 1
+                    return x, label
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert [(f.line, f.code) for f in result.findings] == [(10, "BL201")]

@@ -281,7 +281,7 @@ class Evaluation:
             written = dotted(func) or ""
             if name is not None and written.split(".")[0] in self.aliases and not self._is_local(written):
                 # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
-                return V.ret("name", name, cls.qualname if cls else None)
+                return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), self._arguments(node))
             return V.UNKNOWN
         if isinstance(func, cst.Subscript) and self.is_module_ref(func):
             return V.TENSOR
