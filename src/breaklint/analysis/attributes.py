@@ -12,7 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo
-from .syntax import dotted, iter_statements, unseeded
+from .syntax import call_arguments, dotted, iter_statements, unseeded
 from .walk import find
 from .vocabulary import GENERATORS, NOT_MODULES, RECEIVER_KIND_METHODS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
 
@@ -115,15 +115,11 @@ class Attributes:
                 method: str) -> tuple[list[V.Val], list[tuple[str, V.Val]]] | None:
         """What a call in a method passes, as far as the pre-pass tells: the method's own parameters
         (which the tree decides) and literals; None where a `*` or `**` hides it."""
-        if any(arg.star for arg in call.args):
-            return None
-
         def value(node: cst.BaseExpression) -> V.Val:
             if isinstance(node, cst.Name) and node.value in params and node.value not in ("self", "cls"):
                 return V.param(method, node.value)
             return self.literal_value(node) or V.UNKNOWN
-        return ([value(a.value) for a in call.args if a.keyword is None],
-                [(a.keyword.value, value(a.value)) for a in call.args if a.keyword is not None])
+        return call_arguments(call, value)
 
     def _call_return(self, value: cst.BaseExpression, info: ClassInfo) -> V.Val | None:
         """What a call of a method of the class (`self._count()`) or of a function of this package

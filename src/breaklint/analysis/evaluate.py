@@ -10,7 +10,7 @@ import libcst as cst
 
 from . import values as V
 from .literals import integer
-from .syntax import dotted, is_super_call
+from .syntax import call_arguments, dotted, is_super_call
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
@@ -281,7 +281,7 @@ class Evaluation:
             written = dotted(func) or ""
             if name is not None and written.split(".")[0] in self.aliases and not self._is_local(written):
                 # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
-                return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), self._arguments(node))
+                return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
             return V.UNKNOWN
         if isinstance(func, cst.Subscript) and self.is_module_ref(func):
             return V.TENSOR
@@ -294,15 +294,8 @@ class Evaluation:
         if attr is not None and cls is not None:
             return V.ret("selfattr", attr, cls.qualname)
         if name is not None and not self._is_local(name):
-            return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), self._arguments(node))
+            return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN
-
-    def _arguments(self, node: cst.Call) -> tuple[list[Val], list[tuple[str, Val]]] | None:
-        """What a call passes, positional and by keyword; None where a `*` or `**` hides it."""
-        if any(arg.star for arg in node.args):
-            return None
-        return ([self.value(a.value) for a in node.args if a.keyword is None],
-                [(a.keyword.value, self.value(a.value)) for a in node.args if a.keyword is not None])
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor

@@ -1,9 +1,10 @@
 """What a piece of syntax is, without any context: dotted names, the statements of a block, whether a
-suite leaves its block, `super()` calls. Asked by every analysis layer, the rules and the fixes."""
+suite leaves its block, `super()` calls, what a call passes. Asked by every analysis layer, the rules
+and the fixes."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
 
 import libcst as cst
 
@@ -63,3 +64,16 @@ def unseeded(func: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
         func = func.value.func
     return func
+
+
+T = TypeVar("T")
+
+
+def call_arguments(call: cst.Call,
+                   value: Callable[[cst.BaseExpression], T]) -> tuple[list[T], list[tuple[str, T]]] | None:
+    """What a call passes, as `value` reads each argument: (positional, [(keyword, value)]); None
+    where a `*` or `**` hides which parameter takes what."""
+    if any(arg.star for arg in call.args):
+        return None
+    return ([value(a.value) for a in call.args if a.keyword is None],
+            [(a.keyword.value, value(a.value)) for a in call.args if a.keyword is not None])
