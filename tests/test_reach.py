@@ -1547,3 +1547,63 @@ def test_a_class_attribute_that_a_subclass_overrides_builds_either_class(tmp_pat
         # `Tree.total` breaks (its print), reached from each; `Other` is in no attribute
         found = {(f.path.name, f.line, f.code) for f in result.findings if f.code == "BL401"}
         assert found == {("tree.py", 6, "BL401")}, method
+
+
+def test_what_a_registrar_stores_in_a_module_level_table_is_run_by_a_call_of_its_entry(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/__init__.py": """
+        from .registry import register, solve
+        from .methods import Euler, Midpoint
+
+        register("euler", Euler)
+    """, "pkg/registry.py": """
+        METHODS = {}
+        LOSSES = {}
+
+        def register(name, constructor):
+            METHODS[name] = constructor
+
+        def loss(name):
+            def add(fn):
+                LOSSES[name] = fn
+                return fn
+            return add
+
+        def solve(y, method="euler", kind="l1"):
+            stepper = METHODS[method](y)
+            return LOSSES[kind](stepper.y)
+    """, "pkg/methods.py": """
+        from .registry import METHODS, loss
+
+        class Euler:
+            def __init__(self, y):
+                print("euler")
+                self.y = y
+
+        class Midpoint:
+            def __init__(self, y):
+                print("midpoint")
+                self.y = y
+
+        class Unregistered:
+            def __init__(self, y):
+                print("never")
+                self.y = y
+
+        METHODS["midpoint"] = Midpoint
+
+        @loss("l1")
+        def l1(y):
+            print("l1")
+            return y.abs()
+
+        def l2(y):
+            print("never")
+            return y * y
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["pkg.registry.solve"]
+    result = lint([tmp_path], config, use_cache=False)
+    found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    # the class registered by a call in another file, the one stored by a statement of its own
+    # module, and the function a decorator factory registers; not what no one registers
+    assert found == {("methods.py", 6, "BL401"), ("methods.py", 11, "BL401"), ("methods.py", 23, "BL401")}

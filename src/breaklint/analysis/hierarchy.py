@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .summary import ClassInfo, FunctionInfo, ModuleSummary
+from .summary import STORED, ClassInfo, FunctionInfo, ModuleSummary
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
 PLAIN_BASES = {
@@ -67,6 +67,26 @@ class Tree:
         self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self._children: dict[str, list[str]] | None = None
+        self._register(summaries)
+
+    def _register(self, summaries: list[ModuleSummary]) -> None:
+        """Fill each registry table (registries.py) with what the tree's module-level calls of its
+        registrar hand over: `register_method("dopri5", Dopri5)` puts `Dopri5` in `METHODS`."""
+        registrars = {f"{s.module}.{name}": found for s in summaries for name, found in s.registrars.items()}
+        for s in summaries:
+            for callee, calls in s.registrations.items():
+                name = self.canonical(callee)
+                if name in self.tables:  # `METHODS["rk4"] = RK4` in a module importing `METHODS`
+                    table, key, param = name, STORED, ""
+                elif name in registrars:
+                    local, key, param = registrars[name]
+                    table = f"{name.rpartition('.')[0]}.{local}"
+                else:
+                    continue
+                for passed in calls:
+                    held = passed.get(key) or passed.get(param)
+                    if held and held not in self.tables.setdefault(table, []):
+                        self.tables[table].append(held)
 
     def canonical(self, name: str) -> str:
         """The tree's own name for a dotted name, following re-exports: `pkg.utils.f` is

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from . import registries
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements, unseeded
@@ -84,6 +85,11 @@ class Names:
                             and callee.split(".")[-1][:1].isupper():
                         # a module-level object (`helper = Helper()`): calls of its methods reach them
                         self.summary.instances[name] = callee
+        tables = registries.dict_tables(node)
+        self.summary.registrars = registries.registrars(node, tables)
+        self.summary.registrations, stored = registries.registrations(node, self.qualify, tables)
+        for table in [r[0] for r in self.summary.registrars.values()] + list(stored):
+            self.summary.function_tables.setdefault(table, []).extend(stored.pop(table, []))
 
     def _import_base(self, node: cst.ImportFrom) -> str:
         base = dotted(node.module) if node.module is not None else ""

@@ -136,6 +136,12 @@ class ClassInfo:
         return attr in self.submodules or attr in self.callables or attr in self.from_params
 
 
+# what a registration hands over (registries.py): what a decorator factory's decorator decorates, and
+# what `TABLE[key] = name` stores in a table another module defines
+DECORATED = "@"
+STORED = "="
+
+
 @dataclass(slots=True)
 class ModuleSummary:
     """What the engine needs of one file to decide what torch.compile reaches."""
@@ -153,6 +159,11 @@ class ModuleSummary:
     # positional) -> what the file's calls of it pass there, where that is a tensor or the tree
     # decides it: what a record's field holds when its declaration does not say (values in reach.py)
     builds: dict[str, dict[str, Val]] = field(default_factory=dict)
+    # registries (registries.py): a function that stores what it is handed in a module-level table ->
+    # [table, "#i" and the parameter's name, or "@" for a decorator factory]; and the file's own
+    # module-level calls of any function -> what each passes by name ("#i", keyword, "@": decorated)
+    registrars: dict[str, list[str]] = field(default_factory=dict)
+    registrations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
