@@ -224,6 +224,101 @@ def test_breaks_and_constructions_that_run_only_sometimes_do_not_count() -> None
     found = findings(body)
     # the warning, the print and the data-dependent `if` are still reported where they are ...
     assert {code for _, code in found} >= {"BL403", "BL401", "BL201"}
-    # ... but a constructor breaks only where its warning runs, a loop costs its frame only where
-    # its print runs, and a module built under an `if` may not be built at all
-    assert "BL427" not in {code for _, code in found}
+    # ... but a constructor breaks only where its warning runs, and a loop costs its frame only
+    # where its print runs: neither makes a frame run eagerly. The frame that surely breaks in its
+    # loop builds `Scale` only under `if extra:`; the finding says so.
+    reported = [f for f in lint_source(MODULES + dedent(body), Path("m.py"), Config()) if f.code == "BL427"]
+    assert [(f.line, f.code) for f in reported] == [(line_of(body, "super().__init__()"), "BL427")]
+    assert f"(this module is built on line {line_of(body, 'x = Scale(3.0)(x)')}, in a branch)" in reported[0].message
+
+
+def test_a_frame_given_up_on_at_an_unresumable_call_runs_its_constructors_eagerly() -> None:
+    body = """
+        def rms(v):
+            return v.pow(2).mean().sqrt()
+
+
+        class Controller(nn.Module):
+            def __init__(self, atol, norm=rms):
+                super().__init__()
+                self.atol = atol
+                self.norm = norm
+
+
+        class Classed(nn.Module):
+            def __init__(self, atol, norm=Plain):
+                super().__init__()
+                self.atol = atol
+                self.norm = norm
+
+
+        class Stepper:
+            def __init__(self, controller):
+                self.controller = controller
+
+            def solve(self, y):
+                return y[y > 0].sum() * self.controller.atol
+
+
+        @torch.compile
+        def left_to_the_default(y, controller=None):
+            if controller is None:
+                controller = Controller(1e-3)
+            return Stepper(controller).solve(y)
+
+
+        @torch.compile
+        def passed_explicitly(y):
+            stepper = Stepper(Controller(1e-3, norm=rms))
+            return stepper.solve(y)
+
+
+        @torch.compile
+        def a_class_by_default(y):
+            stepper = Stepper(Classed(1e-3))
+            return stepper.solve(y)
+    """
+    reported = [f for f in lint_source(MODULES + dedent(body), Path("m.py"), Config()) if f.code == "BL427"]
+    # only where the object left to its default holds a function: that function has no source to
+    # rebuild it from, so dynamo gives up on the whole frame, whose constructors then break
+    assert [f.line for f in reported] == [line_of(body, "super().__init__()", 1)]
+    assert reported[0].message.startswith("dynamo runs all of `left_to_the_default` eagerly")
+    assert "keeps `rms`, a function from a default argument" in reported[0].message
+    assert "in a branch" in reported[0].message
+
+
+def test_a_frame_given_up_on_at_a_break_of_its_own_names_the_break() -> None:
+    body = """
+        def rms(v):
+            return v.pow(2).mean().sqrt()
+
+
+        class Controller(nn.Module):
+            def __init__(self, atol, norm=rms):
+                super().__init__()
+                self.atol = atol
+                self.norm = norm
+
+
+        @torch.compile
+        def logs_after_building(y):
+            scale = Scale(2.0)
+            controller = Controller(1e-3)
+            print("built")
+            return scale(y) * controller.atol
+
+
+        @torch.compile
+        def logs_before_building(y):
+            print("building")
+            controller = Controller(1e-3)
+            return y * controller.atol
+    """
+    reported = [f for f in lint_source(MODULES + dedent(body), Path("m.py"), Config()) if f.code == "BL427"]
+    # both modules of the frame that breaks after building the controller; nothing for the frame that
+    # breaks before it (dynamo resumes after that print with nothing to rebuild)
+    assert sorted(f.line for f in reported) == sorted([line_of(body, "super().__init__()", 0),
+                                                       line_of(body, "super().__init__()", 1)])
+    printed = line_of(body, "built")
+    assert all(f.message.startswith("dynamo runs all of `logs_after_building` eagerly: it breaks the graph on "
+                                     f"line {printed}, and the `Controller` built") for f in reported)

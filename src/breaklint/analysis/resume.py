@@ -115,7 +115,58 @@ def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> s
     return None
 
 
-def eager_constructors(reach: Reach, direct: Breaks) -> list[tuple[str, tuple[int, int, int, int], str]]:
+def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
+               unresumable: list[tuple[str, CallRef, str]]) -> str | None:
+    """Where dynamo gives up on all of a reached function at a break: an object built there before
+    the break holds a function that its constructor took from a parameter's default (`norm=rms_norm`,
+    then `self.norm = norm`). To resume after the break, dynamo must rebuild the frame's live objects;
+    such a function has no source to rebuild it from, so dynamo runs the whole frame eagerly. The
+    break is one that happens whenever the function runs (its own, or a call of a function that
+    surely breaks), or a call it cannot resume after (`unresumable_calls`). None if there is none."""
+    fn = reach.functions[qual]
+    breaks = [(line, f"it breaks the graph on line {line}") for line, _ in direct.get(qual, []) if _always(fn, line)]
+    for call in fn.calls:
+        if call.kind != "property" and _always(fn, call.line):
+            broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
+            if broken:
+                breaks.append((call.line, f"it breaks the graph on line {call.line} (at `{sure[broken[0]]}`)"))
+    breaks += [(call.line, f"it calls `{call.target.rpartition(':')[2]}`, which breaks, on an object it built "
+                           f"(line {call.line})")
+               for caller, call, _ in unresumable if caller == qual and _always(fn, call.line)]
+    if not breaks:
+        return None
+    last = max(line for line, _ in breaks)
+    for call in fn.calls:
+        if call.kind != "name" or call.line >= last or call.star:
+            continue
+        for init, _ in reach.targets(fn.cls, call):
+            held = _default_function(reach, init, call)
+            if held is not None:
+                _, why = min(b for b in breaks if b[0] > call.line)
+                return (f"dynamo runs all of `{_short(reach, qual)}` eagerly: {why}, and the "
+                        f"`{init.rsplit('.', 2)[-2]}` built on line {call.line} keeps `{held}`, a function "
+                        "from a default argument that dynamo cannot rebuild to resume")
+    return None
+
+
+def _default_function(reach: Reach, init: str, call: CallRef) -> str | None:
+    """The tree's function that a constructor call leaves to a default its `__init__` stores."""
+    fn = reach.functions.get(init)
+    if fn is None or not init.endswith(".__init__"):
+        return None
+    for param, default in fn.stored_defaults.items():
+        position = fn.params.index(param) - 1  # after `self`
+        if param in call.kwargs or position < len(call.args):
+            continue
+        held = reach.canonical(default)
+        if held in reach.functions and reach.functions[held].cls is None:
+            return held.rsplit(".", 1)[-1]
+    return None
+
+
+def eager_constructors(reach: Reach, direct: Breaks,
+                       unresumable: list[tuple[str, CallRef, str]] | None = None
+                       ) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(constructor, span, message) for each module constructor dynamo compiles as a frame of its own.
 
     A module built in compiled code has its `__init__` inlined into the graph. Where the building
@@ -123,10 +174,12 @@ def eager_constructors(reach: Reach, direct: Breaks) -> list[tuple[str, tuple[in
     whose `self` is a module not yet initialized: dynamo breaks at the constructor's first statement
     that uses it (`super().__init__()`, "Uninitialized nn.Module") and runs that constructor eagerly
     too, so the bases' constructors it calls, and the modules it builds, go the same way. A building
-    frame runs eagerly where it breaks inside its own loop or `try` (all of it), and where the
-    constructor it calls breaks (that call). Only breaks and constructor calls that happen whenever
-    their function runs count (not those in an `if` branch or a handler): the finding is on a line
-    that runs whenever the module is built."""
+    frame runs eagerly where it breaks inside its own loop or `try` (all of it), where dynamo gives
+    up on it at an unresumable call (all of it, `_abandoned`), and where the constructor it calls
+    breaks (that call). Only breaks that happen whenever their function runs count (not those in an
+    `if` branch or a handler), and, outside a frame run eagerly as a whole, only constructor calls
+    made so: the finding is on a line that runs whenever the module is built; one built in a branch
+    of a frame run eagerly says so."""
     sure = breaking(reach, direct, always=True)
     out: dict[str, tuple[tuple[int, int, int, int], str] | None] = {}
     queue: deque[str] = deque()
@@ -145,34 +198,42 @@ def eager_constructors(reach: Reach, direct: Breaks) -> list[tuple[str, tuple[in
 
     for caller in sorted(reach.reached):
         trapped = _trapped(reach, caller, direct, sure)
-        for init in _module_inits(reach, caller, supers=trapped is not None):
-            if trapped is not None:
-                report(init, f"`{_short(reach, caller)}` builds this module and breaks inside a loop or `try` "
-                             f"(at `{trapped}`), so dynamo runs that function eagerly")
+        eager: str | None = None
+        if trapped is not None:
+            eager = (f"`{_short(reach, caller)}` builds this module and breaks inside a loop or `try` (at `{trapped}`), "
+                     "so dynamo runs that function eagerly")
+        elif (abandoned := _abandoned(reach, caller, direct, sure, unresumable or [])) is not None:
+            eager = abandoned
+        for init, line in _module_inits(reach, caller, supers=eager is not None, branches=eager is not None):
+            if eager is not None:
+                report(init, eager if _always(reach.functions[caller], line)
+                       else f"{eager} (this module is built on line {line}, in a branch)")
             elif init in sure:
                 report(init, f"`{_short(reach, caller)}` builds this module in compiled code and its constructor "
                              f"breaks (at `{sure[init]}`)")
     while queue:
         frame = queue.popleft()
-        for init in _module_inits(reach, frame, supers=True):
+        for init, _ in _module_inits(reach, frame, supers=True):
             report(init, f"`{_short(reach, frame)}` calls this constructor, and dynamo runs it eagerly")
     return [(init, *found) for init, found in sorted(out.items()) if found is not None]
 
 
-def _module_inits(reach: Reach, qual: str, supers: bool) -> list[str]:
-    """The tree's module constructors a function's calls run whenever it runs: the classes it builds,
-    and with `supers`, the base's constructor it calls through `super().__init__(...)`."""
+def _module_inits(reach: Reach, qual: str, supers: bool, branches: bool = False) -> list[tuple[str, int]]:
+    """The tree's module constructors a function's calls run whenever it runs (with `branches`, in
+    its `if` branches and handlers too), each with the line of the call: the classes it builds, and
+    with `supers`, the base's constructor it calls through `super().__init__(...)`."""
     fn = reach.functions[qual]
-    found: list[str] = []
+    found: dict[str, int] = {}
     for call in fn.calls:
-        if call.kind in ("property", "ref") or (call.kind == "super" and not supers) or not _always(fn, call.line):
+        if call.kind in ("property", "ref") or (call.kind == "super" and not supers) \
+                or not (branches or _always(fn, call.line)):
             continue
         for init, _ in reach.targets(fn.cls, call):
             owner = reach.functions[init].cls if init in reach.functions else None
             if init.endswith(".__init__") and owner is not None and reach.is_module_class(owner) \
                     and init not in found:
-                found.append(init)
-    return found
+                found[init] = call.line
+    return list(found.items())
 
 
 def _short(reach: Reach, qual: str) -> str:

@@ -110,6 +110,7 @@ class Scopes:
                 scope.values[star.name.value] = V.OBJECT
         if cls is not None and node.name.value == "__init__" and info.params:
             info.init_start = self._first_use(node, info.params[0])
+            info.stored_defaults = self._stored_defaults(node, info.params[0])
         self._scopes.append(scope)
         self._qualified = (None, None)  # names changed meaning
 
@@ -126,6 +127,17 @@ class Scopes:
                 return self.positions.span(first.value if isinstance(first, cst.Expr) else first)
             return None
         return None
+
+    def _stored_defaults(self, node: cst.FunctionDef, instance: str) -> dict[str, str]:
+        """A constructor's parameters whose default is a name (`norm=rms_norm`) and that its own
+        statements store in the instance (`self.norm = norm`): parameter -> the default, qualified."""
+        defaults = {p.name.value: self.qualify(p.default) for p in (*node.params.params, *node.params.kwonly_params)
+                    if isinstance(p.default, (cst.Name, cst.Attribute)) and dotted(p.default) != "None"}
+        stored = {stmt.value.value for stmt in find(node.body, (cst.Assign,))
+                  if isinstance(stmt.value, cst.Name)
+                  and any(isinstance(t.target, cst.Attribute) and dotted(t.target.value) == instance
+                          for t in stmt.targets)}
+        return {name: held for name, held in defaults.items() if held and name in stored}
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self._scopes.pop()

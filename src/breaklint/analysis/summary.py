@@ -102,6 +102,10 @@ class FunctionInfo:
     # an `__init__`: the span of its first statement that uses the instance (`super().__init__()`), where
     # dynamo, compiling the constructor as a frame of its own, meets a module not yet initialized
     init_start: tuple[int, int, int, int] | None = None
+    # an `__init__`: its parameters that it stores in the instance (`self.norm = norm`) and whose
+    # default is a name (`norm=rms_norm`), with that name qualified: a function held so has no source
+    # dynamo can rebuild it from (`resume.eager_frames`)
+    stored_defaults: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
