@@ -329,8 +329,13 @@ class TensorScalarCast(Rule):
         return _whole_arg_reduction(self.ctx, node) or position_lookup(self.ctx, node) is not None
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int."""
-        if not self.ctx.active() or node in self.ctx.assign_targets or len(node.slice) != 1:
+        """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int. So
+        does `x[b, i]`, `x[:, i]` or `x[i, j]`, where the other elements are ints, names, `:` or `...`
+        (a bounded slice beside it traces from torch 2.14, and `None` does)."""
+        if not self.ctx.active() or node in self.ctx.assign_targets:
+            return
+        if len(node.slice) > 1:
+            self._zero_d_among(node)
             return
         element = node.slice[0].slice
         if not isinstance(element, cst.Index) or element.star:
@@ -346,6 +351,20 @@ class TensorScalarCast(Rule):
                            "as a Python int", "index with a 1-element tensor and drop that dimension: "
                            "`x[i.unsqueeze(0)].squeeze(0)`", fix=fix, requires=requires,
                     fix_needs=(requires, self.ctx.tensor_requirement(index)))
+
+    def _zero_d_among(self, node: cst.Subscript) -> None:
+        elements = [e.slice for e in node.slice]
+        if any(isinstance(e, cst.Index) and e.star for e in elements) \
+                or not all(_plain_element(e) or (isinstance(e, cst.Index) and self._zero_d_index(e.value))
+                           for e in elements):
+            return
+        index = next((e.value for e in elements if isinstance(e, cst.Index) and self._zero_d_index(e.value)), None)
+        requires = self.ctx.tensor_requirement(node.value) if index is not None else None
+        if index is None or requires is None:
+            return
+        self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used as an index: indexing reads it "
+                           "as a Python int", "index with a 1-element tensor and drop that dimension: "
+                           "`x[b, i.unsqueeze(0)].squeeze(-1)`", requires=requires)
 
     def visit_Slice(self, node: cst.Slice) -> None:
         """`x[a:b]` reads `a` and `b` as Python ints: a tensor bound breaks as `int()` does."""
@@ -381,6 +400,17 @@ SCALAR_TRACED = frozenset({"torch.add", "torch.addcmul"})  # traced with `captur
 INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
 INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",
                             "torch.uint8"})
+
+
+def _plain_element(element: cst.BaseSlice) -> bool:
+    """An element of a subscript beside which a 0-d index tensor is read as a Python int: an int, a
+    name (a loop's position, a count), `:` or `...`."""
+    if isinstance(element, cst.Slice):
+        return element.lower is None and element.upper is None and element.step is None
+    value = element.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value != "None")
 
 
 def _integer_cast(node: cst.BaseExpression) -> bool:

@@ -59,6 +59,27 @@ def best_per_column(x):
 
 
 @torch.compile
+def best_of_a_row(x):
+    x = (x * 2).view(2, 4)
+    i = x[0].argmax()
+    return x[1, i] + x[:, i].sum()  # expect: BL103
+
+
+@torch.compile
+def count_beside_a_batch(x):
+    x = (x * 2).view(2, 4)
+    n = (x[0] > 0).sum()
+    return x[..., n - 1]  # expect: BL103
+
+
+@torch.compile
+def best_of_a_row_kept_a_tensor(x):
+    x = (x * 2).view(2, 4)
+    i = x[0].argmax()
+    return x[1, i.unsqueeze(0)].squeeze(-1) + 1
+
+
+@torch.compile
 def finite_only(x):
     x = x * 2
     torch._assert_async(torch.isfinite(x).all(), "x must be finite")  # expect: BL103
@@ -228,7 +249,8 @@ def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
-            (closest_to_zero, (x,)), (best_per_column, (x,)), (finite_only, (x,)),
+            (closest_to_zero, (x,)), (best_per_column, (x,)), (best_of_a_row, (x,)), (count_beside_a_batch, (x,)),
+            (best_of_a_row_kept_a_tensor, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
