@@ -395,6 +395,8 @@ GENERIC = {
     "msssim": {"ssim": "pytorch_msssim"},
     "reformer": {"attn": "reformer_pytorch"},
     "egnn": {"layers": "egnn_pytorch"},
+    # the fourth round: spiking neurons, whose forward keeps and resets a membrane state
+    "snn": {"neurons": "snntorch._neurons"},
     # more of two studied libraries, by the same rule
     "monai": {"blocks": "monai.networks.blocks"},
     "diffusers": {"embed": "diffusers.models.embeddings", "norm": "diffusers.models.normalization"},
@@ -426,6 +428,8 @@ def _fill(name: str) -> Any:
         return 16
     if n == "split_dim":
         return 4
+    if n in ("alpha", "beta"):  # decay rates of a neuron's state
+        return 0.9
     if any(t in n for t in _SMALL):
         return 2
     if any(t in n for t in _SIZES):
@@ -632,6 +636,41 @@ def torchode_names() -> list[str]:
     return ([f"torchode__ivp__{m}" for m in sorted(interface.METHODS)]
             + [f"torchode__controller__{c}" for c in ("integral", "pid", "fixed")]
             + ["torchode__backsolve__tsit5"])
+
+
+# ptwt: the transforms by convolution (one to three dimensions, separable, stationary, continuous) and
+# by sparse matrices, each compiled as a user would call it, on a signal, an image or a volume
+PTWT_FUNCTIONS = {"wavedec": 1, "waverec": 1, "wavedec2": 2, "waverec2": 2, "wavedec3": 3, "waverec3": 3,
+                  "fswavedec2": 2, "fswaverec2": 2, "swt": 1, "iswt": 1, "cwt": 1}
+PTWT_MATRICES = {"MatrixWavedec": 1, "MatrixWaverec": 1, "MatrixWavedec2": 2, "MatrixWaverec2": 2}
+
+
+def ptwt_names() -> list[str]:
+    return [f"ptwt__fn__{n}" for n in PTWT_FUNCTIONS] + [f"ptwt__matrix__{n}" for n in PTWT_MATRICES]
+
+
+def ptwt_case(group: str, name: str) -> Case:
+    import torch
+
+    import ptwt
+
+    torch.manual_seed(0)
+    dims = (PTWT_FUNCTIONS if group == "fn" else PTWT_MATRICES)[name]
+    data = _img(*{1: (2, 64), 2: (2, 32, 32), 3: (2, 16, 16, 16)}[dims])
+    forward = {"waverec": ptwt.wavedec, "waverec2": ptwt.wavedec2, "waverec3": ptwt.wavedec3,
+               "fswaverec2": ptwt.fswavedec2, "iswt": ptwt.swt}
+    if group == "fn" and name == "cwt":
+        scales = torch.arange(1, 9).float()
+        return (lambda x: ptwt.cwt(x, scales, "mexh")[0]), (data,)
+    if group == "fn" and name in forward:
+        coeffs = forward[name](data, "db2", level=2)
+        return (lambda c: getattr(ptwt, name)(c, "db2")), (coeffs,)
+    if group == "fn":
+        return (lambda x: getattr(ptwt, name)(x, "db2", level=2)), (data,)
+    if name.startswith("MatrixWaverec"):
+        coeffs = getattr(ptwt, name.replace("rec", "dec"))("haar", level=2)(data)
+        return getattr(ptwt, name)("haar"), (coeffs,)
+    return getattr(ptwt, name)("haar", level=2), (data,)
 
 
 def torchode_case(group: str, name: str) -> Case:
@@ -1004,6 +1043,7 @@ LIBRARIES = {
     "ncps": (ncps_names, ncps_case),
     "struct": (struct_names, struct_case),
     "fm": (fm_names, fm_case),
+    "ptwt": (ptwt_names, ptwt_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1016,6 +1056,7 @@ PACKAGES = {
     "nflows": "nflows", "torchode": "torchode", "cde": "torchcde", "surv": "torchsurv", "geomloss": "geomloss",
     "entmax": "entmax", "fm": "flow_matching", "crf": "torchcrf", "ncps": "ncps", "struct": "torch_struct",
     "auraloss": "auraloss", "msssim": "pytorch_msssim", "reformer": "reformer_pytorch", "egnn": "egnn_pytorch",
+    "snn": "snntorch", "ptwt": "ptwt",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1025,7 +1066,7 @@ PACKAGES = {
 # analysis changes: `run.py` prints only their totals.
 _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
 _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf", "ncps", "struct",
-          "auraloss", "msssim", "reformer", "egnn")
+          "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt")
 
 
 def _sha(lib: str) -> str:
@@ -1063,6 +1104,12 @@ def entry_points(names: list[str]) -> list[str]:
                 continue
             elif lib == "sde":
                 out.append("torchsde._core.sdeint.sdeint")
+                continue
+            elif lib == "ptwt" and group == "fn":
+                fn = getattr(importlib.import_module("ptwt"), item)
+            elif lib == "ptwt":  # what calling the transform object runs
+                k = getattr(importlib.import_module("ptwt"), item)
+                out.append(f"{k.__module__}.{k.__qualname__}.__call__")
                 continue
             elif lib == "torchode":
                 out.append({"ivp": "torchode.interface.solve_ivp",
