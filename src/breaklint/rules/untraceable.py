@@ -323,7 +323,7 @@ class OpaqueExtensionCall(_CallRule):
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
-                "networkx.", "pycocotools.", "tqdm.", "bisect.", "heapq.", *NUMPY_SKIPPED)
+                "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN
     # (and the legacy `Variable` wrapper)
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",

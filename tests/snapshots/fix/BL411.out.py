@@ -2,6 +2,7 @@ import bisect
 import heapq
 
 import numpy as np
+import pywt
 import scipy.special
 import torch
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -12,6 +13,13 @@ def uses_scipy(x):
     x = x * 2
     g = scipy.special.gamma(3.0)  # expect: BL411
     return x * g
+
+
+@torch.compile
+def uses_wavelets(x):
+    x = x * 2
+    low = torch.tensor(pywt.Wavelet("haar").dec_lo)  # expect: BL411
+    return x * low.sum()
 
 
 @torch.compile
@@ -76,6 +84,6 @@ def validates_inputs(x):
 
 def cases():
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_numpy, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),))]
