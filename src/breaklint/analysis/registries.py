@@ -22,6 +22,7 @@ import libcst as cst
 
 from .summary import DECORATED, STORED
 from .syntax import dotted
+from .walk import find
 
 
 
@@ -40,7 +41,7 @@ def registrars(module: cst.Module, tables: set[str]) -> dict[str, list[str]]:
     [table, "#i" and the parameter's name] for a parameter stored (`TABLE[key] = param`), or
     [table, DECORATED, ""] for a factory whose inner function stores its own parameter."""
     out: dict[str, list[str]] = {}
-    for stmt in module.body:
+    for stmt in module.body if tables else ():
         if not isinstance(stmt, cst.FunctionDef):
             continue
         own = _positional(stmt)
@@ -110,13 +111,7 @@ def _nested_functions(fn: cst.FunctionDef) -> list[cst.FunctionDef]:
 
 def _stores(fn: cst.FunctionDef, tables: set[str]) -> list[tuple[str, str]]:
     """(table, name) for each `TABLE[key] = name` in the function or a function nested in it."""
-    found: list[tuple[str, str]] = []
-
-    class Stores(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            found.extend(_subscript_stores(node, tables))
-    fn.body.visit(Stores())
-    return found
+    return [stored for node in find(fn.body, cst.Assign) for stored in _subscript_stores(node, tables)]
 
 
 def _subscript_stores(node: cst.Assign, tables: set[str] | None) -> list[tuple[str, str]]:

@@ -132,7 +132,10 @@ class Scopes:
         """A constructor's parameters whose default is a name (`norm=rms_norm`) and that its own
         statements store in the instance (`self.norm = norm`): parameter -> the default, qualified."""
         defaults = {p.name.value: self.qualify(p.default) for p in (*node.params.params, *node.params.kwonly_params)
-                    if isinstance(p.default, (cst.Name, cst.Attribute)) and dotted(p.default) != "None"}
+                    if isinstance(p.default, (cst.Name, cst.Attribute)) and dotted(p.default) not in ("None", "True",
+                                                                                                     "False")}
+        if not defaults:
+            return {}
         stored = {stmt.value.value for stmt in find(node.body, (cst.Assign,))
                   if isinstance(stmt.value, cst.Name)
                   and any(isinstance(t.target, cst.Attribute) and dotted(t.target.value) == instance
