@@ -43,3 +43,50 @@ def test_a_name_bound_again_no_longer_holds_it_and_a_python_value_is_not_convert
             return dense, again, rows.to_sparse()
     """
     assert findings(source) == [(6, "BL429"), (9, "BL429"), (10, "BL429")]
+
+
+def test_what_a_helper_returns_is_followed_where_the_tree_shows_it_sparse() -> None:
+    source = """
+        import torch
+
+        def adjacency(edge_index, n):
+            return torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.shape[1]), (n, n))
+
+        def dense(edge_index, n):
+            return torch.zeros(n, n).index_put_((edge_index[0], edge_index[1]), torch.ones(3))
+
+        def product(a, b):
+            return torch.sparse.mm(adjacency(a, 4), adjacency(b, 4))
+
+        @torch.compile
+        def layer(x, edge_index):
+            adj = adjacency(edge_index, 4)
+            full = dense(edge_index, 4)
+            both = product(edge_index, edge_index)
+            h = x * 2
+            return torch.sparse.mm(adj, h) + full @ h + torch.sparse.mm(both, h)
+    """
+    # the constructor, and the one read of each helper's sparse result; not the dense helper's
+    found = findings(source)
+    assert found == [(5, "BL429"), (19, "BL429")]
+    messages = [f.message for f in lint_source(dedent(source)) if f.code == "BL429" and f.line == 19]
+    assert messages and "`adj` holds the sparse tensor `adjacency` returned at line 15" in messages[0]
+
+
+def test_a_read_in_another_branch_of_the_if_that_made_it_is_not_reported() -> None:
+    source = """
+        import torch
+
+        @torch.compile
+        def weighted(x, edge_index, sparse: bool):
+            if sparse:
+                edge_index = torch.sparse_coo_tensor(edge_index, torch.ones(3), (4, 4))
+            elif x.dim() > 1:
+                edge_index = edge_index.flip(0)
+            else:
+                edge_index = edge_index + 1
+            return x[edge_index[0]]
+    """
+    # the `elif` and `else` bodies never hold the sparse tensor, and after the `if` it is held only when
+    # the first branch ran: only the constructor is reported
+    assert findings(source) == [(7, "BL429")]

@@ -164,6 +164,7 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         unless: tuple[str, ...] = (),
         only_with: tuple[str, ...] = (),
         known: bool = False,
+        sparse: bool = False,
     ) -> None:
         pos = self.position(node)
         deferred: list[Val] = []
@@ -198,7 +199,8 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         owner = scope if scope is not None else (self.function.qualname if self.function else None)
         self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line,
                                          requires if requires is not None and requires.symbolic else None,
-                                         tuple(deferred) if fix is not None else (), unless, only_with, known))
+                                         tuple(deferred) if fix is not None else (), unless, only_with, known,
+                                         sparse))
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

@@ -16,7 +16,8 @@ from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
     PREDICATE_PREFIXES, RECEIVER_KIND_METHODS, RESULT_FIELDS, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
     TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
-    EINOPS_TENSOR, GENERATORS, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    EINOPS_TENSOR, GENERATORS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
+    TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
 
@@ -211,6 +212,11 @@ class Evaluation:
         if name is not None and name.startswith("torch."):
             if name in GENERATORS:
                 return V.GENERATOR
+            if name in SPARSE_CONSTRUCTORS:
+                return V.SPARSE
+            if name in SPARSE_PRODUCTS and len(node.args) == 2 \
+                    and all(self.value(arg.value).is_sparse for arg in node.args):
+                return V.SPARSE
             if name.startswith("torch.nn.functional."):
                 return V.TENSOR
             if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
@@ -253,6 +259,8 @@ class Evaluation:
             if method in NON_TENSOR_METHODS:
                 return V.OBJECT if base.is_tensor else V.UNKNOWN
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
+            if (base.is_tensor and method in SPARSE_CONVERSIONS) or (base.is_sparse and method in SPARSE_KEEPING):
+                return V.SPARSE
             if base.is_tensor:
                 return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
             if base.symbolic and method in RECEIVER_KIND_METHODS:

@@ -191,3 +191,4 @@ class Candidate:
     unless: tuple[str, ...] = ()
     only_with: tuple[str, ...] = ()
     known: bool = False  # `requires` must turn out a known tensor, not one only assumed
+    sparse: bool = False  # `requires` must turn out a sparse tensor (values.SPARSE)

@@ -77,6 +77,10 @@ class Val:
         return self.kind in NOT_TENSOR
 
     @property
+    def is_sparse(self) -> bool:
+        return self.kind == "tensor" and self.name == "sparse"
+
+    @property
     def bool_shaped(self) -> bool:
         """A bool tensor, or a symbolic value that is one whenever it is a tensor (a comparison)."""
         if self.kind in ("booltensor", "cmp"):
@@ -101,6 +105,9 @@ ASSUMED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED)
 # Assumed, so that no fix treats it as a torch.Tensor; named, since `capture_scalar_outputs` traces
 # `int(t)` of a tensor and not of an array.
 NUMPY_ARRAY = Val("tensor", ref=ASSUMED, name="numpy")
+# A sparse tensor (`torch.sparse_coo_tensor(...)`, `x.to_sparse()`): a tensor, which dynamo does not hold
+# as an input (BL429 follows it out of the helper that makes it).
+SPARSE = Val("tensor", name="sparse")
 # What `isinstance(x, np.ndarray)` tells of `x` where it holds: an array, which no rule about tensors
 # takes for one (the test guards code written for host data), but dynamo traces it all the same.
 NDARRAY = Val("object", ref="numpy.ndarray")

@@ -51,6 +51,19 @@ TORCH_SEQUENCE = {
     "torch.broadcast_tensors",
 }
 GENERATORS = {"torch.Generator", "torch._C.Generator"}
+# torch's constructors of a sparse tensor from its indices and values, and a tensor's methods that
+# give its sparse form (BL429)
+SPARSE_CONSTRUCTORS = frozenset({
+    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_bsr_tensor",
+    "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor",
+})
+SPARSE_CONVERSIONS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+                                "to_sparse_bsc"})
+# a sparse tensor's methods whose result is sparse too, and torch's products that are sparse when both
+# factors are
+SPARSE_KEEPING = frozenset({"coalesce", "index_select", "transpose", "t", "to", "cpu", "cuda", "float", "double",
+                            "half", "clone", "detach", "requires_grad_"})
+SPARSE_PRODUCTS = frozenset({"torch.sparse.mm", "torch.mm"})
 TORCH_NON_TENSOR_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",

@@ -63,6 +63,7 @@ class Rule(cst.BatchableCSTVisitor):
         unless: tuple[str, ...] = (),
         only_with: tuple[str, ...] = (),
         known: bool = False,
+        sparse: bool = False,
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
         tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
@@ -73,9 +74,10 @@ class Rule(cst.BatchableCSTVisitor):
         `unless` / `only_with`: the dynamo settings under which this is no break, or which must hold
         for it to be one (`dynamo_settings` tokens); the engine knows which are in force. `known`: a
         symbolic `requires` must turn out a known tensor, not one only assumed (a value that is
-        usually a Python one, such as a slice bound passed in as a parameter)."""
+        usually a Python one, such as a slice bound passed in as a parameter). `sparse`: a symbolic
+        `requires` must turn out a sparse tensor (what a helper returns)."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
-                             fix_needs=fix_needs, unless=unless, only_with=only_with, known=known)
+                             fix_needs=fix_needs, unless=unless, only_with=only_with, known=known, sparse=sparse)
 
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the

@@ -6,22 +6,13 @@ import libcst as cst
 
 from typing import TYPE_CHECKING
 
+from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import method_call
 
 if TYPE_CHECKING:
     from ..analysis.values import Val
-
-# torch's constructors of a sparse tensor from its indices and values
-SPARSE_CONSTRUCTORS = frozenset({
-    "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_bsr_tensor",
-    "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor",
-})
-# a tensor's methods that give its sparse form
-SPARSE_CONVERSIONS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
-                                "to_sparse_bsc"})
-
 
 @register
 class SparseTensorCreation(Rule):
@@ -38,9 +29,11 @@ class SparseTensorCreation(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        # per function being walked: the names bound to a sparse tensor made there, each with the line
-        # that made it and what must be a tensor for it to be made (None: a constructor, surely)
-        self._held: list[dict[str, tuple[int, "Val | None"]]] = []
+        # per function being walked: the names bound to a sparse tensor made there, or to what a call of
+        # the tree's function returned, each with the line that made it, what must be a tensor for it
+        # to be made (None: a constructor, surely), and whether that must be a sparse one (a call's)
+        self._held: list[dict[str, tuple[int, "Val | None", bool, str, tuple[tuple[int, bool], ...]]]] = []
+        self._ifs: list[cst.If] = []  # the `if` statements being walked, outermost first
         # ids of the names that are no variable (an attribute's name, a keyword), while their function
         # is walked
         self._not_names: set[int] = set()
@@ -74,6 +67,16 @@ class SparseTensorCreation(Rule):
             self.report(node, f"{made[0]}: dynamo does not support sparse tensors and breaks the graph here",
                         requires=made[1])
 
+    def visit_If(self, node: cst.If) -> None:
+        self._ifs.append(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._ifs.pop()
+
+    def _branches(self, line: int) -> tuple[tuple[int, bool], ...]:
+        """For each `if` around a line: which of its branches the line is in (its body or not)."""
+        return tuple((id(node), line <= self.ctx.positions.span(node.body)[2]) for node in self._ifs)
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self._held and self._held[-1]:
             self._not_names.add(id(node.attr))  # `graph.adj` reads no local `adj`
@@ -83,9 +86,11 @@ class SparseTensorCreation(Rule):
             self._not_names.add(id(node.keyword))  # nor does `f(adj=...)`'s keyword
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        # a name bound again no longer holds the sparse tensor (a use on the right is taken first)
+        # a name bound again no longer holds the sparse tensor (a use on the right is taken first), unless
+        # in another branch of the `if` that made it
         for target in node.targets:
-            if isinstance(target.target, cst.Name) and self._held and target.target.value in self._held[-1]:
+            if isinstance(target.target, cst.Name) and self._held and target.target.value in self._held[-1] \
+                    and not self._elsewhere(target.target.value, self.ctx.positions.span(node)[0]):
                 for attribute in find(node.value, cst.Attribute):
                     self.visit_Attribute(attribute)
                 for arg in find(node.value, cst.Arg):
@@ -95,19 +100,43 @@ class SparseTensorCreation(Rule):
                 self._held[-1].pop(target.target.value, None)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
+        if not self._held or not self.ctx.active():
+            return
         made = self._made(original_node.value)
-        if made is None or not self._held or not self.ctx.active():
+        line = self.ctx.positions.span(original_node)[0]
+        if made is not None:
+            held = (line, made[1], False, f"the sparse tensor made at line {line}", self._branches(line))
+        elif isinstance(original_node.value, cst.Call) and (returned := self._returned(original_node.value)):
+            # `m = construct_matrix(...)`: a sparse tensor if the helper returns one (the tree decides)
+            held = (line, returned, True, f"the sparse tensor `{self.ctx.source(original_node.value.func)}` "
+                                          f"returned at line {line}", self._branches(line))
+        else:
             return
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
-                self._held[-1][target.target.value] = (self.ctx.positions.span(original_node)[0], made[1])
+                self._held[-1][target.target.value] = held
+
+    def _returned(self, node: cst.Call) -> "Val | None":
+        """What a call of a function the tree decides returns, where that may be a sparse tensor."""
+        value = self.ctx.tensor_requirement(node)
+        return value if value is not None and value.kind == "ret" else None
+
+    def _elsewhere(self, name: str, line: int) -> bool:
+        """Whether a line is in another branch of an `if` whose branch made the sparse tensor `name`
+        holds: there the name never holds it."""
+        branches = self._held[-1][name][4]
+        return bool(set(branches) & {(n, not body) for n, body in self._branches(line)})
 
     def visit_Name(self, node: cst.Name) -> None:
         if not self._held or node.value not in self._held[-1] or id(node) in self._not_names:
             return
-        line, requires = self._held[-1].pop(node.value)
-        if self.ctx.positions.span(node)[0] == line or not self.ctx.active():
+        here = self.ctx.positions.span(node)[0]
+        if self._elsewhere(node.value, here):
             return
-        self.report(node, f"`{node.value}` holds the sparse tensor made at line {line}: the code after that break "
-                          "takes it up as an input, which dynamo cannot hold, and breaks again here",
-                    requires=requires)
+        line, requires, returned, what, branches = self._held[-1].pop(node.value)
+        if here == line or not self.ctx.active() or not set(branches) <= set(self._branches(here)):
+            # (after an `if` one of whose branches made it, the name holds it only when that branch ran:
+            # the break there is reported where it is made)
+            return
+        self.report(node, f"`{node.value}` holds {what}: the code after that break takes it up as an input, "
+                          "which dynamo cannot hold, and breaks again here", requires=requires, sparse=returned)
