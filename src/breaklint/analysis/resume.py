@@ -7,7 +7,9 @@ source to rebuild it from (GB0092, a reconstruction failure). Dynamo then compil
 earlier point of the function, or none of it, and runs the rest eagerly (`unresumable_calls`).
 
 Code that dynamo runs eagerly has each module constructor it calls compiled as a frame of its own,
-on a module not yet initialized (GB0119, `eager_constructors`).
+on a module not yet initialized (GB0119, `eager_constructors`). Besides a break inside a loop or a
+`try`, dynamo runs a whole function eagerly when it cannot rebuild, to resume after a break, an object
+the function built: one that keeps a function taken from a parameter's default (`_abandoned`).
 
 This needs the findings, not only the reach: the engine asks once every file's breaks are known.
 """
@@ -124,6 +126,11 @@ def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
     break is one that happens whenever the function runs (its own, or a call of a function that
     surely breaks), or a call it cannot resume after (`unresumable_calls`). None if there is none."""
     fn = reach.functions[qual]
+    # the objects it builds that keep such a function (few functions build any): (line, class, function)
+    keeping = [(call.line, init, held) for call in fn.calls if call.kind == "name" and not call.star
+               for init, _ in reach.targets(fn.cls, call) if (held := _default_function(reach, init, call))]
+    if not keeping:
+        return None
     breaks = [(line, f"it breaks the graph on line {line}") for line, _ in direct.get(qual, []) if _always(fn, line)]
     for call in fn.calls:
         if call.kind != "property" and _always(fn, call.line):
@@ -133,19 +140,12 @@ def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
     breaks += [(call.line, f"it calls `{call.target.rpartition(':')[2]}`, which breaks, on an object it built "
                            f"(line {call.line})")
                for caller, call, _ in unresumable if caller == qual and _always(fn, call.line)]
-    if not breaks:
-        return None
-    last = max(line for line, _ in breaks)
-    for call in fn.calls:
-        if call.kind != "name" or call.line >= last or call.star:
-            continue
-        for init, _ in reach.targets(fn.cls, call):
-            held = _default_function(reach, init, call)
-            if held is not None:
-                _, why = min(b for b in breaks if b[0] > call.line)
-                return (f"dynamo runs all of `{_short(reach, qual)}` eagerly: {why}, and the "
-                        f"`{init.rsplit('.', 2)[-2]}` built on line {call.line} keeps `{held}`, a function "
-                        "from a default argument that dynamo cannot rebuild to resume")
+    for line, init, held in keeping:
+        later = [b for b in breaks if b[0] > line]
+        if later:
+            return (f"dynamo runs all of `{_short(reach, qual)}` eagerly: {min(later)[1]}, and the "
+                    f"`{init.rsplit('.', 2)[-2]}` built on line {line} keeps `{held}`, a function from a default "
+                    "argument that dynamo cannot rebuild to resume")
     return None
 
 
@@ -175,7 +175,8 @@ def eager_constructors(reach: Reach, direct: Breaks,
     that uses it (`super().__init__()`, "Uninitialized nn.Module") and runs that constructor eagerly
     too, so the bases' constructors it calls, and the modules it builds, go the same way. A building
     frame runs eagerly where it breaks inside its own loop or `try` (all of it), where dynamo gives
-    up on it at an unresumable call (all of it, `_abandoned`), and where the constructor it calls
+    up on it at a break because an object it built cannot be rebuilt to resume (all of it,
+    `_abandoned`), and where the constructor it calls
     breaks (that call). Only breaks that happen whenever their function runs count (not those in an
     `if` branch or a handler), and, outside a frame run eagerly as a whole, only constructor calls
     made so: the finding is on a line that runs whenever the module is built; one built in a branch
