@@ -25,7 +25,6 @@ from .syntax import dotted
 from .walk import find
 
 
-
 def dict_tables(module: cst.Module) -> set[str]:
     """Module-level names bound to a dict display or `dict()`."""
     out: set[str] = set()
