@@ -232,8 +232,8 @@ def test_breaks_and_constructions_that_run_only_sometimes_do_not_count() -> None
     assert f"(this module is built on line {line_of(body, 'x = Scale(3.0)(x)')}, in a branch)" in reported[0].message
 
 
-def test_a_frame_given_up_on_at_an_unresumable_call_runs_its_constructors_eagerly() -> None:
-    body = """
+# a module whose constructor keeps a function from a parameter's default
+DEFAULTED = """
         def rms(v):
             return v.pow(2).mean().sqrt()
 
@@ -243,6 +243,11 @@ def test_a_frame_given_up_on_at_an_unresumable_call_runs_its_constructors_eagerl
                 super().__init__()
                 self.atol = atol
                 self.norm = norm
+"""
+
+
+def test_a_frame_given_up_on_at_an_unresumable_call_runs_its_constructors_eagerly() -> None:
+    body = DEFAULTED + """
 
 
         class Classed(nn.Module):
@@ -288,16 +293,7 @@ def test_a_frame_given_up_on_at_an_unresumable_call_runs_its_constructors_eagerl
 
 
 def test_a_frame_given_up_on_at_a_break_of_its_own_names_the_break() -> None:
-    body = """
-        def rms(v):
-            return v.pow(2).mean().sqrt()
-
-
-        class Controller(nn.Module):
-            def __init__(self, atol, norm=rms):
-                super().__init__()
-                self.atol = atol
-                self.norm = norm
+    body = DEFAULTED + """
 
 
         @torch.compile
