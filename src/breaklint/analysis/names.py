@@ -88,8 +88,10 @@ class Names:
         tables = registries.dict_tables(node)
         self.summary.registrars = registries.registrars(node, tables)
         self.summary.registrations, stored = registries.registrations(node, self.qualify, tables)
-        for table in [r[0] for r in self.summary.registrars.values()] + list(stored):
-            self.summary.function_tables.setdefault(table, []).extend(stored.pop(table, []))
+        for table, _, _ in self.summary.registrars.values():
+            self.summary.function_tables.setdefault(table, [])  # filled at tree level (`Tree._register`)
+        for table, held in stored.items():
+            self.summary.function_tables.setdefault(table, []).extend(held)
 
     def _import_base(self, node: cst.ImportFrom) -> str:
         base = dotted(node.module) if node.module is not None else ""

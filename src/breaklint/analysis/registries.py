@@ -21,7 +21,7 @@ from typing import Callable
 import libcst as cst
 
 from .summary import DECORATED, STORED
-from .syntax import dotted
+from .syntax import call_arguments, dotted
 from .walk import find
 
 
@@ -124,12 +124,10 @@ def _subscript_stores(node: cst.Assign, tables: set[str] | None) -> list[tuple[s
 
 def _passed(call: cst.Call, qualify: Callable[[cst.BaseExpression], str | None]) -> dict[str, str]:
     """What a call hands over by name (`Dopri5`, `solvers.Euler`), by "#i" or keyword."""
-    out: dict[str, str] = {}
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            return {}
-        if isinstance(arg.value, (cst.Name, cst.Attribute)) and (held := qualify(arg.value)):
-            out[arg.keyword.value if arg.keyword else f"#{position}"] = held
-        position += arg.keyword is None
-    return out
+    def named(node: cst.BaseExpression) -> str | None:
+        return qualify(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+    arguments = call_arguments(call, named)
+    if arguments is None:
+        return {}
+    positional, keywords = arguments
+    return {key: held for key, held in [*((f"#{i}", h) for i, h in enumerate(positional)), *keywords] if held}

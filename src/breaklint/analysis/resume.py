@@ -17,6 +17,7 @@ This needs the findings, not only the reach: the engine asks once every file's b
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable, Iterator
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
@@ -98,23 +99,32 @@ def _always(fn: FunctionInfo, line: int) -> bool:
     return not _within(fn.guarded_spans, line)
 
 
+def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
+                 where: Callable[[int], bool] = lambda line: True) -> Iterator[tuple[int, str, bool]]:
+    """(line, `path:line` of the break, whether it is the function's own) for each break of a reached
+    function that happens whenever it runs, on a line `where` accepts: its own breaks first, then its
+    calls of functions that surely break (`sure`), each in order. Lazy: a caller that needs one stops
+    before the callees of the later calls are looked up."""
+    fn = reach.functions[qual]
+    for line, at in direct.get(qual, []):
+        if where(line) and _always(fn, line):
+            yield line, at, True
+    for call in fn.calls:
+        if call.kind != "property" and where(call.line) and _always(fn, call.line):
+            broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
+            if broken:
+                yield call.line, sure[broken[0]], False
+
+
 def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> str | None:
     """Where a reached function surely breaks inside one of its own loops or `try` bodies (its own
     break, or one in what a call made there runs): dynamo then runs the whole frame eagerly. None if
     it does not."""
-    fn = reach.functions[qual]
-
-    def trapping(line: int) -> bool:
-        return _within(fn.eager_spans, line) and _always(fn, line)
-    for line, at in direct.get(qual, []) if fn.eager_spans else ():
-        if trapping(line):
-            return at
-    for call in fn.calls if fn.eager_spans else ():
-        if call.kind != "property" and trapping(call.line):
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
-            if broken:
-                return sure[broken[0]]
-    return None
+    spans = reach.functions[qual].eager_spans
+    if not spans:
+        return None
+    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: _within(spans, line))),
+                None)
 
 
 def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
@@ -131,12 +141,8 @@ def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
                for init, _ in reach.targets(fn.cls, call) if (held := _default_function(reach, init, call))]
     if not keeping:
         return None
-    breaks = [(line, f"it breaks the graph on line {line}") for line, _ in direct.get(qual, []) if _always(fn, line)]
-    for call in fn.calls:
-        if call.kind != "property" and _always(fn, call.line):
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
-            if broken:
-                breaks.append((call.line, f"it breaks the graph on line {call.line} (at `{sure[broken[0]]}`)"))
+    breaks = [(line, f"it breaks the graph on line {line}" + ("" if own else f" (at `{at}`)"))
+              for line, at, own in _sure_breaks(reach, qual, direct, sure)]
     breaks += [(call.line, f"it calls `{call.target.rpartition(':')[2]}`, which breaks, on an object it built "
                            f"(line {call.line})")
                for caller, call, _ in unresumable if caller == qual and _always(fn, call.line)]

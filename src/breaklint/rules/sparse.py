@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING, NamedTuple
 
-from typing import TYPE_CHECKING
+import libcst as cst
 
 from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
 from ..analysis.walk import find
@@ -13,6 +13,17 @@ from ._util import method_call
 
 if TYPE_CHECKING:
     from ..analysis.values import Val
+
+
+class _Held(NamedTuple):
+    """A name bound to a sparse tensor, or to what may be one."""
+
+    line: int  # of the binding
+    requires: "Val | None"  # what must be a tensor for it to be made (None: a constructor, surely)
+    returned: bool  # what a call of the tree's function returned: `requires` must turn out sparse
+    what: str  # how the finding names it
+    branches: tuple[tuple[int, bool], ...]  # the `if`s around the binding, and which branch of each
+
 
 @register
 class SparseTensorCreation(Rule):
@@ -30,9 +41,8 @@ class SparseTensorCreation(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         # per function being walked: the names bound to a sparse tensor made there, or to what a call of
-        # the tree's function returned, each with the line that made it, what must be a tensor for it
-        # to be made (None: a constructor, surely), and whether that must be a sparse one (a call's)
-        self._held: list[dict[str, tuple[int, "Val | None", bool, str, tuple[tuple[int, bool], ...]]]] = []
+        # the tree's function returned
+        self._held: list[dict[str, _Held]] = []
         self._ifs: list[cst.If] = []  # the `if` statements being walked, outermost first
         # ids of the names that are no variable (an attribute's name, a keyword), while their function
         # is walked
@@ -105,11 +115,11 @@ class SparseTensorCreation(Rule):
         made = self._made(original_node.value)
         line = self.ctx.positions.span(original_node)[0]
         if made is not None:
-            held = (line, made[1], False, f"the sparse tensor made at line {line}", self._branches(line))
+            held = _Held(line, made[1], False, f"the sparse tensor made at line {line}", self._branches(line))
         elif isinstance(original_node.value, cst.Call) and (returned := self._returned(original_node.value)):
             # `m = construct_matrix(...)`: a sparse tensor if the helper returns one (the tree decides)
-            held = (line, returned, True, f"the sparse tensor `{self.ctx.source(original_node.value.func)}` "
-                                          f"returned at line {line}", self._branches(line))
+            held = _Held(line, returned, True, f"the sparse tensor `{self.ctx.source(original_node.value.func)}` "
+                                               f"returned at line {line}", self._branches(line))
         else:
             return
         for target in original_node.targets:
@@ -124,7 +134,7 @@ class SparseTensorCreation(Rule):
     def _elsewhere(self, name: str, line: int) -> bool:
         """Whether a line is in another branch of an `if` whose branch made the sparse tensor `name`
         holds: there the name never holds it."""
-        branches = self._held[-1][name][4]
+        branches = self._held[-1][name].branches
         return bool(set(branches) & {(n, not body) for n, body in self._branches(line)})
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -133,10 +143,11 @@ class SparseTensorCreation(Rule):
         here = self.ctx.positions.span(node)[0]
         if self._elsewhere(node.value, here):
             return
-        line, requires, returned, what, branches = self._held[-1].pop(node.value)
-        if here == line or not self.ctx.active() or not set(branches) <= set(self._branches(here)):
+        held = self._held[-1].pop(node.value)
+        if here == held.line or not self.ctx.active() or not set(held.branches) <= set(self._branches(here)):
             # (after an `if` one of whose branches made it, the name holds it only when that branch ran:
             # the break there is reported where it is made)
             return
-        self.report(node, f"`{node.value}` holds {what}: the code after that break takes it up as an input, "
-                          "which dynamo cannot hold, and breaks again here", requires=requires, sparse=returned)
+        self.report(node, f"`{node.value}` holds {held.what}: the code after that break takes it up as an input, "
+                          "which dynamo cannot hold, and breaks again here", requires=held.requires,
+                    sparse=held.returned)

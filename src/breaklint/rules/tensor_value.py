@@ -354,13 +354,14 @@ class TensorScalarCast(Rule):
 
     def _zero_d_among(self, node: cst.Subscript) -> None:
         elements = [e.slice for e in node.slice]
-        if any(isinstance(e, cst.Index) and e.star for e in elements) \
-                or not all(_plain_element(e) or (isinstance(e, cst.Index) and self._zero_d_index(e.value))
-                           for e in elements):
+        if any(isinstance(e, cst.Index) and e.star for e in elements):
             return
-        index = next((e.value for e in elements if isinstance(e, cst.Index) and self._zero_d_index(e.value)), None)
-        requires = self.ctx.tensor_requirement(node.value) if index is not None else None
-        if index is None or requires is None:
+        zero_d = [isinstance(e, cst.Index) and self._zero_d_index(e.value) for e in elements]
+        if not any(zero_d) or not all(z or _plain_element(e) for z, e in zip(zero_d, elements)):
+            return
+        index = elements[zero_d.index(True)].value
+        requires = self.ctx.tensor_requirement(node.value)
+        if requires is None:
             return
         self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used as an index: indexing reads it "
                            "as a Python int", "index with a 1-element tensor and drop that dimension: "
