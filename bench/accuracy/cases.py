@@ -397,6 +397,12 @@ GENERIC = {
     "egnn": {"layers": "egnn_pytorch"},
     # the fourth round: spiking neurons, whose forward keeps and resets a membrane state
     "snn": {"neurons": "snntorch._neurons"},
+    # the fifth round: audio filters and spectrograms, Perceiver and local attention, tabular nets
+    "julius": {"dsp": "julius"},
+    "nnaudio": {"features": "nnAudio.features"},
+    "perceiver": {"blocks": "perceiver_pytorch"},
+    "localattn": {"attn": "local_attention"},
+    "rtdl": {"models": "rtdl_revisiting_models"},
     # more of two studied libraries, by the same rule
     "monai": {"blocks": "monai.networks.blocks"},
     "diffusers": {"embed": "diffusers.models.embeddings", "norm": "diffusers.models.normalization"},
@@ -405,7 +411,18 @@ _SHAPES = [(4, 8), (4, 10), (2, 16, 8), (2, 8, 16, 16), (2, 8, 16), (4, 8, 8)]
 # tried after the shapes above: audio losses take waveforms longer than their largest FFT, SSIM
 # takes three-channel images larger than its window at every scale, LSH attention a sequence that
 # its buckets divide
-_LONG = {"auraloss": [(2, 1, 4096)], "msssim": [(2, 3, 32, 32), (2, 3, 176, 176)], "reformer": [(2, 128, 8)]}
+_LONG = {"auraloss": [(2, 1, 4096)], "msssim": [(2, 3, 32, 32), (2, 3, 176, 176)], "reformer": [(2, 128, 8)],
+         "julius": [(2, 1, 4096)], "nnaudio": [(2, 16384)]}
+# required arguments that only one library's constructors take, by that library (before `_fill`)
+_FILLS = {
+    "julius": {"cutoff": 0.1, "cutoff_low": 0.1, "cutoff_high": 0.3, "cutoffs": [0.1, 0.3], "old_sr": 4,
+               "new_sr": 3, "sample_rate": 16},
+    "perceiver": {"max_freq": 10.0},
+    "rtdl": {"d_in": 8, "d_out": 4, "d_block": 8, "d_embedding": 8, "n_features": 8, "n_cont_features": 8,
+             "cat_cardinalities": [], "cardinalities": [3, 4], "n_heads": 2, "attention_n_heads": 2,
+             "d_hidden_multiplier": 2, "ffn_d_hidden_multiplier": 2, "dropout": 0.0, "dropout1": 0.0,
+             "dropout2": 0.0, "attention_dropout": 0.0, "ffn_dropout": 0.0, "residual_dropout": 0.0},
+}
 _UNFILLED = object()
 _SMALL = ("heads", "layers", "blocks", "quantizers", "depth", "groups", "steps", "order", "degree")
 _SIZES = ("dim", "features", "channels", "size", "count", "num", "bins", "len", "width", "n_", "hidden")
@@ -437,7 +454,7 @@ def _fill(name: str) -> Any:
     return _UNFILLED
 
 
-def _constructible(cls: Any) -> dict | None:
+def _constructible(cls: Any, lib: str = "") -> dict | None:
     try:
         params = inspect.signature(cls).parameters.values()
     except (TypeError, ValueError):
@@ -446,7 +463,8 @@ def _constructible(cls: Any) -> dict | None:
     for p in params:
         if p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        value = _fill(p.name)
+        value = _FILLS.get(lib, {}).get(p.name, _UNFILLED)
+        value = _fill(p.name) if value is _UNFILLED else value
         if value is _UNFILLED:
             return None
         kwargs[p.name] = value
@@ -465,7 +483,7 @@ def _generic_names(lib: str) -> list[str]:
             cls = getattr(mod, name, None)
             if not (inspect.isclass(cls) and issubclass(cls, torch.nn.Module)) or inspect.isabstract(cls):
                 continue
-            if not cls.__module__.startswith(top) or _constructible(cls) is None:
+            if not cls.__module__.startswith(top) or _constructible(cls, lib) is None:
                 continue
             out.append(f"{lib}__{group}__{name}")
     return out
@@ -488,7 +506,7 @@ def _generic_build(lib: str, group: str, name: str) -> tuple[Any, tuple, Any]:
 
     cls = getattr(importlib.import_module(GENERIC[lib][group]), name)
     torch.manual_seed(0)
-    module = cls(**_constructible(cls))
+    module = cls(**_constructible(cls, lib))
     n = _required_inputs(module) if type(module).forward is not torch.nn.Module.forward else 1
     last: BaseException | None = None
     for shape in ([()] if n == 0 else [*_SHAPES, *_LONG.get(lib, [])]):
@@ -671,6 +689,236 @@ def ptwt_case(group: str, name: str) -> Case:
         coeffs = getattr(ptwt, name.replace("rec", "dec"))("haar", level=2)(data)
         return getattr(ptwt, name)("haar"), (coeffs,)
     return getattr(ptwt, name)("haar", level=2), (data,)
+
+
+# the fifth round's own cases: a Mamba language-free stack (its parallel scan, and the sequential
+# scan it falls back to), FrEIA's invertible blocks on a flat and an image input, and geoopt's
+# manifold maps compiled as functions
+MAMBA_SCANS = ("pscan", "sequential")
+GEOOPT_MAPS = {"projx": 1, "expmap": 2, "retr": 2, "egrad2rgrad": 2, "inner": 2, "proju": 2}
+
+
+def mamba_names() -> list[str]:
+    return [f"mamba__model__{scan}" for scan in MAMBA_SCANS]
+
+
+def mamba_case(group: str, name: str) -> Case:
+    import torch
+    from mambapy.mamba import Mamba, MambaConfig
+
+    torch.manual_seed(0)
+    return Mamba(MambaConfig(d_model=8, n_layers=2, pscan=name == "pscan")), (_img(2, 16, 8),)
+
+
+def _freia_blocks() -> list[str]:
+    import FrEIA.modules as fm
+
+    return sorted(n for n in dir(fm) if inspect.isclass(getattr(fm, n)) and issubclass(getattr(fm, n), fm.InvertibleModule)
+                  and getattr(fm, n) is not fm.InvertibleModule)
+
+
+def freia_names() -> list[str]:
+    return [f"freia__blocks__{n}" for n in _freia_blocks()]
+
+
+def freia_case(group: str, name: str) -> Case:
+    import copy
+
+    import torch
+    import FrEIA.modules as fm
+
+    def subnet(c_in: int, c_out: int):
+        return torch.nn.Sequential(torch.nn.Linear(c_in, 16), torch.nn.ReLU(), torch.nn.Linear(16, c_out))
+
+    def conv_subnet(c_in: int, c_out: int):
+        return torch.nn.Sequential(torch.nn.Conv2d(c_in, 8, 3, padding=1), torch.nn.ReLU(),
+                                   torch.nn.Conv2d(8, c_out, 3, padding=1))
+
+    cls = getattr(fm, name)
+    wanted = inspect.signature(cls).parameters
+    last: BaseException | None = None
+    for dims, net in (((8,), subnet), ((4, 8, 8), conv_subnet)):
+        kwargs = {"subnet_constructor": net} if "subnet_constructor" in wanted else {}
+        try:
+            torch.manual_seed(0)
+            block = cls([dims], **kwargs)
+            x = _img(2, *dims)
+            with torch.no_grad():
+                copy.deepcopy(block)([x])
+        except Exception as exc:  # not this input
+            last = exc
+            continue
+
+        def run(x, block=block):
+            out, jac = block([x])
+            return out[0], jac
+
+        return run, (x,)
+    raise RuntimeError(f"freia {name}: no input runs: {last}")
+
+
+def _geoopt_manifolds() -> list[str]:
+    import geoopt.manifolds as gm
+
+    out = []
+    for n in dir(gm):
+        k = getattr(gm, n)
+        if inspect.isclass(k) and issubclass(k, gm.Manifold) and not inspect.isabstract(k) and k is not gm.Manifold:
+            try:
+                k()
+            except Exception:  # takes arguments
+                continue
+            out.append(n)
+    return sorted(out)
+
+
+def geoopt_names() -> list[str]:
+    return [f"geoopt__{m}__{f}" for m in _geoopt_manifolds() for f in GEOOPT_MAPS]
+
+
+def geoopt_case(group: str, name: str) -> Case:
+    import torch
+    import geoopt.manifolds as gm
+
+    manifold = getattr(gm, group)()
+    last: BaseException | None = None
+    for shape in ((4, 8), (8, 4), (4, 4)):
+        torch.manual_seed(0)
+        try:
+            x = manifold.projx(_img(*shape))
+            u = manifold.proju(x, _img(*shape))
+            args = (x,) if GEOOPT_MAPS[name] == 1 else (x, u)
+            getattr(manifold, name)(*args)
+        except Exception as exc:  # not this shape
+            last = exc
+            continue
+        return (lambda *a: getattr(manifold, name)(*a)), args
+    raise RuntimeError(f"geoopt {group}.{name}: no shape runs: {last}")
+
+
+# the sixth round: Kolmogorov-Arnold networks, pomegranate's distributions, mixtures and hidden
+# Markov models (fitted once eagerly, then scored or fitted again compiled), numerical integration,
+# minimizers and k-means, each compiled as the function a user would call
+KAN_MODELS = ("KAN", "KANLayer")
+POMEGRANATE_DISTRIBUTIONS = ("Exponential", "Gamma", "HalfNormal", "LogNormal", "Normal", "Poisson",
+                             "StudentT", "Uniform", "Bernoulli", "Categorical")
+POMEGRANATE_MODELS = ("DenseHMM", "SparseHMM", "GeneralMixtureModel", "KMeans")
+POMEGRANATE_QUERIES = ("log_probability", "predict", "fit")
+QUAD_INTEGRATORS = ("Trapezoid", "Simpson", "Boole", "MonteCarlo", "GaussLegendre", "VEGAS")
+MINIMIZE_METHODS = ("bfgs", "l-bfgs", "cg", "newton-cg", "newton-exact", "trust-ncg", "trust-exact", "dogleg")
+KMEANS_CALLS = ("fit_predict", "predict")
+
+
+def kan_names() -> list[str]:
+    return [f"kan__model__{n}" for n in KAN_MODELS]
+
+
+def kan_case(group: str, name: str) -> Case:
+    import torch
+    import kan
+
+    torch.manual_seed(0)
+    if name == "KAN":
+        return kan.KAN(width=[4, 5, 1], grid=3, k=3, seed=0, auto_save=False), (_img(8, 4) * 2 - 1,)
+    return kan.KANLayer(in_dim=4, out_dim=3, num=5, k=3), (_img(8, 4) * 2 - 1,)
+
+
+def pomegranate_names() -> list[str]:
+    return ([f"pomegranate__dist__{d}_{q}" for d in POMEGRANATE_DISTRIBUTIONS for q in ("log_probability", "fit")]
+            + [f"pomegranate__model__{m}_{q}" for m in POMEGRANATE_MODELS for q in POMEGRANATE_QUERIES
+               if (m, q) != ("KMeans", "log_probability")])
+
+
+def _pomegranate_data(name: str):
+    import torch
+
+    torch.manual_seed(0)
+    if name in ("Bernoulli",):
+        return (torch.rand(16, 3) > 0.5).float()
+    if name in ("Categorical", "Poisson"):
+        return torch.randint(0, 4, (16, 3))
+    return torch.rand(16, 3) + 0.1
+
+
+def pomegranate_case(group: str, name: str) -> Case:
+    import importlib
+
+    import torch
+
+    what, query = name.rsplit("_", 1) if not name.endswith("log_probability") else name.split("_", 1)
+    if group == "dist":
+        cls = getattr(importlib.import_module("pomegranate.distributions"), what)
+        X = _pomegranate_data(what)
+        model = (cls(dofs=3) if what == "StudentT" else cls()).fit(X)
+    else:
+        from pomegranate.distributions import Normal
+
+        X = torch.rand(16, 3) + 0.1
+        if what in ("DenseHMM", "SparseHMM"):
+            X = X.reshape(4, 4, 3)
+            if what == "DenseHMM":
+                model = importlib.import_module("pomegranate.hmm").DenseHMM([Normal(), Normal()], max_iter=2)
+            else:
+                d = [Normal(), Normal()]
+                model = importlib.import_module("pomegranate.hmm").SparseHMM(
+                    d, edges=[(d[0], d[1], 0.3), (d[0], d[0], 0.7), (d[1], d[0], 0.4), (d[1], d[1], 0.6)],
+                    starts=[0.5, 0.5], max_iter=2)
+        elif what == "GeneralMixtureModel":
+            model = importlib.import_module("pomegranate.gmm").GeneralMixtureModel([Normal(), Normal()], max_iter=2)
+        else:
+            model = importlib.import_module("pomegranate.kmeans").KMeans(k=2, max_iter=2)
+        model.fit(X)
+    return (lambda X: getattr(model, query)(X)), (X,)
+
+
+def quad_names() -> list[str]:
+    return [f"quad__integrate__{n}" for n in QUAD_INTEGRATORS]
+
+
+def quad_case(group: str, name: str) -> Case:
+    import torch
+    import torchquad
+
+    torch.manual_seed(0)
+    integrator = getattr(torchquad, name)()
+    domain = torch.tensor([[0.0, 1.0], [0.0, 2.0]])
+
+    def integrate(scale):
+        return integrator.integrate(lambda x: torch.sin(x * scale).sum(dim=1), dim=2, N=1001,
+                                    integration_domain=domain)
+
+    return integrate, (torch.tensor(1.5),)
+
+
+def minimize_names() -> list[str]:
+    return [f"minimize__method__{m.replace('-', '_')}" for m in MINIMIZE_METHODS]
+
+
+def minimize_case(group: str, name: str) -> Case:
+    import torch
+    from torchmin import minimize
+
+    def rosen(x):
+        return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+    method = name.replace("_", "-")
+    return (lambda x0: minimize(rosen, x0, method=method, max_iter=5).x), (torch.zeros(4) + 0.5,)
+
+
+def kmeans_names() -> list[str]:
+    return [f"kmeans__model__{c}" for c in KMEANS_CALLS]
+
+
+def kmeans_case(group: str, name: str) -> Case:
+    import torch
+    from fast_pytorch_kmeans import KMeans
+
+    torch.manual_seed(0)
+    X = torch.rand(32, 4)
+    model = KMeans(n_clusters=3, max_iter=5, verbose=0)
+    if name == "predict":
+        model.fit(X)
+    return (lambda X: getattr(model, name)(X)), (X,)
 
 
 def torchode_case(group: str, name: str) -> Case:
@@ -1022,7 +1270,7 @@ def cde_case(group: str, name: str) -> Case:
 
 
 # Groups of whole models, which the harness also runs in training mode.
-TRAIN_GROUPS = {("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"),
+TRAIN_GROUPS = {("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
 
 LIBRARIES = {
@@ -1044,6 +1292,14 @@ LIBRARIES = {
     "struct": (struct_names, struct_case),
     "fm": (fm_names, fm_case),
     "ptwt": (ptwt_names, ptwt_case),
+    "mamba": (mamba_names, mamba_case),
+    "freia": (freia_names, freia_case),
+    "geoopt": (geoopt_names, geoopt_case),
+    "kan": (kan_names, kan_case),
+    "pomegranate": (pomegranate_names, pomegranate_case),
+    "quad": (quad_names, quad_case),
+    "minimize": (minimize_names, minimize_case),
+    "kmeans": (kmeans_names, kmeans_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1057,6 +1313,10 @@ PACKAGES = {
     "entmax": "entmax", "fm": "flow_matching", "crf": "torchcrf", "ncps": "ncps", "struct": "torch_struct",
     "auraloss": "auraloss", "msssim": "pytorch_msssim", "reformer": "reformer_pytorch", "egnn": "egnn_pytorch",
     "snn": "snntorch", "ptwt": "ptwt",
+    "julius": "julius", "nnaudio": "nnAudio", "perceiver": "perceiver_pytorch", "localattn": "local_attention",
+    "rtdl": "rtdl_revisiting_models", "mamba": "mambapy", "freia": "FrEIA", "geoopt": "geoopt",
+    "kan": "kan", "pomegranate": "pomegranate", "quad": "torchquad", "minimize": "torchmin",
+    "kmeans": "fast_pytorch_kmeans",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1066,7 +1326,9 @@ PACKAGES = {
 # analysis changes: `run.py` prints only their totals.
 _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
 _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf", "ncps", "struct",
-          "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt")
+          "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt",
+          "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
+          "kan", "pomegranate", "quad", "minimize", "kmeans")
 
 
 def _sha(lib: str) -> str:
@@ -1155,6 +1417,27 @@ def entry_points(names: list[str]) -> list[str]:
                 for method in ("__init__", prop):
                     owner = next(k for k in cls.__mro__ if method in vars(k))
                     out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
+                continue
+            elif lib == "geoopt":  # the manifold's map the case calls
+                cls = getattr(importlib.import_module("geoopt.manifolds"), group)
+                owner = next(k for k in cls.__mro__ if item in vars(k))
+                out.append(f"{owner.__module__}.{owner.__qualname__}.{item}")
+                continue
+            elif lib in ("pomegranate", "quad", "kmeans"):  # the method the case calls, where its class has it
+                if lib == "pomegranate":
+                    what, query = item.split("_", 1) if item.endswith("log_probability") else item.rsplit("_", 1)
+                    where = {"DenseHMM": "pomegranate.hmm", "SparseHMM": "pomegranate.hmm",
+                             "GeneralMixtureModel": "pomegranate.gmm", "KMeans": "pomegranate.kmeans"}
+                    cls = getattr(importlib.import_module(where.get(what, "pomegranate.distributions")), what)
+                elif lib == "quad":
+                    cls, query = getattr(importlib.import_module("torchquad"), item), "integrate"
+                else:
+                    cls, query = importlib.import_module("fast_pytorch_kmeans").KMeans, item
+                owner = next(k for k in cls.__mro__ if query in vars(k))
+                out.append(f"{owner.__module__}.{owner.__qualname__}.{query}")
+                continue
+            elif lib == "minimize":
+                out.append("torchmin.minimize.minimize")
                 continue
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)

@@ -194,7 +194,7 @@ def static_findings(roots: list[str], entries: list[str]):
     reached: set[str] = set()
     lifted: dict[str, dict[str, int]] = {}  # root -> setting -> findings its own dynamo settings removed
     for root in roots:
-        config = Config(root=Path(root))
+        config = Config(root=Path(root) if os.path.isdir(root) else Path(root).parent)
         config.entry_points = entries
         # the harness's venv lies in this checkout's git-ignored `.cache/`: lint it all the same
         config.respect_gitignore = False
@@ -234,12 +234,12 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
 
     def inside(filename: str) -> bool:
         real = os.path.realpath(filename)
-        return any(real.startswith(r) for r in real_roots)
+        return any(real.startswith(r) or real + os.sep == r for r in real_roots)
 
     def library_of(path: str) -> str:
         real = os.path.realpath(path)
         for lib, root in libs.items():
-            if real.startswith(os.path.realpath(root) + os.sep):
+            if real == os.path.realpath(root) or real.startswith(os.path.realpath(root) + os.sep):
                 return lib
         return "?"
 
@@ -430,7 +430,8 @@ def versions(libs: dict[str, str]) -> dict[str, str]:
     for lib in libs:
         dist = {"torch_geometric": "torch_geometric", "x_transformers": "x-transformers", "pyro": "pyro-ppl",
                 "vector_quantize_pytorch": "vector-quantize-pytorch", "pytorch_tabnet": "pytorch-tabnet",
-                "torchcrf": "pytorch-crf", "torch_struct": "torch-struct"}.get(lib, lib)
+                "torchcrf": "pytorch-crf", "torch_struct": "torch-struct", "kan": "pykan",
+                "torchmin": "pytorch-minimize"}.get(lib, lib)
         try:
             out[lib] = version(dist)
         except PackageNotFoundError:
@@ -461,7 +462,12 @@ def main(argv: list[str]) -> int:
     for key in wanted:
         package = cases.PACKAGES[key]
         module = importlib.import_module(package)  # a namespace package has a path, not a file
-        libs[package] = os.path.dirname(module.__file__) if module.__file__ else list(module.__path__)[0]
+        if not module.__file__:
+            libs[package] = list(module.__path__)[0]
+        elif os.path.basename(module.__file__) == "__init__.py":
+            libs[package] = os.path.dirname(module.__file__)
+        else:  # a library of one module is that file, not the directory it is installed in
+            libs[package] = module.__file__
     roots = list(libs.values())
     if args.static_only:
         reports = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(RUNS.glob("*.json"))
