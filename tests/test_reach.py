@@ -1607,3 +1607,94 @@ def test_what_a_registrar_stores_in_a_module_level_table_is_run_by_a_call_of_its
     # the class registered by a call in another file, the one stored by a statement of its own
     # module, and the function a decorator factory registers; not what no one registers
     assert found == {("methods.py", 6, "BL401"), ("methods.py", 11, "BL401"), ("methods.py", 23, "BL401")}
+
+
+def test_a_method_bound_to_a_local_runs_where_the_local_is_called_or_handed_on() -> None:
+    # `closure = sf.closure` then `closure(x)` runs the method and gives what it returns (a tensor
+    # here, which the test then reads); `step = self.step` the same on the instance; a bound method
+    # handed to another function may run there; a local later bound to something else runs nothing
+    assert codes_by_line("""
+        import torch
+
+        class Objective:
+            def __init__(self, fun):
+                self.fun = fun
+
+            def closure(self, x):
+                return torch.autograd.grad(self.fun(x), x)[0]
+
+            def evaluate(self, x, t):
+                print("evaluate")
+                return x + t
+
+            def unused(self, x):
+                print("never")
+                return x
+
+        class Solver(torch.nn.Module):
+            def step(self, x):
+                print("step")
+                return x
+
+            def forward(self, x):
+                step = self.step
+                return step(x)
+
+        def search(evaluate, x):
+            return evaluate(x, 0.5)
+
+        @torch.compile
+        def minimize(fun, x0):
+            sf = Objective(fun)
+            closure = sf.closure
+            g = closure(x0)
+            if g.norm() < 1e-3:
+                return x0
+            ev = sf.evaluate
+            y = search(ev, x0)
+            other = sf.unused
+            other = len
+            return other(y)
+    """) == {9: "BL419", 12: "BL401", 21: "BL401", 35: "BL426", 36: "BL201"}
+
+
+def test_an_instance_built_from_a_class_the_callers_hand_over_runs_that_class_methods() -> None:
+    # `m = subproblem(x)` of a parameter: `m.solve(r)` runs `solve` of each class the callers pass
+    # for it (a method that breaks, on an object built in compiled code: BL426), and what it returns
+    # is that method's value
+    assert codes_by_line("""
+        import torch
+
+        class Base:
+            def __init__(self, x):
+                self.x = x
+
+        class Steihaug(Base):
+            def solve(self, r):
+                return self.x * r
+
+        class Exact(Base):
+            def solve(self, r):
+                print("exact")
+                return self.x
+
+        class Unused(Base):
+            def solve(self, r):
+                print("never")
+                return self.x
+
+        def trust_region(x0, subproblem):
+            m = subproblem(x0)
+            p = m.solve(2.0)
+            if p.sum() > 0:
+                return p
+            return x0
+
+        @torch.compile
+        def run_steihaug(x):
+            return trust_region(x, subproblem=Steihaug)
+
+        @torch.compile
+        def run_exact(x):
+            return trust_region(x, Exact)
+    """) == {14: "BL401", 24: "BL426", 25: "BL201"}

@@ -12,8 +12,6 @@ import libcst as cst
 
 from . import values as V
 from .values import Val
-from .summary import ClassInfo
-from .syntax import dotted
 from .vocabulary import UNREADABLE
 from .walk import find
 
@@ -180,6 +178,9 @@ class Bindings:
                 elif (returned := self._returned_by(original_node.value)) is not None:
                     # `solver_cls = select(method)`: what `select` returns, which reach looks up
                     scope.functions[target.target.value] = [returned]
+                scope.bound.pop(target.target.value, None)
+                if bound := self.bound_method(original_node.value):
+                    scope.bound[target.target.value] = bound
                 made = self.built_from(original_node.value)
                 if made:
                     scope.made[target.target.value] = made
@@ -206,56 +207,6 @@ class Bindings:
         for i, el in enumerate(target.elements):
             if isinstance(el.value, cst.Name):
                 self._hold(el.value.value, self._self_attr(value.elements[i].value) if pairs else None)
-
-    def built_from(self, value: cst.BaseExpression) -> list[str]:
-        """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,
-        `SOLVERS[name](...)`; reach decides which of them are classes of the tree."""
-        if not isinstance(value, cst.Call):
-            return []
-        if isinstance(value.func, cst.Subscript):
-            return self._held_functions(value.func)
-        if isinstance(value.func, cst.Name) and self._scopes and self._scopes[-1].functions.get(value.func.value):
-            return list(self._scopes[-1].functions[value.func.value])  # `solver = solver_cls(...)`
-        if (attr := self._self_attr(value.func)) is not None and (cls := self.class_info()) is not None:
-            # `noise = self.noise_cls(shape)` of a class the attribute holds, or one a subclass puts there
-            return _built_by_attribute(cls, attr)
-        name = self.qualify(value.func)
-        if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
-            return [name]
-        return []
-
-    def returned_objects(self, value: cst.BaseExpression) -> list[str]:
-        """What a `return` hands back that reach can call into: an instance built there or earlier in
-        the function ("Class()"; `cls(...)` in a classmethod, one of its own class), or what a call of
-        a function of the tree returned (`return make_noise(shape)`: "pkg.make_noise()")."""
-        scope = self._scopes[-1]
-        if isinstance(value, cst.Name):
-            if value.value in scope.made:
-                return [f"{made}()" for made in scope.made[value.value]]
-            return [held for held in scope.functions.get(value.value, []) if held.endswith("()")]
-        if not isinstance(value, cst.Call):
-            return []
-        cls = self.class_info()
-        if isinstance(value.func, cst.Name) and value.func.value == "cls" and cls is not None \
-                and scope.info.params[:1] == ["cls"] and not scope.info.is_static:
-            return [f"{cls.qualname}()"]  # `return cls(f, **options)`
-        if made := self.built_from(value):
-            return [f"{m}()" for m in made]
-        returned = self._returned_by(value)
-        return [returned] if returned is not None else []
-
-    def _returned_by(self, value: cst.BaseExpression) -> str | None:
-        """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which
-        stands for the functions and classes `f` returns (`Reach.expand_table`)."""
-        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
-            return None
-        name = dotted(value.func)
-        if not name or name.split(".")[0] not in self.aliases or self._is_local(name):
-            return None
-        qual = self.qualify(value.func)
-        if not qual or qual.startswith(("torch.", "math.", "numpy.", "logging.", "builtins.")):
-            return None
-        return qual + "()"
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if not self._scopes or not isinstance(original_node.target, cst.Name):
@@ -372,10 +323,3 @@ def _own_params(scope, node: cst.BaseExpression) -> set[str]:
         return set()
     return {p.name for p in parts}
 
-
-def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
-    """What `self.<attr>(...)` builds: the classes the class puts in the attribute, and "%Class#attr"
-    for those a subclass puts there in its stead (`struct = Tree` over `struct = Chain`), which reach
-    finds over the whole tree."""
-    held = [h for h in cls.callables.get(attr, []) if not h.startswith("self:") and not h.endswith("()")]
-    return [*held, f"%{cls.qualname}#{attr}"] if held else []

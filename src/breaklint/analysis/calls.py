@@ -42,8 +42,58 @@ class Calls:
             return
         fn = self.function
         pos = self.positions[node]
+        refs = self._call_refs(node.func, name)
+        args: list[Val] = []
+        kwargs: dict[str, Val] = {}
+        passed: dict[str, list[str]] = {}
+        star = False
+        if refs or klass:
+            args, kwargs, star = self._argument_values(node)
+        if klass:
+            self._note_build(node, klass, args, kwargs)
+        if refs:
+            position, after_star = 0, False
+            for arg in node.args:
+                if arg.star:
+                    after_star = True
+                    continue
+                key = arg.keyword.value if arg.keyword is not None else None if after_star else str(position)
+                position += arg.keyword is None and not after_star
+                if key is not None and (handed := self.handed(arg.value)):
+                    passed[key] = handed
+        conditions = {text: half for level in self._guards for text, half in level} if refs else {}
+        straight = bool(refs) and self.straight_line
+        calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
+                         args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions,
+                         straight=straight)
+                 for kind, target in refs]
+        # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
+        # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
+        handed = node.args if name not in TYPE_TESTS else ()
+        for arg in handed:
+            arg_attr = self._self_attr(arg.value)
+            target = None
+            if arg_attr is not None:
+                target = ("self", arg_attr)
+            elif isinstance(arg.value, cst.Name) and arg.value.value in self.aliases:
+                target = ("ref", self.aliases[arg.value.value])
+            elif isinstance(arg.value, cst.Name) and arg.value.value in self._scopes[-1].bound:
+                # `evaluate = sf.evaluate` then `line_search(evaluate, x)`: the method may run there
+                calls.extend(CallRef(kind, bound, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
+                                     star=True) for kind, bound in self._scopes[-1].bound[arg.value.value])
+            if target is not None:
+                calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
+                                     pos.end.column, star=True))
+        fn.calls.extend(calls)
+
+
+    def _call_refs(self, func: cst.BaseExpression, name: str | None) -> list[tuple[str, str]]:
+        """The call edges of calling `func` (`name`: what it qualifies to): (kind, target) as `CallRef`
+        says."""
+        fn = self.function
         refs: list[tuple[str, str]] = []
-        func = node.func
+        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].bound:
+            return list(self._scopes[-1].bound[func.value])  # `closure = sf.closure` then `closure(x)`
         cls = self.class_info()
         attr = self._self_attr(func)
         if attr is not None:
@@ -104,44 +154,21 @@ class Calls:
             if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
                 name = f"{self.module}.{name}"
             refs.append(("name", name))
-        args: list[Val] = []
-        kwargs: dict[str, Val] = {}
-        passed: dict[str, list[str]] = {}
-        star = False
-        if refs or klass:
-            args, kwargs, star = self._argument_values(node)
-        if klass:
-            self._note_build(node, klass, args, kwargs)
-        if refs:
-            position, after_star = 0, False
-            for arg in node.args:
-                if arg.star:
-                    after_star = True
-                    continue
-                key = arg.keyword.value if arg.keyword is not None else None if after_star else str(position)
-                position += arg.keyword is None and not after_star
-                if key is not None and (handed := self.handed(arg.value)):
-                    passed[key] = handed
-        conditions = {text: half for level in self._guards for text, half in level} if refs else {}
-        straight = bool(refs) and self.straight_line
-        calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
-                         args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions,
-                         straight=straight)
-                 for kind, target in refs]
-        # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
-        # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
-        handed = node.args if name not in TYPE_TESTS else ()
-        for arg in handed:
-            arg_attr = self._self_attr(arg.value)
-            target = None
-            if arg_attr is not None:
-                target = ("self", arg_attr)
-            elif isinstance(arg.value, cst.Name) and arg.value.value in self.aliases:
-                target = ("ref", self.aliases[arg.value.value])
-            if target is not None:
-                calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
-                                     pos.end.column, star=True))
-        fn.calls.extend(calls)
+        return refs
+
+    def bound_method(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
+        """What calling a local bound to `value` runs, where `value` is a method of an object the
+        function knows (`closure = sf.closure` on an instance built here, `step = self.step`,
+        `f = self.solver.step`): the edges the call `value(...)` would have; else []."""
+        if not isinstance(value, cst.Attribute) or self._self_attr(value.value) is None \
+                and not isinstance(value.value, cst.Name):
+            return []
+        if isinstance(value.value, cst.Name) and value.value.value == "self":
+            cls = self.class_info()
+            if cls is None or value.attr.value not in cls.methods:
+                return []  # `x = self.weight`: a value, not a method
+        refs = self._call_refs(value, self.qualify(value))
+        return [r for r in refs if r[0] != "name"]  # a module's function is followed by name already
 
     def _argument_values(self, node: cst.Call) -> tuple[list[Val], dict[str, Val], bool]:
         """What a call passes: the positional arguments before any `*args`, the keyword ones, and

@@ -232,6 +232,11 @@ class Evaluation:
             return record
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
             return einops_value(name, node, self.value)
+        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].bound:
+            # `closure = sf.closure` then `closure(x)`: what the bound method returns
+            cls = self.class_info()
+            return V.join(*(V.ret(kind, target, cls.qualname if cls else None)
+                            for kind, target in self._scopes[-1].bound[func.value]))
         if isinstance(func, cst.Name) and func.value not in self.aliases:
             builtin = builtin_value(func.value, node, self.value, self._attribute_value)
             if builtin is not None:
@@ -281,6 +286,10 @@ class Evaluation:
             cls = self.class_info()
             if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)
+            if isinstance(receiver, cst.Name) and self._scopes and receiver.value in self._scopes[-1].made:
+                # `sf = Scalar(fun)` then `sf.closure(x)`: what the method of the class built returns
+                return V.join(*(V.ret("instcall", f"{made}:{method}", cls.qualname if cls else None)
+                                for made in self._scopes[-1].made[receiver.value]))
             if is_super_call(receiver) and cls:
                 return V.ret("super", method, cls.qualname)
             inner = self._self_attr(receiver)

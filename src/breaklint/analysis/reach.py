@@ -144,7 +144,12 @@ class Reach(Handing):
             return self._dispatch(self.canonical(declared), method)
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
-            for held in self.expand_table(made) if not made.startswith("%") else self.attribute_built(made):
+            if made.startswith("@"):  # built from a parameter: each class the callers hand over
+                function, _, name = made[1:].partition("#")
+                built = [h for h in self.passed_to(function, name) if h in self.classes]
+            else:
+                built = self.expand_table(made) if not made.startswith("%") else self.attribute_built(made)
+            for held in built:
                 if held not in self.classes:
                     continue
                 found = self.method(held, method) if method else self.call_method(held)  # "Class:": called

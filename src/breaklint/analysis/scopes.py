@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from . import values as V
-from .summary import FunctionInfo
+from .summary import ClassInfo, FunctionInfo
 from .syntax import dotted, is_super_call
 from .values import Val
 from .walk import find
@@ -37,6 +37,9 @@ class Scope:
     # parameter -> the class its annotation names (`sde: BaseSDE`): `sde.f(t, y)` runs that class's
     # `f` or an override in a subclass
     typed: dict[str, str] = field(default_factory=dict)
+    # local name -> the call edges of the method it was bound to (`closure = sf.closure`, `step =
+    # self.step`): calling the local runs that method
+    bound: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     # the module's meaning of each name a function-level import rebinds (None: it had none), put
     # back when the function ends
     shadowed: dict[str, str | None] = field(default_factory=dict)
@@ -209,3 +212,65 @@ class Scopes:
     def is_bound(self, name: str) -> bool:
         """Whether the function being walked has bound `name` by now (a parameter, an assignment)."""
         return bool(self._scopes) and name in self._scopes[-1].values
+
+    def built_from(self, value: cst.BaseExpression) -> list[str]:
+        """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,
+        `SOLVERS[name](...)`, or what a parameter holds, called ("@function#param"); reach decides
+        which of them are classes of the tree."""
+        if not isinstance(value, cst.Call):
+            return []
+        if isinstance(value.func, cst.Subscript):
+            return self._held_functions(value.func)
+        if isinstance(value.func, cst.Name) and self._scopes and self._scopes[-1].functions.get(value.func.value):
+            return list(self._scopes[-1].functions[value.func.value])  # `solver = solver_cls(...)`
+        if self._scopes and (param := self._parameter(value.func)) is not None:
+            # `m = subproblem(x)` of a class the callers hand over: reach looks up what they pass
+            return [f"@{self.function.qualname}#{param}"]
+        if (attr := self._self_attr(value.func)) is not None and (cls := self.class_info()) is not None:
+            # `noise = self.noise_cls(shape)` of a class the attribute holds, or one a subclass puts there
+            return _built_by_attribute(cls, attr)
+        name = self.qualify(value.func)
+        if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
+            return [name]
+        return []
+
+    def returned_objects(self, value: cst.BaseExpression) -> list[str]:
+        """What a `return` hands back that reach can call into: an instance built there or earlier in
+        the function ("Class()"; `cls(...)` in a classmethod, one of its own class), or what a call of
+        a function of the tree returned (`return make_noise(shape)`: "pkg.make_noise()")."""
+        scope = self._scopes[-1]
+        if isinstance(value, cst.Name):
+            if value.value in scope.made:
+                return [f"{made}()" for made in scope.made[value.value]]
+            return [held for held in scope.functions.get(value.value, []) if held.endswith("()")]
+        if not isinstance(value, cst.Call):
+            return []
+        cls = self.class_info()
+        if isinstance(value.func, cst.Name) and value.func.value == "cls" and cls is not None \
+                and scope.info.params[:1] == ["cls"] and not scope.info.is_static:
+            return [f"{cls.qualname}()"]  # `return cls(f, **options)`
+        if made := self.built_from(value):
+            return [f"{m}()" for m in made]
+        returned = self._returned_by(value)
+        return [returned] if returned is not None else []
+
+    def _returned_by(self, value: cst.BaseExpression) -> str | None:
+        """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which
+        stands for the functions and classes `f` returns (`Reach.expand_table`)."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+            return None
+        name = dotted(value.func)
+        if not name or name.split(".")[0] not in self.aliases or self._is_local(name):
+            return None
+        qual = self.qualify(value.func)
+        if not qual or qual.startswith(("torch.", "math.", "numpy.", "logging.", "builtins.")):
+            return None
+        return qual + "()"
+
+
+def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
+    """What `self.<attr>(...)` builds: the classes the class puts in the attribute, and "%Class#attr"
+    for those a subclass puts there in its stead (`struct = Tree` over `struct = Chain`), which reach
+    finds over the whole tree."""
+    held = [h for h in cls.callables.get(attr, []) if not h.startswith("self:") and not h.endswith("()")]
+    return [*held, f"%{cls.qualname}#{attr}"] if held else []
