@@ -1035,3 +1035,58 @@ def test_a_helper_of_a_module_imported_by_name_is_decided_at_each_call(tmp_path:
     })
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert [(f.line, f.code) for f in result.findings] == [(10, "BL201")]
+
+
+def test_an_attribute_stored_from_nested_helper_calls_is_decided_through_both() -> None:
+    """`self.k = check(to_param(k))`: `check` hands back what it was handed, `to_param` makes an
+    `nn.Parameter` (a tensor, as `t.type(dtype)` is), so `self.k` is a tensor and a size taken from
+    it reads its value; `self.d = check(d)` with an int stays a number."""
+    source = """
+        import torch
+        from torch import nn
+
+        def to_param(value, dtype=None):
+            if value is None:
+                return None
+            if isinstance(value, torch.Tensor):
+                return value if dtype is None else value.type(dtype)
+            return nn.Parameter(torch.tensor(value), requires_grad=False)
+
+        def check(parameter, name):
+            if parameter is None:
+                return None
+            return parameter
+
+        class KMeans(nn.Module):
+            def __init__(self, k=2, d=4):
+                super().__init__()
+                self.k = check(to_param(k), "k")
+                self.d = check(d, "d")
+
+            def forward(self, x):
+                w = torch.zeros(self.d, 3)
+                return x + torch.zeros(self.k, 3).sum() + w.sum()
+    """
+    assert findings(source) == [(25, "BL303")]
+
+
+def test_type_with_a_dtype_converts_and_type_alone_names_the_type() -> None:
+    """A helper returning `v.type(dtype)` of a tensor returns a tensor; `v.type()` is the type's name."""
+    source = """
+        import torch
+
+        def cast(v, dtype):
+            return v.type(dtype)
+
+        def name(v):
+            return v.type()
+
+        @torch.compile
+        def f(x):
+            if cast(x, torch.long) > 0:
+                x = x + 1
+            if name(x) == "torch.FloatTensor":
+                x = x * 2
+            return x
+    """
+    assert findings(source) == [(12, "BL201")]

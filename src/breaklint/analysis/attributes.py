@@ -114,10 +114,14 @@ class Attributes:
     def _passed(self, call: cst.Call, params: dict[str, cst.Param],
                 method: str) -> tuple[list[V.Val], list[tuple[str, V.Val]]] | None:
         """What a call in a method passes, as far as the pre-pass tells: the method's own parameters
-        (which the tree decides) and literals; None where a `*` or `**` hides it."""
+        (which the tree decides), literals, and calls of this package's functions with what they
+        pass in turn (`check(cast(k))`); None where a `*` or `**` hides it."""
         def value(node: cst.BaseExpression) -> V.Val:
             if isinstance(node, cst.Name) and node.value in params and node.value not in ("self", "cls"):
                 return V.param(method, node.value)
+            if isinstance(node, cst.Call) and (returned := self._returned_by(node)) is not None \
+                    and returned.split(".")[0] == self.module.split(".")[0]:
+                return V.with_arguments(V.ret("name", returned[:-2], None), self._passed(node, params, method))
             return self.literal_value(node) or V.UNKNOWN
         return call_arguments(call, value)
 

@@ -17,7 +17,7 @@ from .vocabulary import (
     PREDICATE_PREFIXES, RECEIVER_KIND_METHODS, RESULT_FIELDS, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
     TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
     EINOPS_TENSOR, GENERATORS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
-    TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    TENSOR_CLASSES, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
 
@@ -217,8 +217,8 @@ class Evaluation:
             if name in SPARSE_PRODUCTS and len(node.args) == 2 \
                     and all(self.value(arg.value).is_sparse for arg in node.args):
                 return V.SPARSE
-            if name.startswith("torch.nn.functional."):
-                return V.TENSOR
+            if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
+                return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
             if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
                 return V.seq([V.TENSOR])
             if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR
@@ -261,7 +261,8 @@ class Evaluation:
                 return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
             if method == "numpy" and not node.args and (base.is_tensor or base.symbolic):
                 return V.NUMPY_ARRAY  # an array to the code, a tensor to dynamo
-            if method in NON_TENSOR_METHODS:
+            if method in NON_TENSOR_METHODS and not (method == "type" and node.args):
+                # `t.type()` names the type; `t.type(torch.float64)` converts, a tensor like the others
                 return V.OBJECT if base.is_tensor else V.UNKNOWN
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
             if (base.is_tensor and method in SPARSE_CONVERSIONS) or (base.is_sparse and method in SPARSE_KEEPING):

@@ -75,6 +75,8 @@ PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
 # Builtins that inspect what they are handed without calling it.
 TYPE_TESTS = {"isinstance", "issubclass", "hasattr", "getattr", "setattr", "type", "id", "callable"}
 # Tensor methods and attributes whose value is not a tensor.
+# tensor subclasses a module keeps: building one gives a tensor, not a module
+TENSOR_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
 NON_TENSOR_METHODS = {
     "item", "tolist", "equal", "size", "dim", "ndimension", "numel", "nelement", "data_ptr",
     "element_size", "stride", "storage_offset", "is_contiguous", "is_floating_point",
