@@ -391,12 +391,16 @@ COMPARED_INTO_BOOL = {"torch.equal": "equal", "torch.allclose": "allclose"}
 SCALAR_PARAMETERS = {
     "torch.add": {"alpha": None}, "torch.sub": {"alpha": None}, "torch.rsub": {"alpha": None},
     "torch.addcmul": {"value": None}, "torch.addmm": {"beta": None, "alpha": None},
+    "torch.addr": {"beta": None, "alpha": None}, "torch.addmv": {"beta": None, "alpha": None},
+    "torch.addbmm": {"beta": None, "alpha": None}, "torch.baddbmm": {"beta": None, "alpha": None},
     "torch.nn.functional.leaky_relu": {"negative_slope": 1}, "torch.nn.functional.elu": {"alpha": 1},
     "torch.nn.functional.hardtanh": {"min_val": 1, "max_val": 2},
 }
-SCALAR_METHODS = frozenset({"torch.add", "torch.sub", "torch.addcmul", "torch.addmm"})  # also `t.add(...)`
+SCALAR_METHODS = frozenset({"torch.add", "torch.sub", "torch.addcmul", "torch.addmm", "torch.addr", "torch.addmv",
+                            "torch.addbmm", "torch.baddbmm"})  # also `t.add(...)`
 SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b * t)` for `torch.add(a, b, alpha=t)`"
-SCALAR_TRACED = frozenset({"torch.add", "torch.addcmul"})  # traced with `capture_scalar_outputs` from torch 2.13
+# traced with `capture_scalar_outputs` from torch 2.13 (probed on 2.13 and 2.14.1)
+SCALAR_TRACED = frozenset({"torch.add", "torch.addcmul", "torch.addr", "torch.addbmm", "torch.baddbmm"})
 
 INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
 INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",

@@ -210,6 +210,36 @@ def addmm_scaled(x):
 
 
 @torch.compile
+def addr_scaled(x):
+    v = x * 2
+    return torch.addr(v.outer(v), v, v, alpha=v.mean())  # expect: BL103
+
+
+@torch.compile
+def addr_scaled_method(x):
+    v = x * 2
+    return v.outer(v).addr(v, v, beta=v.std())  # expect: BL103
+
+
+@torch.compile
+def addmv_scaled(x):
+    v = x * 2
+    return torch.addmv(v, v.outer(v), v, beta=v.std())  # expect: BL103
+
+
+@torch.compile
+def baddbmm_scaled(x):
+    m = (x * 2).view(1, 2, 4)
+    return torch.baddbmm(m, m, m.transpose(1, 2).bmm(m), alpha=m.mean())  # expect: BL103
+
+
+@torch.compile
+def addbmm_scaled(x):
+    m = (x * 2).view(1, 2, 4)
+    return torch.addbmm(m[0], m, m.transpose(1, 2).bmm(m), beta=m.amax())  # expect: BL103
+
+
+@torch.compile
 def leaky_by_tensor(x):
     x = x * 2
     slope = torch.sigmoid(x.mean())
@@ -255,6 +285,8 @@ def cases():
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
             (last_positive, (x,)), (add_scaled, (x,)), (add_scaled_method, (x,)), (sub_scaled, (x,)),
-            (rsub_scaled, (x,)), (addcmul_scaled, (x,)), (addmm_scaled, (x,)), (leaky_by_tensor, (x,)),
+            (rsub_scaled, (x,)), (addcmul_scaled, (x,)), (addmm_scaled, (x,)), (addr_scaled, (x,)),
+            (addr_scaled_method, (x,)), (addmv_scaled, (x,)), (baddbmm_scaled, (x,)), (addbmm_scaled, (x,)),
+            (leaky_by_tensor, (x,)),
             (elu_by_tensor, (x,)), (hardtanh_by_tensor, (x,)), (add_scaled_by_number, (x,)),
             (torch.compile(Tolerance(1e-6, 1e-3)), (x,))]
