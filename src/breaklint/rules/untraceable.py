@@ -324,12 +324,12 @@ class OpaqueExtensionCall(_CallRule):
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", *NUMPY_SKIPPED)
-    # torch's own functions that dynamo skips: packing a batch of sequences for an RNN
-    # (and the legacy `Variable` wrapper)
+    # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
+    # with TorchScript at run time (calling what it made traces) and the legacy `Variable` wrapper
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
                        "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
                        "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
-                       "torch.autograd.variable.Variable"})
+                       "torch.autograd.variable.Variable", "torch.jit.script", "torch.jit.trace"})
 
     def describe(self, node: cst.Call, what: str) -> str:
         if what in self.NAMES:

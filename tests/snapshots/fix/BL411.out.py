@@ -49,6 +49,27 @@ def legacy_variable(x):
     return v + 1
 
 
+def _double(x):
+    return x * 2
+
+
+_scripted_double = torch.jit.script(_double)
+
+
+@torch.compile
+def scripts_at_run_time(x):
+    x = x * 2
+    double = torch.jit.script(_double)  # expect: BL411
+    return double(x) + _scripted_double(x)  # calling a scripted function traces
+
+
+@torch.compile
+def traces_at_run_time(x):
+    x = x * 2
+    double = torch.jit.trace(_double, x)  # expect: BL411
+    return double(x) + 1
+
+
 @torch.compile
 def looks_up_grid(x):
     x = x * 2
@@ -85,5 +106,5 @@ def validates_inputs(x):
 def cases():
     x = torch.randn(8)
     return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
-            (legacy_variable, (x,)), (looks_up_grid, (x,)),
+            (legacy_variable, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),))]
