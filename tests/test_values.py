@@ -1090,3 +1090,30 @@ def test_type_with_a_dtype_converts_and_type_alone_names_the_type() -> None:
             return x
     """
     assert findings(source) == [(12, "BL201")]
+
+
+def test_isinstance_with_a_tuple_of_types_bound_to_a_local_narrows_as_the_tuple_would() -> None:
+    """`vector = (np.ndarray, torch.Tensor)`, then `isinstance(p, vector)`: `p` is a tensor to dynamo
+    there (an array is traced as one), and not a tensor in the `else`."""
+    source = """
+        import numpy
+        import torch
+
+        def check(parameter, min_value=None):
+            vector = (numpy.ndarray, torch.Tensor)
+            if min_value is not None:
+                if isinstance(parameter, vector):
+                    if (parameter < min_value).sum() > 0:
+                        raise ValueError("below")
+                else:
+                    if parameter < min_value:
+                        raise ValueError("below")
+            return parameter
+
+        @torch.compile
+        def f(x, n: int):
+            check(x.mean(), min_value=0)
+            check(n, min_value=1)
+            return x
+    """
+    assert findings(source) == [(9, "BL201")]

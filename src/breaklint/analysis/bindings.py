@@ -181,6 +181,9 @@ class Bindings:
                 scope.bound.pop(target.target.value, None)
                 if bound := self.bound_method(original_node.value):
                     scope.bound[target.target.value] = bound
+                scope.tuples.pop(target.target.value, None)
+                if isinstance(original_node.value, cst.Tuple):
+                    scope.tuples[target.target.value] = original_node.value
                 made = self.built_from(original_node.value)
                 if made:
                     scope.made[target.target.value] = made

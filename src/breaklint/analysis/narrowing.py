@@ -102,9 +102,15 @@ class Narrowing:
         if callee != "isinstance" or len(test.args) != 2:
             return {}
         kinds = test.args[1].value
+        if isinstance(kinds, cst.Name) and self._scopes and kinds.value in self._scopes[-1].tuples:
+            kinds = self._scopes[-1].tuples[kinds.value]  # `vector = (np.ndarray, torch.Tensor)` earlier
         types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
         held = [self._type_value(t) for t in types]
         if holds:
+            if all(v is not None for v in held) and any(v.is_tensor for v in held) \
+                    and all(v.is_tensor or v == V.NDARRAY for v in held):
+                # a tensor or a NumPy array: a tensor to dynamo either way, though not to the code
+                return {name: V.tensor(known=False)}
             if all(v is not None for v in held):
                 return {name: V.join(*held) if len(held) > 1 else held[0]}
             return {}

@@ -40,6 +40,9 @@ class Scope:
     # local name -> the call edges of the method it was bound to (`closure = sf.closure`, `step =
     # self.step`): calling the local runs that method
     bound: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # local name -> the tuple literal it was bound to (`vector = (np.ndarray, torch.Tensor)`), which
+    # an isinstance test may name
+    tuples: dict[str, cst.Tuple] = field(default_factory=dict)
     # the module's meaning of each name a function-level import rebinds (None: it had none), put
     # back when the function ends
     shadowed: dict[str, str | None] = field(default_factory=dict)
