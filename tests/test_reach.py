@@ -1698,3 +1698,24 @@ def test_an_instance_built_from_a_class_the_callers_hand_over_runs_that_class_me
         def run_exact(x):
             return trust_region(x, Exact)
     """) == {14: "BL401", 24: "BL426", 25: "BL201"}
+
+
+def test_reading_a_lazy_property_of_torch_distributions_runs_its_getter() -> None:
+    # `torch.distributions.utils.lazy_property` is a property that caches what its getter returns
+    assert codes_by_line("""
+        import torch
+        from torch.distributions.utils import lazy_property
+
+        class Chain(torch.nn.Module):
+            def __init__(self, potentials):
+                super().__init__()
+                self.potentials = potentials
+
+            @lazy_property
+            def partition(self):
+                print("partition")
+                return self.potentials.logsumexp(-1)
+
+            def forward(self, y):
+                return self.partition + y
+    """) == {12: "BL401"}

@@ -11,7 +11,10 @@ from . import values as V
 
 COMPILE = {"torch.compile"}
 # Decorators that make a method an attribute: reading it runs the method.
-PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})
+# decorators that make a method a property: reading the attribute runs it (torch's own
+# `lazy_property`, which torch.distributions and the libraries built on it use, caches the value)
+PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property",
+                        "torch.distributions.utils.lazy_property"})
 # the decorators of a pydantic model's validators: building the model runs them from pydantic-core,
 # a compiled extension that dynamo cannot trace (the models' base: hierarchy.PYDANTIC_MODELS)
 PYDANTIC_VALIDATORS = frozenset({"pydantic.field_validator", "pydantic.model_validator", "pydantic.validator",
