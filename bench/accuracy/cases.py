@@ -921,6 +921,37 @@ def kmeans_case(group: str, name: str) -> Case:
     return (lambda X: getattr(model, name)(X)), (X,)
 
 
+# the seventh round: optimizers, whose `step` a user compiles on its own (`torch.compile(opt.step)`),
+# each after one backward pass so that every parameter has a gradient
+OPTIMIZERS_LEFT_OUT = ("Optimizer", "Lookahead", "Adahessian")  # a base class, a wrapper, one that needs create_graph
+
+
+def optim_names() -> list[str]:
+    import torch
+    import torch_optimizer
+
+    return [f"optim__step__{n}" for n in sorted(dir(torch_optimizer))
+            if inspect.isclass(k := getattr(torch_optimizer, n)) and issubclass(k, torch.optim.Optimizer)
+            and n not in OPTIMIZERS_LEFT_OUT]
+
+
+def optim_case(group: str, name: str) -> Case:
+    import torch
+    import torch_optimizer
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    opt = getattr(torch_optimizer, name)(model.parameters(), lr=1e-3)
+    x = _img(8, 4)
+    model(x).pow(2).sum().backward()
+
+    def step(x):
+        opt.step()
+        return x
+
+    return step, (x,)
+
+
 def torchode_case(group: str, name: str) -> Case:
     import torch
     import torchode as to
@@ -1300,6 +1331,7 @@ LIBRARIES = {
     "quad": (quad_names, quad_case),
     "minimize": (minimize_names, minimize_case),
     "kmeans": (kmeans_names, kmeans_case),
+    "optim": (optim_names, optim_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1316,7 +1348,7 @@ PACKAGES = {
     "julius": "julius", "nnaudio": "nnAudio", "perceiver": "perceiver_pytorch", "localattn": "local_attention",
     "rtdl": "rtdl_revisiting_models", "mamba": "mambapy", "freia": "FrEIA", "geoopt": "geoopt",
     "kan": "kan", "pomegranate": "pomegranate", "quad": "torchquad", "minimize": "torchmin",
-    "kmeans": "fast_pytorch_kmeans",
+    "kmeans": "fast_pytorch_kmeans", "optim": "torch_optimizer",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1328,7 +1360,7 @@ _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
 _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf", "ncps", "struct",
           "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt",
           "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
-          "kan", "pomegranate", "quad", "minimize", "kmeans")
+          "kan", "pomegranate", "quad", "minimize", "kmeans", "optim")
 
 
 def _sha(lib: str) -> str:
@@ -1435,6 +1467,11 @@ def entry_points(names: list[str]) -> list[str]:
                     cls, query = importlib.import_module("fast_pytorch_kmeans").KMeans, item
                 owner = next(k for k in cls.__mro__ if query in vars(k))
                 out.append(f"{owner.__module__}.{owner.__qualname__}.{query}")
+                continue
+            elif lib == "optim":  # the optimizer's step
+                cls = getattr(importlib.import_module("torch_optimizer"), item)
+                owner = next(k for k in cls.__mro__ if "step" in vars(k))
+                out.append(f"{owner.__module__}.{owner.__qualname__}.step")
                 continue
             elif lib == "minimize":
                 out.append("torchmin.minimize.minimize")
