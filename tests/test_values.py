@@ -1117,3 +1117,32 @@ def test_isinstance_with_a_tuple_of_types_bound_to_a_local_narrows_as_the_tuple_
             return x
     """
     assert findings(source) == [(9, "BL201")]
+
+
+def test_a_read_of_a_string_key_gives_what_the_function_stored_under_it() -> None:
+    """An optimizer's state: `state["exp_avg_sq"]` stored as a tensor is one when read back (its
+    test breaks, in a loop here); `state["step"]` stored as an int and `state["name"]` as a string
+    are Python values."""
+    source = """
+        import torch
+
+        class Opt(torch.optim.Optimizer):
+            @torch.compile
+            def step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        if len(state) == 0:
+                            state["step"] = 0
+                            state["exp_avg_sq"] = torch.zeros([], device=p.device)
+                            state["name"] = "adam"
+                        exp_avg_sq = state["exp_avg_sq"]
+                        state["step"] += 1
+                        if exp_avg_sq == 0:
+                            exp_avg_sq.copy_(p.grad.norm())
+                        if state["step"] > 10:
+                            p.data.add_(-1.0)
+                        if state["name"] == "adam":
+                            p.data.mul_(0.5)
+    """
+    assert findings(source) == [(16, "BL201")]

@@ -162,6 +162,9 @@ class Bindings:
         value = self.value(original_node.value)
         attr = self._self_attr(original_node.value)
         for target in original_node.targets:
+            if (key := _string_key(target.target)) is not None:
+                items = self._scopes[-1].items
+                items[key] = V.join(items[key], value) if key in items else value
             if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
@@ -274,6 +277,15 @@ class Bindings:
 
 
 _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
+
+
+def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:
+    """`state["step"]` as the target of a store: ("state", "step"); None for any other target."""
+    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index) and isinstance(target.slice[0].slice.value, cst.SimpleString)):
+        return None
+    key = target.slice[0].slice.value.evaluated_value
+    return (target.value.value, key) if isinstance(key, str) else None
 
 
 def _unstarred(target: cst.BaseExpression, value: cst.BaseExpression,

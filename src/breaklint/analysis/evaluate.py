@@ -85,6 +85,10 @@ class Evaluation:
                 return V.TENSOR
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                 index = node.slice[0].slice.value
+                if isinstance(index, cst.SimpleString) and isinstance(node.value, cst.Name) and self._scopes \
+                        and (node.value.value, index.evaluated_value) in self._scopes[-1].items:
+                    # `state["exp_avg"]` where the function stored a value under that key
+                    return self._scopes[-1].items[(node.value.value, index.evaluated_value)]
                 if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
                     key = index.evaluated_value
                     return V.item(base, key if isinstance(key, str) else None)

@@ -43,6 +43,9 @@ class Scope:
     # local name -> the tuple literal it was bound to (`vector = (np.ndarray, torch.Tensor)`), which
     # an isinstance test may name
     tuples: dict[str, cst.Tuple] = field(default_factory=dict)
+    # (local, key) -> what the function stored under that string key (`state["step"] = torch.zeros(())`),
+    # joined over its stores: a read of the key gives it (an optimizer's state, a cache)
+    items: dict[tuple[str, str], Val] = field(default_factory=dict)
     # the module's meaning of each name a function-level import rebinds (None: it had none), put
     # back when the function ends
     shadowed: dict[str, str | None] = field(default_factory=dict)
