@@ -159,7 +159,7 @@ CATALOG = {'BL101': ('tensor-item',
            'a call into a library dynamo does not trace (C extension or skipped module)',
            'use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), or move it '
            'outside the compiled region',
-           ('GB0007', 'GB0156'),
+           ('GB0007', 'GB0156', 'GB0098'),
            True,
            'high'),
  'BL412': ('introspection-call',

@@ -254,8 +254,7 @@ class TensorScalarCast(Rule):
                         SCALE_SUGGESTION if (op, param) in SCALED else "pass a Python number, or write the op with "
                         "tensor arithmetic (`torch.where(x >= 0, x, x * t)` for `leaky_relu`)", requires=requires,
                         fix=fix, fix_needs=(requires,),
-                        unless=(f"{CAPTURE_SCALARS}>=2.13",) if op in SCALAR_TRACED
-                        else (CAPTURE_SCALARS,) if op in SCALAR_CAPTURED else ())
+                        unless=(f"{CAPTURE_SCALARS}>=2.13",) if (op, param) in SCALAR_TRACED else ())
             return True
         return False
 
@@ -400,9 +399,11 @@ SCALAR_PARAMETERS = {
 SCALAR_METHODS = frozenset({"torch.add", "torch.sub", "torch.addcmul", "torch.addmm", "torch.addr", "torch.addmv",
                             "torch.addbmm", "torch.baddbmm"})  # also `t.add(...)`
 SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b * t)` for `torch.add(a, b, alpha=t)`"
-SCALAR_TRACED = frozenset({"torch.add", "torch.addcmul"})  # traced with `capture_scalar_outputs` from torch 2.13
-# traced with `capture_scalar_outputs` on every release calibrated (probed on 2.11, 2.13 and 2.14.1)
-SCALAR_CAPTURED = frozenset({"torch.addr", "torch.addbmm", "torch.baddbmm"})
+# (op, parameter) traced with `capture_scalar_outputs` from torch 2.13 (calibrated in fixtures/BL103.py:
+# `beta` of `addr` and `addmv` still breaks with it)
+SCALAR_TRACED = frozenset({("torch.add", "alpha"), ("torch.addcmul", "value"), ("torch.addr", "alpha"),
+                           ("torch.addmv", "alpha"), ("torch.addbmm", "alpha"), ("torch.addbmm", "beta"),
+                           ("torch.baddbmm", "alpha"), ("torch.baddbmm", "beta")})
 
 INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
 INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",

@@ -319,7 +319,7 @@ class OpaqueExtensionCall(_CallRule):
         "use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), "
         "or move it outside the compiled region"
     )
-    GB_TYPES = ("GB0007", "GB0156")
+    GB_TYPES = ("GB0007", "GB0156", "GB0098")  # GB0098: `torch.jit.trace` is disabled for dynamo
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
