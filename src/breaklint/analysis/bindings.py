@@ -281,10 +281,12 @@ _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
 
 def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:
     """`state["step"]` as the target of a store: ("state", "step"); None for any other target."""
-    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1
-            and isinstance(target.slice[0].slice, cst.Index) and isinstance(target.slice[0].slice.value, cst.SimpleString)):
+    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1):
         return None
-    key = target.slice[0].slice.value.evaluated_value
+    index = target.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
+        return None
+    key = index.value.evaluated_value
     return (target.value.value, key) if isinstance(key, str) else None
 
 

@@ -86,7 +86,6 @@ class Calls:
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
 
-
     def _call_refs(self, func: cst.BaseExpression, name: str | None) -> list[tuple[str, str]]:
         """The call edges of calling `func` (`name`: what it qualifies to): (kind, target) as `CallRef`
         says."""
