@@ -108,6 +108,7 @@ def test_merged_shards_read_as_one_run(tmp_path: Path) -> None:
     targets = [f"examples/models/{name}.py:cases" for name in ("detector", "transformer", "clean")]
     common = ["--paths", "examples/models", "--no-cache", "--format", "json"]
     whole = run_cli("explain", *targets, *common, "-o", str(tmp_path / "whole.json"), cwd=ROOT)
+    assert (tmp_path / "whole.json").is_file(), whole.stderr  # the run's own account, should it write nothing
     for k in (1, 2):
         shard = run_cli("explain", *targets, *common, "--shard", f"{k}/2", "-o", str(tmp_path / f"s{k}.json"),
                         cwd=ROOT)
