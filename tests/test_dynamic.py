@@ -621,3 +621,29 @@ def test_a_break_met_again_from_another_call_keeps_its_stack() -> None:
     from torch._dynamo import symbolic_convert
 
     assert "add" not in vars(symbolic_convert.graph_break_dup_warning_checker)  # put back as it was
+
+
+def test_an_unforeseen_error_ends_explain_and_merge_with_status_2(tmp_path: Path, monkeypatch) -> None:
+    """A run that fails must not exit 1, which says "breaks found" to CI: it says what failed and
+    exits 2 (click's own usage errors keep theirs)."""
+    from click.testing import CliRunner
+
+    from breaklint.cli import main
+    from breaklint.dynamic import explain as explain_module
+    from breaklint.dynamic import shards as shards_module
+
+    (tmp_path / "m.py").write_text("import torch\n\ndef cases():\n    return [(torch.sin, (torch.ones(2),))]\n")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("worker pool lost")
+
+    monkeypatch.setattr(explain_module, "run_targets", broken)
+    runner = CliRunner()
+    result = runner.invoke(main, ["explain", f"{tmp_path / 'm.py'}:cases", "--paths", str(tmp_path), "--no-cache"])
+    assert result.exit_code == 2
+    assert "internal error: RuntimeError: worker pool lost" in result.stderr
+    monkeypatch.setattr(shards_module, "merge_shards", broken)
+    (tmp_path / "s.json").write_text("{}")
+    result = runner.invoke(main, ["merge", str(tmp_path / "s.json")])
+    assert result.exit_code == 2 and "internal error: RuntimeError" in result.stderr
+    assert runner.invoke(main, ["explain", "--shard", "1/2", "x.py:cases", "--paths", str(tmp_path)]).exit_code == 2

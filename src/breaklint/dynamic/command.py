@@ -3,14 +3,32 @@ findings against them, budgets, what-if settings). The `breaklint` group (`break
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
+import traceback
 from contextlib import nullcontext
 from pathlib import Path
 
 import click
 
 from ..config import ConfigError, load
+
+
+def internal_errors_exit_2(command):
+    """An error the command did not foresee ends it with status 2 and says so, with its traceback:
+    the status of a run that failed is never 1, which means "breaks found" to CI."""
+    @functools.wraps(command)
+    def guarded(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported, and the status says the run failed
+            traceback.print_exc(file=sys.stderr)
+            click.echo(f"breaklint: internal error: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(2)
+    return guarded
 
 
 def report_options(command):
@@ -59,6 +77,7 @@ def report_options(command):
               help="With --shard: balance the slices by these seconds per target (a JSON object, or an earlier "
                    "explain JSON report).")
 @report_options
+@internal_errors_exit_2
 def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exit_zero, config_path,
             no_cache, jobs, budget_path, write_budget, what_if, shard_spec, durations) -> None:
     """Run TARGETS under torch._dynamo.explain and check the static findings against them.
@@ -132,6 +151,7 @@ def explain(targets, paths, device, timeout, train, max_memory, fmt, output, exi
 @click.command(name="merge")
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @report_options
+@internal_errors_exit_2
 def merge_cmd(shards, fmt, output, exit_zero, config_path, no_cache, budget_path, write_budget) -> None:
     """Join the JSON reports of `breaklint explain --shard K/N` (every K once, in any order) into the
     report one run over every target writes: the same order, statuses and budget verdict. The static
