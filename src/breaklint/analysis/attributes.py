@@ -50,12 +50,10 @@ class Attributes:
                     elif isinstance(value, cst.Call):
                         self._classify_attr(attr, value, info, params)
                         if attr not in info.tensor_attrs and attr not in info.submodules \
-                                and (returned := self._returned_by(value)) is not None \
-                                and returned.split(".")[0] == self.module.split(".")[0]:
+                                and (helper := self._helper_call(value, params, f"{info.qualname}.{fn.name.value}")):
                             # `self.sampler = build_sampler(cfg)` of this package: what the function returns
-                            info.callables.setdefault(attr, []).append(returned)
-                            called = self._passed(value, params, f"{info.qualname}.{fn.name.value}")
-                            info.returned_calls[attr] = V.with_arguments(V.ret("name", returned[:-2], None), called)
+                            info.callables.setdefault(attr, []).append(helper[0])
+                            info.returned_calls[attr] = helper[1]
                         if constructor and isinstance(value.func, cst.Name) and value.func.value in params:
                             info.from_params.setdefault(attr, f"{value.func.value}()")
                     elif isinstance(value, cst.Name) and value.value in params:
@@ -119,11 +117,18 @@ class Attributes:
         def value(node: cst.BaseExpression) -> V.Val:
             if isinstance(node, cst.Name) and node.value in params and node.value not in ("self", "cls"):
                 return V.param(method, node.value)
-            if isinstance(node, cst.Call) and (returned := self._returned_by(node)) is not None \
-                    and returned.split(".")[0] == self.module.split(".")[0]:
-                return V.with_arguments(V.ret("name", returned[:-2], None), self._passed(node, params, method))
+            if isinstance(node, cst.Call) and (helper := self._helper_call(node, params, method)):
+                return helper[1]
             return self.literal_value(node) or V.UNKNOWN
         return call_arguments(call, value)
+
+    def _helper_call(self, call: cst.Call, params: dict[str, cst.Param], method: str) -> tuple[str, V.Val] | None:
+        """A call of a function of this package, made in `method`: ("pkg.f()", what the call returns,
+        with what it passes for the tree to decide); None for any other call."""
+        returned = self._returned_by(call)
+        if returned is None or returned.split(".")[0] != self.module.split(".")[0]:
+            return None
+        return returned, V.with_arguments(V.ret("name", returned[:-2], None), self._passed(call, params, method))
 
     def _call_return(self, value: cst.BaseExpression, info: ClassInfo) -> V.Val | None:
         """What a call of a method of the class (`self._count()`) or of a function of this package
