@@ -1719,3 +1719,48 @@ def test_reading_a_lazy_property_of_torch_distributions_runs_its_getter() -> Non
             def forward(self, y):
                 return self.partition + y
     """) == {12: "BL401"}
+
+
+def test_a_class_handed_over_runs_its_static_and_class_methods() -> None:
+    # a class held as a strategy (`semiring=LogSemiring`, `self.semiring = semiring`):
+    # `semiring.sum(x)` runs that class's static method and `semiring.dot(a, b)` its class method,
+    # for each class the callers hand over and for the default where a call leaves it out; a class
+    # that no call gives is not reached
+    assert codes_by_line("""
+        import torch
+
+        class LogSemiring:
+            @staticmethod
+            def sum(x):
+                return torch.logsumexp(x, -1)
+
+            @classmethod
+            def dot(cls, a, b):
+                print(cls.__name__)
+                return a @ b
+
+        class MaxSemiring(LogSemiring):
+            @staticmethod
+            def sum(x):
+                return x.max(-1).values[: int(x.max())]
+
+        class CountSemiring(LogSemiring):
+            @staticmethod
+            def sum(x):
+                print("never")
+                return x
+
+        def chain(x, semiring=LogSemiring):
+            return semiring.dot(x, x)
+
+        class Parser(torch.nn.Module):
+            def __init__(self, semiring=LogSemiring):
+                super().__init__()
+                self.semiring = semiring
+
+            def forward(self, x):
+                return chain(self.semiring.sum(x))
+
+        def build():
+            return torch.compile(Parser(semiring=MaxSemiring))
+    """) == {11: "BL401", 17: "BL103"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 
 from .hierarchy import Tree
-from .summary import CallRef, ModuleSummary
+from .summary import CallRef, FunctionInfo, ModuleSummary
 
 
 class Handing(Tree):
@@ -55,6 +55,8 @@ class Handing(Tree):
         if function.endswith(".__init__"):
             sites += self._constructions().get(function, [])
         out: list[str] = []
+        if name in fn.name_defaults and (not sites or any(not _passes(fn, call, offset, name) for call, offset in sites)):
+            out.append(fn.name_defaults[name])  # `def run(x, semiring=LogSemiring)` called without it
         for call, offset in sites:
             key = name if name in call.kwargs else str(fn.params.index(name) - offset)
             for held in call.passed.get(key, []):
@@ -116,6 +118,11 @@ class Handing(Tree):
                     out.extend(self._dispatch(instance, method))
                 elif run := self.call_method(instance):
                     out.append((run, 1))
+                continue
+            if method and one in self.classes:  # `semiring.sum(x)` on a class handed over: its static or class method
+                if (found := self.method(one, method)) is not None and found in self.functions:
+                    out.append((found, 1 if self.functions[found].params[:1] == ["cls"]
+                                and not self.functions[found].is_static else 0))
                 continue
             if one.endswith("()"):  # what a call returned: each instance among it
                 out.extend(self.calling([h for h in self.expand_table(one) if h.endswith("()")], method))
@@ -187,3 +194,9 @@ class Handing(Tree):
             if not changed:
                 break
         return when
+
+
+def _passes(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> bool:
+    """Whether `call` of `fn` gives parameter `name` an argument (by keyword, by position, or maybe
+    through `*args`)."""
+    return call.star or name in call.kwargs or fn.params.index(name) - offset < len(call.args)

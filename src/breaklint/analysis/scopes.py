@@ -117,9 +117,10 @@ class Scopes:
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.values[star.name.value] = V.OBJECT
+        info.name_defaults = self._name_defaults(node)
         if cls is not None and node.name.value == "__init__" and info.params:
             info.init_start = self._first_use(node, info.params[0])
-            info.stored_defaults = self._stored_defaults(node, info.params[0])
+            info.stored_defaults = self._stored_defaults(node, info.params[0], info.name_defaults)
         self._scopes.append(scope)
         self._qualified = (None, None)  # names changed meaning
 
@@ -137,19 +138,24 @@ class Scopes:
             return None
         return None
 
-    def _stored_defaults(self, node: cst.FunctionDef, instance: str) -> dict[str, str]:
-        """A constructor's parameters whose default is a name (`norm=rms_norm`) and that its own
-        statements store in the instance (`self.norm = norm`): parameter -> the default, qualified."""
+    def _name_defaults(self, node: cst.FunctionDef) -> dict[str, str]:
+        """The parameters whose default is a name (`norm=rms_norm`): parameter -> the default, qualified."""
         defaults = {p.name.value: self.qualify(p.default) for p in (*node.params.params, *node.params.kwonly_params)
                     if isinstance(p.default, (cst.Name, cst.Attribute)) and dotted(p.default) not in ("None", "True",
                                                                                                      "False")}
+        return {name: held for name, held in defaults.items() if held}
+
+    @staticmethod
+    def _stored_defaults(node: cst.FunctionDef, instance: str, defaults: dict[str, str]) -> dict[str, str]:
+        """A constructor's parameters whose default is a name (`norm=rms_norm`) and that its own
+        statements store in the instance (`self.norm = norm`): parameter -> the default, qualified."""
         if not defaults:
             return {}
         stored = {stmt.value.value for stmt in find(node.body, (cst.Assign,))
                   if isinstance(stmt.value, cst.Name)
                   and any(isinstance(t.target, cst.Attribute) and dotted(t.target.value) == instance
                           for t in stmt.targets)}
-        return {name: held for name, held in defaults.items() if held and name in stored}
+        return {name: held for name, held in defaults.items() if name in stored}
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self._scopes.pop()

@@ -106,6 +106,9 @@ class FunctionInfo:
     # default is a name (`norm=rms_norm`), with that name qualified: a function held so has no source
     # dynamo can rebuild it from (`resume.eager_frames`)
     stored_defaults: dict[str, str] = field(default_factory=dict)
+    # its parameters whose default is a name (`semiring=LogSemiring`), with that name qualified: what
+    # the parameter holds where a call leaves it out
+    name_defaults: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
