@@ -952,6 +952,93 @@ def optim_case(group: str, name: str) -> Case:
     return step, (x,)
 
 
+# the eighth round: linear_operator's structured matrices (the algebra under Gaussian processes),
+# each built inside the compiled function from its tensors and asked one query; "iterative" asks
+# the log-determinant with Cholesky turned off, as a large kernel matrix would be
+LINOP_QUERIES = {"solve": "solve", "invquadlogdet": "inv_quad_logdet", "diagonal": "diagonal", "matmul": "matmul",
+                 "root": "root_decomposition", "cholesky": "cholesky", "eigh": "eigh", "dense": "to_dense",
+                 "iterative": "inv_quad_logdet"}
+
+
+def _linop_builders() -> dict[str, tuple[Any, list]]:
+    import torch
+    from linear_operator import operators as o
+
+    torch.manual_seed(0)
+
+    def spd(n):
+        a = torch.randn(n, n)
+        return a @ a.T + n * torch.eye(n)
+
+    def dense(a):
+        return o.DenseLinearOperator(a)
+
+    def kron(a, b):
+        return o.KroneckerProductLinearOperator(dense(a), dense(b))
+
+    return {
+        "Dense": (dense, [spd(6)]),
+        "Diag": (o.DiagLinearOperator, [torch.rand(6) + 1]),
+        "AddedDiag": (lambda a, d: o.AddedDiagLinearOperator(dense(a), o.DiagLinearOperator(d)), [spd(6), torch.rand(6) + 1]),
+        "LowRankRootAddedDiag": (lambda r, d: o.LowRankRootAddedDiagLinearOperator(
+            o.LowRankRootLinearOperator(r), o.DiagLinearOperator(d)), [torch.randn(6, 2), torch.rand(6) + 1]),
+        "Kronecker": (kron, [spd(2), spd(3)]),
+        "KroneckerAddedDiag": (lambda a, b, d: o.KroneckerProductAddedDiagLinearOperator(
+            kron(a, b), o.DiagLinearOperator(d)), [spd(2), spd(3), torch.rand(6) + 1]),
+        "Toeplitz": (o.ToeplitzLinearOperator, [torch.tensor([4.0, 1.0, 0.5, 0.2, 0.1, 0.05])]),
+        "Chol": (lambda chol: o.CholLinearOperator(o.TriangularLinearOperator(chol)), [torch.linalg.cholesky(spd(6))]),
+        "Sum": (lambda a, b: o.SumLinearOperator(dense(a), dense(b)), [spd(6), spd(6)]),
+        "Root": (o.RootLinearOperator, [torch.randn(6, 6) + 3 * torch.eye(6)]),
+        "BlockDiag": (lambda a: o.BlockDiagLinearOperator(dense(a)), [torch.stack([spd(3), spd(3)])]),
+        "ConstantMul": (lambda a, c: o.ConstantMulLinearOperator(dense(a), c), [spd(6), torch.tensor(2.0)]),
+        "PsdSum": (lambda a, b: o.PsdSumLinearOperator(dense(a), dense(b)), [spd(6), spd(6)]),
+        "Mul": (lambda a, b: o.MulLinearOperator(o.RootLinearOperator(a), o.RootLinearOperator(b)),
+                [torch.randn(6, 6), torch.randn(6, 6)]),
+        "Interpolated": (lambda a, i, v: o.InterpolatedLinearOperator(dense(a), i, v, i, v),
+                         [spd(4), torch.randint(0, 4, (6, 2)), torch.rand(6, 2)]),
+        "Masked": (lambda a, m: o.MaskedLinearOperator(dense(a), m, m),
+                   [spd(6), torch.tensor([True, False, True, True, False, True])]),
+        "SumKronecker": (lambda a, b, c, d: o.SumKroneckerLinearOperator(kron(a, b), kron(c, d)),
+                         [spd(2), spd(3), spd(2), spd(3)]),
+    }
+
+
+LINOP_OPERATORS = ("Dense", "Diag", "AddedDiag", "LowRankRootAddedDiag", "Kronecker", "KroneckerAddedDiag", "Toeplitz",
+                   "Chol", "Sum", "Root", "BlockDiag", "ConstantMul", "PsdSum", "Mul", "Interpolated", "Masked",
+                   "SumKronecker")
+
+
+def linop_names() -> list[str]:
+    return [f"linop__{q}__{op}" for op in LINOP_OPERATORS for q in LINOP_QUERIES]
+
+
+def linop_case(group: str, name: str) -> Case:
+    import torch
+    import linear_operator
+
+    build, tensors = _linop_builders()[name]
+    rhs = _img(6, 2)
+
+    def query(*args):
+        op = build(*args[:-1])
+        if group == "iterative":
+            with linear_operator.settings.max_cholesky_size(0):
+                return op.inv_quad_logdet(args[-1], logdet=True)[1]
+        if group in ("solve", "matmul"):
+            return getattr(op, group)(args[-1])
+        if group == "invquadlogdet":
+            return op.inv_quad_logdet(args[-1], logdet=True)[1]
+        if group == "root":
+            return op.root_decomposition().root.to_dense()
+        if group == "cholesky":
+            return op.cholesky().to_dense()
+        if group == "eigh":
+            return op.eigh()[0]
+        return torch.as_tensor(getattr(op, LINOP_QUERIES[group])())
+
+    return query, (*tensors, rhs)
+
+
 def torchode_case(group: str, name: str) -> Case:
     import torch
     import torchode as to
@@ -1332,6 +1419,7 @@ LIBRARIES = {
     "minimize": (minimize_names, minimize_case),
     "kmeans": (kmeans_names, kmeans_case),
     "optim": (optim_names, optim_case),
+    "linop": (linop_names, linop_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1348,7 +1436,7 @@ PACKAGES = {
     "julius": "julius", "nnaudio": "nnAudio", "perceiver": "perceiver_pytorch", "localattn": "local_attention",
     "rtdl": "rtdl_revisiting_models", "mamba": "mambapy", "freia": "FrEIA", "geoopt": "geoopt",
     "kan": "kan", "pomegranate": "pomegranate", "quad": "torchquad", "minimize": "torchmin",
-    "kmeans": "fast_pytorch_kmeans", "optim": "torch_optimizer",
+    "kmeans": "fast_pytorch_kmeans", "optim": "torch_optimizer", "linop": "linear_operator",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1360,7 +1448,7 @@ _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
 _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf", "ncps", "struct",
           "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt",
           "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
-          "kan", "pomegranate", "quad", "minimize", "kmeans", "optim")
+          "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop")
 
 
 def _sha(lib: str) -> str:
@@ -1467,6 +1555,16 @@ def entry_points(names: list[str]) -> list[str]:
                     cls, query = importlib.import_module("fast_pytorch_kmeans").KMeans, item
                 owner = next(k for k in cls.__mro__ if query in vars(k))
                 out.append(f"{owner.__module__}.{owner.__qualname__}.{query}")
+                continue
+            elif lib == "linop":  # the operator's constructor and the query asked of it
+                from linear_operator import operators
+
+                cls = getattr(operators, {"Kronecker": "KroneckerProductLinearOperator",
+                                          "KroneckerAddedDiag": "KroneckerProductAddedDiagLinearOperator"}.get(
+                    item, f"{item}LinearOperator"))
+                for method in ("__init__", LINOP_QUERIES[group]):
+                    owner = next(k for k in cls.__mro__ if method in vars(k))
+                    out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
                 continue
             elif lib == "optim":  # the optimizer's step
                 cls = getattr(importlib.import_module("torch_optimizer"), item)
