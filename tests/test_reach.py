@@ -1764,3 +1764,78 @@ def test_a_class_handed_over_runs_its_static_and_class_methods() -> None:
         def build():
             return torch.compile(Parser(semiring=MaxSemiring))
     """) == {11: "BL401", 17: "BL103"}
+
+
+def test_a_private_method_on_an_object_of_unknown_class_runs_the_family_of_that_name() -> None:
+    # `op = ctx.tree(*args)` gives an object whose class the tree cannot tell: `op._solve(rhs)` runs
+    # `_solve` of the one family of classes that defines it (the base's and each override); a private
+    # name that two unrelated classes define (`_step`) runs neither, and a public name (`solve`, a
+    # tensor may have it) runs nothing
+    assert codes_by_line("""
+        import torch
+
+        class Operator:
+            def _solve(self, rhs):
+                return rhs
+
+        class Dense(Operator):
+            def _solve(self, rhs):
+                return rhs[: int(rhs.max())]
+
+        class Diag(Operator):
+            def _solve(self, rhs):
+                print("diag")
+                return rhs
+
+        class Euler:
+            def _step(self, x):
+                print("euler")
+                return x
+
+        class Heun:
+            def _step(self, x):
+                print("heun")
+                return x
+
+        class Unrelated:
+            def solve(self, rhs):
+                print("public")
+                return rhs
+
+        def solve(make, rhs):
+            op = make.tree(rhs)
+            out = op._solve(rhs)
+            return op._step(out) + op.solve(out)
+
+        @torch.compile
+        def run(make, rhs):
+            return solve(make, rhs)
+    """) == {10: "BL103", 14: "BL401"}
+
+
+def test_a_method_reached_by_its_name_alone_does_not_make_its_caller_break() -> None:
+    # the caller of a method found by name alone is not taken to break where that method does: an
+    # object built in compiled code whose method calls `op._matmul(x)` is not reported (BL426),
+    # while the method that breaks is
+    assert codes_by_line("""
+        import torch
+
+        class Operator:
+            def _matmul(self, x):
+                return x
+
+            def apply(self, make, x):
+                op = make.tree(x)
+                return op._matmul(x)
+
+        class Cat(Operator):
+            def _matmul(self, x):
+                print("cat")
+                return x
+
+        @torch.compile
+        def run(make, x):
+            op = Operator()
+            y = op.apply(make, x)
+            return y + 1
+    """) == {14: "BL401"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .hierarchy import is_protocol
 from .summary import CallRef
 from .syntax import dotted, is_super_call
 from .values import Val, join
@@ -153,6 +154,8 @@ class Calls:
             if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
                 name = f"{self.module}.{name}"
             refs.append(("name", name))
+        elif isinstance(func, cst.Attribute) and is_protocol(func.attr.value):
+            refs.append(("duck", func.attr.value))  # `op._solve(rhs)` on an object nothing here names
         return refs
 
     def bound_method(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
@@ -276,3 +279,4 @@ class Calls:
 def _held_ref(held: str) -> tuple[str, str]:
     """The call edge to what a local holds: a method of the instance ("self:name") or a function."""
     return ("self", held[5:]) if held.startswith("self:") else ("name", held)
+

@@ -32,6 +32,13 @@ RNN_MODULES = frozenset({
 })
 
 
+def is_protocol(name: str) -> bool:
+    """A method name private to a package's own classes (`_solve`; not `__len__`, not `solve`): on an
+    object of a class the analysis cannot tell, such a call can only run one of the tree's methods of
+    that name (`Tree.protocol`)."""
+    return name.startswith("_") and not name.startswith("__") and len(name) > 2
+
+
 def _is_torch_module(base: str) -> bool:
     """`torch.nn.Module` and the module classes under `torch.nn` (`nn.Linear`, `torch.nn.modules.loss._Loss`)."""
     if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
@@ -67,6 +74,7 @@ class Tree:
         self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self._children: dict[str, list[str]] | None = None
+        self._named: dict[str, list[str]] | None = None  # method name -> the classes defining it
         self._register(summaries)
 
     def _register(self, summaries: list[ModuleSummary]) -> None:
@@ -266,6 +274,22 @@ class Tree:
         if self.is_module_class(cls):
             return self.method(cls, "forward") or self.method(cls, "__call__")
         return self.method(cls, "__call__")
+
+    def protocol(self, name: str) -> list[tuple[str, int]]:
+        """`x.name(...)` on an object of no class the tree can tell: the tree's methods called `name`,
+        where they are one family (each defined in a subclass of the one topmost class that defines
+        it: `LinearOperator._solve` and its overrides); none where unrelated classes define it. Reach
+        follows these edges; what asks whether a call surely breaks (`targets`) does not."""
+        if self._named is None:
+            self._named = {}
+            for qual, info in self.classes.items():
+                for method in info.methods:
+                    self._named.setdefault(method, []).append(qual)
+        owners = self._named.get(name, [])
+        tops = [c for c in owners if not any(b != c and b in owners for b in self.mro(c))]
+        if len(tops) != 1:
+            return []
+        return [(f"{c}.{name}", 1) for c in owners if f"{c}.{name}" in self.functions]
 
     def subclasses(self, cls: str) -> list[str]:
         if self._children is None:

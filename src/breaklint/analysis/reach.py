@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 
 from .handing import Handing
-from .hierarchy import TOO_BROAD
+from .hierarchy import TOO_BROAD, is_protocol
 from .summary import CallRef, FunctionInfo, ModuleSummary
 from .values import (ASSUMED, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, param, record_of, ret,
                      returned_by)
@@ -35,6 +35,9 @@ class Reach(Handing):
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
         self.pydantic_builds: list[tuple[str, CallRef, str]] = []  # caller, call, pydantic model built
+        # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
+        # callee's break says nothing of whether that call breaks
+        self.loose: set[tuple[str, int, str]] = set()
         self.reached = self._compute()
 
     # ------------------------------------------------------------------ the walk
@@ -95,14 +98,27 @@ class Reach(Handing):
                     self._follow(qual, CallRef("property", attr, 0, 0, 0, 0), edges, queue)
             for qual, call in late:
                 self._follow(qual, call, edges, queue)
+            if not queue:  # a parameter still handed nothing the tree knows: its methods of that name
+                for qual, call in late:
+                    method = call.target.rpartition(":")[2]
+                    if is_protocol(method) and not self.targets(self.functions[qual].cls, call):
+                        self._follow(qual, call, edges, queue, self.protocol(method))
             if not queue:
                 return reached
 
-    def _follow(self, qual: str, call: CallRef, edges: set[tuple[str, int, str]], queue: deque[str]) -> None:
-        for target, offset in self.targets(self.functions[qual].cls, call):
+    def _follow(self, qual: str, call: CallRef, edges: set[tuple[str, int, str]], queue: deque[str],
+                found: list[tuple[str, int]] | None = None) -> None:
+        """Walk the edges of `call`: what `targets` finds, or `found`, methods by name alone
+        (`Tree.protocol`), whose edges are kept in `loose` too."""
+        loose = found is not None or call.kind == "duck"
+        if found is None:
+            found = self.protocol(call.target) if call.kind == "duck" else self.targets(self.functions[qual].cls, call)
+        for target, offset in found:
             if target not in self.functions or (qual, id(call), target) in edges:
                 continue
             edges.add((qual, id(call), target))
+            if loose:
+                self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             if self.functions[target].disabled:
                 if call.kind != "property":  # a read has no call to report

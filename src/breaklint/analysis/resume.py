@@ -46,7 +46,7 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, st
         callee = queue.popleft()
         for caller, call, _ in reach.callers.get(callee, []):
             # a property read has no line of its own to tell whether it always runs
-            if caller not in where and caller in reach.reached \
+            if caller not in where and caller in reach.reached and (caller, id(call), callee) not in reach.loose \
                     and (not always or (call.kind != "property" and runs(caller, call.line))):
                 where[caller] = where[callee]
                 queue.append(caller)
