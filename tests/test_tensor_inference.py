@@ -754,3 +754,25 @@ def test_shape_typed_annotations_are_tensors() -> None:
                 stats = external(x)
                 return pick(stats[0], x) + pick_typed(stats[0], x) + gate(stats[1], stats[2], x) + shapes(stats, x)
     """) == [(9, "BL302"), (13, "BL302"), (17, "BL201"), (18, "BL103")]
+
+
+def test_torch_equal_and_allclose_take_tensors_whatever_the_analysis_knows() -> None:
+    # `torch.equal(a, b)` raises on anything but tensors: its operands need no evidence (an
+    # attribute of unknown value, a parameter no call gives a tensor); the method form `a.equal(b)`
+    # still does, since `a` may be another kind of object with such a method
+    assert findings("""
+        import torch
+
+        class Memo(torch.nn.Module):
+            def forward(self, make):
+                return self.check(make.indices(), make.values())
+
+            def check(self, indices, values):
+                if hasattr(self, "_memo") and torch.equal(self._indices, indices):
+                    return self._memo
+                if not torch.allclose(self._values, values, atol=1e-6):
+                    self._values = values
+                if self.config.equal(indices):
+                    return values
+                return values
+    """) == [(9, "BL103"), (11, "BL201"), (11, "BL103")]

@@ -206,12 +206,15 @@ class TensorScalarCast(Rule):
         else:
             return False
         needs = [n for n in map(self.ctx.tensor_requirement, operands) if n is not None]
-        if not needs:
+        if not needs and qual not in COMPARED_INTO_BOOL:
             return False
+        # `torch.equal` and `torch.allclose` take tensors only (anything else raises): their operands
+        # need no evidence
+        requires = V.op(*needs) if needs and qual not in COMPARED_INTO_BOOL else None
         keep = "(a == b).all()" if name == "equal" else "torch.isclose(a, b).all()"
         self.report(node, f"`{self.ctx.source(node)}` compares two tensors into a Python bool: dynamo reads "
                           "their values", f"compare with torch ops and keep a tensor: `{keep}`, and "
-                          "test it with `torch.where` or outside the compiled region", requires=V.op(*needs))
+                          "test it with `torch.where` or outside the compiled region", requires=requires)
         return True
 
     def _is_nonzero(self, node: cst.Call) -> bool:
