@@ -275,6 +275,25 @@ class DataPtrCall(Rule):
 
 
 @register
+class ResizeCall(Rule):
+    CODE = "BL430"
+    NAME = "tensor-resize"
+    KIND = "break"
+    MESSAGE = "`.resize_()` or `.resize_as_()` changes a tensor's storage in place, which dynamo does not trace"
+    SUGGESTION = ("make a tensor of the size needed (`torch.empty(size)`, `y.clone()`, `torch.empty_like(y)`) "
+                  "instead of resizing one in place")
+    GB_TYPES = ("GB0126", "GB0127")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        call = method_call(node)
+        if call and call[1] in ("resize_", "resize_as_") and node.args and maybe_tensor(self.ctx, call[0]):
+            self.report(node, f"`{self.ctx.source(node)}` resizes the tensor's storage in place: dynamo does not "
+                              f"trace `Tensor.{call[1]}()`")
+
+
+@register
 class FileIOCall(_CallRule):
     CODE = "BL409"
     NAME = "file-io-call"
