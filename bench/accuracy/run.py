@@ -230,6 +230,8 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
     """The report. Libraries in `held_out` (package names) are scored apart, and only their totals
     are printed unless `show_held_out`: their findings are not to be read while the analysis
     changes."""
+    import cases
+
     real_roots = [os.path.realpath(r) + os.sep for r in roots]
 
     def inside(filename: str) -> bool:
@@ -254,13 +256,23 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
             continue
         ok += 1
         data = rep["data"]
+        # a case speaks only of its own library's code: a held-out library's case that runs a studied
+        # library (torchcde's solvers are torchdiffeq's) would otherwise hand its breaks to the studied
+        # half, and the other way round
+        own = cases.PACKAGES.get(name.split("__")[0])
+
+        def mine(path: str) -> bool:
+            return inside(path) and (own is None or library_of(path) == own)
         for path, lines in data.get("lines_run", {}).items():
-            for line in lines:
-                ran.add(stmt_key(os.path.realpath(path), line))
+            if mine(path):
+                for line in lines:
+                    ran.add(stmt_key(os.path.realpath(path), line))
         for brk in data.get("breaks", []):
             frames = [(f, n) for f, n in brk["frames"]]
-            stack_lines.update((os.path.realpath(f), n) for f, n in frames if inside(f))
+            stack_lines.update((os.path.realpath(f), n) for f, n in frames if mine(f))
             site = next(((os.path.realpath(f), n) for f, n in reversed(frames) if inside(f)), None)
+            if site is not None and not mine(site[0]):
+                continue
             if site is None:
                 continue
             key = stmt_key(*site)
