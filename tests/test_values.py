@@ -1146,3 +1146,39 @@ def test_a_read_of_a_string_key_gives_what_the_function_stored_under_it() -> Non
                             p.data.mul_(0.5)
     """
     assert findings(source) == [(16, "BL201")]
+
+
+def test_what_a_callable_handed_in_from_outside_the_tree_returns_is_a_tensor() -> None:
+    # a compiled function's objective or vector field comes from the user: called (directly, through
+    # a helper's parameter, or stored by a constructor and called from a method), it gives what the
+    # root's inputs are taken to be, a tensor; a function of the tree handed over gives its own value
+    assert findings("""
+        import torch
+
+        class Objective:
+            def __init__(self, fun):
+                self._fun = fun
+
+            def value(self, x):
+                return self._fun(x)
+
+        def as_number(x):
+            return 2
+
+        def helper(fun, x):
+            f = fun(x)
+            if f > 0:
+                return x
+            return x
+
+        def scaled(scale, x):
+            return scale(x)
+
+        @torch.compile
+        def minimize(fun, x0):
+            g = float(Objective(fun).value(x0))
+            n = scaled(as_number, x0)
+            if n > 1:
+                g = g + 1
+            return helper(fun, x0) * g
+    """) == [(16, "BL201"), (25, "BL103")]

@@ -16,7 +16,8 @@ from pathlib import Path
 from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
-from .analysis.reach import Reach, Values
+from .analysis.reach import Reach
+from .analysis.resolve import Values
 from .analysis.resume import breaking, eager_constructors, unresumable_calls
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate

@@ -214,22 +214,7 @@ class Evaluation:
         func = node.func
         name = self.qualify(func)
         if name is not None and name.startswith("torch."):
-            if name in GENERATORS:
-                return V.GENERATOR
-            if name in SPARSE_CONSTRUCTORS:
-                return V.SPARSE
-            if name in SPARSE_PRODUCTS and len(node.args) == 2 \
-                    and all(self.value(arg.value).is_sparse for arg in node.args):
-                return V.SPARSE
-            if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
-                return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
-            if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
-                return V.seq([V.TENSOR])
-            if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR
-                    or name.startswith(TORCH_NON_TENSOR_PREFIXES)
-                    or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
-                return V.OBJECT
-            return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
+            return torch_value(name, node, self.value)
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
             return numpy_value(node, self.value)
         if name is not None and (record := self.record_value(name, node)) is not None:
@@ -275,7 +260,12 @@ class Evaluation:
                 return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
             if base.symbolic and method in RECEIVER_KIND_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
-                return V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
+                result = V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
+                if base.kind == "ret" and base.ref == "paramcall" and method in TENSOR_ONLY_METHODS:
+                    # on what a function the code was handed returned (`norm(y).abs()`): a tensor
+                    # assumed where the tree cannot tell what that function gives
+                    return V.join(result, V.tensor(method in BOOL_METHODS, known=False))
+                return result
             if self.is_module_ref(func):
                 return V.TENSOR
             if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
@@ -291,15 +281,21 @@ class Evaluation:
             cls = self.class_info()
             if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)
-            if isinstance(receiver, cst.Name) and self._scopes and receiver.value in self._scopes[-1].made:
-                # `sf = Scalar(fun)` then `sf.closure(x)`: what the method of the class built returns
-                return V.join(*(V.ret("instcall", f"{made}:{method}", cls.qualname if cls else None)
-                                for made in self._scopes[-1].made[receiver.value]))
+            # `sf = Scalar(fun)` then `sf.closure(x)`, or `Scalar(fun).closure(x)`: what the method of the
+            # class built returns
+            built = (self._scopes[-1].made.get(receiver.value) if isinstance(receiver, cst.Name) else
+                     self.built_from(receiver) if isinstance(receiver, cst.Call) else None) if self._scopes else None
+            if built:
+                return V.join(*(V.ret("instcall", f"{made}:{method}", cls.qualname if cls else None) for made in built))
             if is_super_call(receiver) and cls:
                 return V.ret("super", method, cls.qualname)
             inner = self._self_attr(receiver)
             if inner is not None and cls is not None and inner in cls.submodules:
                 return V.ret("attrcall", f"{inner}.{method}", cls.qualname)
+            if (param := self._parameter(receiver)) is not None:
+                # `sde.f(t, y)` on what the callers hand over: that method's value (reach decides)
+                return V.with_arguments(V.ret("paramcall", f"{self.function.qualname}#{param}:{method}",
+                                              cls.qualname if cls else None), call_arguments(node, self.value))
             written = dotted(func) or ""
             if name is not None and written.split(".")[0] in self.aliases and not self._is_local(written):
                 # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
@@ -315,12 +311,35 @@ class Evaluation:
             attr = self._scopes[-1].held.get(func.value)
         if attr is not None and cls is not None:
             return V.ret("selfattr", attr, cls.qualname)
+        if (param := self._parameter(func)) is not None:  # `fun(x)`, a function the callers hand over
+            return V.with_arguments(V.ret("paramcall", f"{self.function.qualname}#{param}:", cls.qualname if cls else None),
+                                    call_arguments(node, self.value))
         if name is not None and not self._is_local(name):
             return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
+
+
+def torch_value(name: str, node: cst.Call, value_of) -> Val:
+    """What a call of torch's `name` gives: a tensor, unless torch says otherwise (a generator, a
+    sparse tensor, a sequence of tensors, a module, a dtype or a predicate's answer). `value_of` is
+    the evaluation of an expression (`Evaluation.value`)."""
+    if name in GENERATORS:
+        return V.GENERATOR
+    if name in SPARSE_CONSTRUCTORS:
+        return V.SPARSE
+    if name in SPARSE_PRODUCTS and len(node.args) == 2 and all(value_of(arg.value).is_sparse for arg in node.args):
+        return V.SPARSE
+    if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
+        return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
+    if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
+        return V.seq([V.TENSOR])
+    if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR or name.startswith(TORCH_NON_TENSOR_PREFIXES)
+            or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
+        return V.OBJECT
+    return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
 
 
 def einops_value(name: str, node: cst.Call, value_of) -> Val:

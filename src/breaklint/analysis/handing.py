@@ -73,6 +73,36 @@ class Handing(Tree):
                 out.extend(h for h in more if h not in out)
         return out
 
+    def user_supplied(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether parameter `name` of `function` may hold what a compile root was handed from outside
+        the tree (an objective, a vector field): a root's parameter that no call of the tree gives,
+        or one that a call hands down from such a parameter (`"@f#p"`)."""
+        fn = self.functions.get(function)
+        if fn is None or name not in fn.params or f"{function}#{name}" in seen:
+            return False
+        seen = seen | {f"{function}#{name}"}
+        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
+        if function.endswith(".__init__"):
+            sites += self._constructions().get(function, [])
+        if not sites:
+            return function in self.root_set
+        for call, offset in sites:
+            key = name if name in call.kwargs else str(fn.params.index(name) - offset)
+            for held in call.passed.get(key, []):
+                where, _, param = held[1:].partition("#")
+                if held.startswith("@") and self.user_supplied(where, param, seen):
+                    return True
+        return False
+
+    def attribute_supplied(self, cls: str, attr: str) -> bool:
+        """Whether the attribute holds what the constructor was handed for a parameter that may hold
+        what a compile root was handed from outside the tree (`user_supplied`)."""
+        for owner in self.mro(cls):
+            spec = self.classes[owner].from_params.get(attr)
+            if spec is not None and not spec.endswith("()"):
+                return self.user_supplied(f"{owner}.__init__", spec)
+        return False
+
     def attribute_held(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What attribute `attr` of an instance of `cls` holds, handed over as an argument
         (`Solve.apply(self.solver, x)`): the instance built in it, or of the class its annotation

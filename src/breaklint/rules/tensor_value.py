@@ -208,8 +208,7 @@ class TensorScalarCast(Rule):
         needs = [n for n in map(self.ctx.tensor_requirement, operands) if n is not None]
         if not needs and qual not in COMPARED_INTO_BOOL:
             return False
-        # `torch.equal` and `torch.allclose` take tensors only (anything else raises): their operands
-        # need no evidence
+        # `torch.equal` and `torch.allclose` raise on anything but tensors: no evidence is needed
         requires = V.op(*needs) if needs and qual not in COMPARED_INTO_BOOL else None
         keep = "(a == b).all()" if name == "equal" else "torch.isclose(a, b).all()"
         self.report(node, f"`{self.ctx.source(node)}` compares two tensors into a Python bool: dynamo reads "

@@ -1,0 +1,271 @@
+"""The tree level's values: what the symbolic values of the reached functions hold. A parameter holds
+what the reached call sites pass (joined), a call returns what its callee returns (a helper that
+returns what it was handed, `default(val, d)`, what that one call passes); what a compile root was
+handed from outside the tree is taken to be a tensor. Works over `Reach` (reach.py), never on
+syntax trees.
+"""
+
+from __future__ import annotations
+
+from .reach import Reach
+from .summary import CallRef, FunctionInfo
+from .values import (ASSUMED, ASSUMED_TENSOR, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, param,
+                     record_of, ret, returned_by)
+
+
+# What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
+# apart from one that the code shows, and from what is computed from it, so that a callee's own use
+# of the parameter itself can overrule the guess.
+ASSUMED_PARAMETER = Val("tensor", ref=ASSUMED, name="parameter")
+
+
+class Values:
+    """Symbolic values resolved over the reached tree (context-insensitive, cycles are unknown)."""
+
+    def __init__(self, reach: Reach) -> None:
+        self.reach = reach
+        self._memo: dict[Val, Val] = {}
+        self._busy: set[Val] = set()
+        self._built: dict[str, list[dict[str, Val]]] | None = None
+
+    def resolve(self, value: Val) -> Val:
+        if not value.symbolic:
+            return value
+        if value in self._memo:
+            return self._memo[value]
+        if value in self._busy:
+            return UNKNOWN
+        self._busy.add(value)
+        try:
+            result = self._resolve(value)
+        finally:
+            self._busy.discard(value)
+        if result.symbolic:  # what cannot be decided is not a tensor
+            result = UNKNOWN
+        self._memo[value] = result
+        return result
+
+    def _resolve(self, value: Val) -> Val:
+        kind = value.kind
+        if kind == "op":
+            return op(*(self.resolve(p) for p in value.parts))
+        if kind == "cmp":
+            return op(*(self.resolve(p) for p in value.parts), comparison=True)
+        if kind == "join" and value.name == "default":
+            return override(*(self.resolve(p) for p in value.parts))
+        if kind == "join":
+            return join(*(self.resolve(p) for p in value.parts))
+        if kind == "elem" and value.name.startswith("."):  # `out.boxes` of a value now decided: a record's field
+            base = self.resolve(value.parts[0])
+            got = field(base, value.name[1:])
+            if got is None and base.kind == "object" and base.ref:
+                got = self._member(self.reach.canonical(base.ref), value.name[1:])
+            return self.resolve(got) if got is not None else UNKNOWN
+        if kind == "elem" and value.name.startswith("'"):  # `d["boxes"]` of a value now decided
+            return self.resolve(item(self.resolve(value.parts[0]), value.name[1:]))
+        if kind == "elem":
+            index = int(value.name) if value.name.lstrip("-").isdigit() else None
+            return self.resolve(elem(self.resolve(value.parts[0]), index))
+        if kind == "param":
+            return self._param(value.ref, value.name)
+        if kind == "ret" and value.parts:  # a call with what it passes: of this call, where that decides
+            passed = self._passed_through(value)
+            bare = Val("ret", ref=value.ref, name=value.name, owner=value.owner)
+            result = self.resolve(passed) if passed is not None else self.resolve(bare)
+            if result.kind == "unknown" and value.ref == "paramcall" and self._handed_in(value):
+                return ASSUMED_TENSOR
+            return result
+        if kind == "ret":
+            return self._returns(value)
+        return UNKNOWN
+
+    def _handed_in(self, value: Val) -> bool:
+        """Whether a call of a parameter (`fun(x)`, `sde.f(t, y)`) applies what a compile root was
+        handed from outside the tree (an objective, a vector field: `Handing.user_supplied`) to a
+        tensor: it then gives what the root's inputs are taken to be, a tensor (assumed)."""
+        function, _, name = value.name.rpartition(":")[0].partition("#")
+        return any(self.resolve(p).is_tensor for p in value.parts) and self.reach.user_supplied(function, name)
+
+    def _passed_through(self, value: Val) -> Val | None:
+        """What a call of a function by name returns where the function returns what it was handed
+        (`default(val, d)`, `pair(t)`, `x * 2`): its return value with each parameter this call
+        passes replaced by the argument. None where that does not apply (a class, several
+        targets, a return that uses no parameter)."""
+        call = CallRef(value.ref, value.name, 0, 0, 0, 0)
+        if self.reach.canonical(value.name) in self.reach.classes:
+            return None
+        found = self.reach.targets(value.owner or None, call)
+        if len(found) != 1 or found[0][0] not in self.reach.functions:
+            return None
+        target, offset = found[0]
+        fn = self.reach.functions[target]
+        if target.endswith(".__init__") or not _uses_params(fn.returns, target):
+            return None
+        passed: dict[str, Val] = {}
+        for key, arg in zip(value.keys, value.parts):
+            index = int(key[1:]) + offset if key.startswith("#") else None
+            if index is None and key in fn.params:
+                passed[key] = arg
+            elif index is not None and index < len(fn.params):
+                passed[fn.params[index]] = arg
+        if fn.returns.kind == "join":
+            # `default(mask, self.mask)`: a compile root's parameter is only guessed a tensor, and a
+            # helper that picks between it and another value is no evidence that it is one
+            passed = {name: UNKNOWN if self.resolve(arg) == ASSUMED_PARAMETER else arg for name, arg in passed.items()}
+        return _substitute(fn.returns, target, passed) if passed else None
+
+    def _member(self, cls: str, attr: str) -> Val | None:
+        """What an instance of the tree's class `cls` keeps in `attr` (`self.sched.timesteps`): a
+        tensor its methods store there, a submodule, or the value its constructor sets."""
+        for owner in self.reach.mro(cls) if cls in self.reach.classes else ():
+            info = self.reach.classes[owner]
+            if attr in info.tensor_attrs:
+                return TENSOR
+            if attr in info.submodules:
+                return Val("object", ref=info.submodules[attr])
+            if attr in info.attr_values:
+                init = f"{owner}.__init__"
+                if info.attr_values[attr].kind == "unknown" and attr in info.kept_params \
+                        and self.reach.callers.get(init):
+                    # an instance built in compiled code (`Problem(y0, t_eval)`): what the calls passed
+                    return param(init, info.kept_params[attr])
+                return info.attr_values[attr]
+            if len(info.callables.get(attr, ())) == 1 and attr in info.returned_calls:
+                return info.returned_calls[attr]  # that one call, with what it passed
+            if returned := returned_by(info.callables.get(attr, ())):
+                return join(*returned)  # what a call stored there returned (`self.t = make_table()`)
+            if attr in info.properties:  # what the getter returns (or an override's)
+                return ret("property", attr, cls)
+        info = self.reach.classes.get(cls)
+        if info is not None and attr in info.fields:  # a record annotated as a parameter's type
+            return self._field(cls, info.fields, attr, info.positional)
+        return None
+
+    def _field(self, cls: str, fields: dict[str, Val], attr: str, positional: bool) -> Val | None:
+        """A field of the tree's record `cls`: what it declares, or else what the tree's builds of
+        the record pass for it (`Tableau(alpha=torch.tensor([...]), ...)` in a module-level table),
+        by keyword, or by position where the record takes its fields in order."""
+        if fields[attr].kind != "unknown":
+            return fields[attr]
+        if self._built is None:
+            self._built = {}
+            for callee, passed in self.reach.builds.items():
+                self._built.setdefault(self.reach.canonical(callee), []).extend(passed)
+        keys = (attr, f"#{list(fields).index(attr)}") if positional else (attr,)
+        passed = [build[key] for build in self._built.get(cls, []) for key in keys if key in build]
+        return join(*passed) if passed else None
+
+    def _param(self, function: str, name: str) -> Val:
+        fn = self.reach.functions.get(function)
+        if fn is None:
+            return UNKNOWN
+        if name in fn.declared:
+            return fn.declared[name]
+        known: list[Val] = []
+        passed = False
+        for _caller, call, offset in self.reach.callers.get(function, []):
+            arg = self._argument(fn, call, offset, name)
+            if arg is None:
+                continue
+            passed = True
+            resolved = self.resolve(arg)
+            if resolved == ASSUMED_PARAMETER and name in fn.scalar_uses:
+                # a root's parameter passed on to one this function uses as a flag or an integer
+                # (`use_cache` handed down to `if use_cache:`): only assumed a tensor, and not one here
+                continue
+            if resolved.kind != "unknown":
+                known.append(resolved)
+        if known:
+            return join(*known)
+        if name in fn.fallback:
+            return fn.fallback[name]
+        if passed and name in fn.optional:
+            # `forward(self, x, flag=None)` that the tree calls with `flag=<something unknown>`: a
+            # parameter left out by default is no evidence of a tensor when the tree's own callers
+            # pass it something else
+            return UNKNOWN
+        # What compile is called with: a parameter of `forward` or of a compiled function with no
+        # default (or `None`) and no annotation is taken to be a tensor, unless the function uses it
+        # as a flag (`if p:`: a tensor of more than one element has no truth value) or as an integer
+        # (`x[:p]`, `range(p)`).
+        # A parameter handed on to a callee's parameter that is used so (`odeint(..., method=method)`,
+        # and `method == "rk4"` in `odeint`) is such a value too.
+        return ASSUMED_PARAMETER if function in self.reach.root_set and not self._scalar(function, name) else UNKNOWN
+
+    def _scalar(self, function: str, name: str, seen: set[str] | None = None) -> bool:
+        """Whether parameter `name` of `function` is used as a Python scalar: by the function, or by a
+        function of the tree it hands the parameter on to (followed on down, each parameter once), or
+        it is compared for equality with a parameter that is."""
+        fn = self.reach.functions[function]
+        if name in fn.scalar_uses:
+            return True
+        handed = f"@{function}#{name}"
+        seen = set() if seen is None else seen
+        seen.add(handed)
+        for peer in fn.scalar_peers.get(name, ()):  # `adjoint_method != method`, `method` a string
+            if f"@{function}#{peer}" not in seen and self._scalar(function, peer, seen):
+                return True
+        for call in fn.calls:
+            if not any(handed in held for held in call.passed.values()):
+                continue
+            for target, offset in self.reach.targets(fn.cls, call):
+                callee = self.reach.functions.get(target)
+                for index, theirs in enumerate(callee.params if callee else ()):
+                    key = theirs if theirs in call.kwargs else str(index - offset)  # as `passed_to` keys it
+                    if handed in call.passed.get(key, ()) and f"@{target}#{theirs}" not in seen \
+                            and self._scalar(target, theirs, seen):
+                        return True
+        return False
+
+    @staticmethod
+    def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:
+        """What `call` passes for parameter `name` of `fn`; None when it cannot be told."""
+        if name in call.kwargs:
+            return call.kwargs[name]
+        if name not in fn.params:
+            return None
+        index = fn.params.index(name) - offset
+        if index < 0:
+            return None
+        if index < len(call.args):
+            return call.args[index]
+        if call.star:
+            return None
+        return None  # not passed: the default applies, which the fallback already describes
+
+    def _returns(self, value: Val) -> Val:
+        call = CallRef(value.ref, value.name, 0, 0, 0, 0)
+        cls = value.owner or None
+        if call.kind == "name" and (made := self.reach.canonical(call.target)) in self.reach.classes:
+            # a constructor gives an instance; a record of another file, its fields (what each
+            # declares, or what the tree's builds of it pass)
+            info = self.reach.classes[made]
+            if not info.fields:
+                return Val("object", ref=made)
+            return record_of({name: self._field(made, info.fields, name, info.positional) or UNKNOWN
+                              for name in info.fields})
+        outs = []
+        for target, _ in self.reach.targets(cls, call):
+            fn = self.reach.functions.get(target)
+            if fn is None or target.endswith(".__init__"):
+                continue
+            outs.append(self.resolve(fn.returns))
+        if not outs and call.kind in ("self", "selfattr") and cls and self.reach.attribute_supplied(cls, call.target):
+            return ASSUMED_TENSOR  # `self._fun(x)`, `fun` stored by the constructor
+        return join(*outs) if outs else UNKNOWN
+
+
+def _uses_params(value: Val, function: str) -> bool:
+    if value.kind == "param":
+        return value.ref == function
+    return value.kind != "ret" and any(_uses_params(p, function) for p in value.parts)
+
+
+def _substitute(value: Val, function: str, passed: dict[str, Val]) -> Val:
+    """`value` with each parameter of `function` that `passed` names replaced by what was passed."""
+    if value.kind == "param":
+        return passed.get(value.name, value) if value.ref == function else value
+    if value.kind == "ret" or not value.parts:
+        return value
+    return Val(value.kind, ref=value.ref, name=value.name, owner=value.owner,
+               parts=tuple(_substitute(p, function, passed) for p in value.parts), keys=value.keys)
