@@ -279,4 +279,3 @@ class Calls:
 def _held_ref(held: str) -> tuple[str, str]:
     """The call edge to what a local holds: a method of the instance ("self:name") or a function."""
     return ("self", held[5:]) if held.startswith("self:") else ("name", held)
-

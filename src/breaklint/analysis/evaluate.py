@@ -312,8 +312,8 @@ class Evaluation:
         if attr is not None and cls is not None:
             return V.ret("selfattr", attr, cls.qualname)
         if (param := self._parameter(func)) is not None:  # `fun(x)`, a function the callers hand over
-            return V.with_arguments(V.ret("paramcall", f"{self.function.qualname}#{param}:", cls.qualname if cls else None),
-                                    call_arguments(node, self.value))
+            handed = V.ret("paramcall", f"{self.function.qualname}#{param}:", cls.qualname if cls else None)
+            return V.with_arguments(handed, call_arguments(node, self.value))
         if name is not None and not self._is_local(name):
             return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN

@@ -55,7 +55,7 @@ class Handing(Tree):
         if function.endswith(".__init__"):
             sites += self._constructions().get(function, [])
         out: list[str] = []
-        if name in fn.name_defaults and (not sites or any(not _passes(fn, call, offset, name) for call, offset in sites)):
+        if name in fn.name_defaults and not (sites and all(_passes(fn, call, offset, name) for call, offset in sites)):
             out.append(fn.name_defaults[name])  # `def run(x, semiring=LogSemiring)` called without it
         for call, offset in sites:
             key = name if name in call.kwargs else str(fn.params.index(name) - offset)
@@ -90,7 +90,7 @@ class Handing(Tree):
             key = name if name in call.kwargs else str(fn.params.index(name) - offset)
             for held in call.passed.get(key, []):
                 where, _, param = held[1:].partition("#")
-                if held.startswith("@") and self.user_supplied(where, param, seen):
+                if held.startswith("@") and self.user_supplied(where, param, seen):  # the caller's, handed down
                     return True
         return False
 

@@ -27,7 +27,9 @@ class CallRef:
     `matcher(x)`), "retcall" (`obj.method(...)` on what a call of the tree's function returned,
     `bm = make_noise(s)` then `bm.sample(t)`, target "pkg.make_noise():sample"), "typedcall"
     (`p.method(...)` on a parameter annotated with a class, target "class:method": that class's
-    method or an override of it).
+    method or an override of it), "duck" (`op._solve(rhs)`, a private method on an object of no
+    class the file can tell, target "_solve": reach follows it to the one family of classes that
+    defines the name, `Tree.protocol`).
     """
 
     kind: str
