@@ -1839,3 +1839,36 @@ def test_a_method_reached_by_its_name_alone_does_not_make_its_caller_break() -> 
             y = op.apply(make, x)
             return y + 1
     """) == {14: "BL401"}
+
+
+def test_the_methods_of_what_a_method_of_the_instance_returns_run() -> None:
+    # `self._struct().sum(x)` and `s = self._struct()` then `s.sum(x)`: the method of the object
+    # that `_struct` (or a subclass's override of it) returns runs, as for a module-level factory
+    assert codes_by_line("""
+        import torch
+
+        class Chain:
+            def sum(self, x):
+                return x[: int(x.max())]
+
+        class Tree:
+            def marginals(self, x):
+                print("tree")
+                return x
+
+        class Base(torch.nn.Module):
+            def _struct(self):
+                return Chain()
+
+        class Model(Base):
+            def forward(self, x):
+                s = self._struct()
+                return s.sum(x) + self._helper().marginals(x)
+
+            def _helper(self):
+                return Tree()
+
+        class Other(Model):
+            def _struct(self):
+                return Tree()
+    """) == {6: "BL103", 10: "BL401", 20: "BL426"}

@@ -221,8 +221,13 @@ class Tree:
                 return [f"{target}()"]
             if target in self.tables:  # `SOLVERS[name]()`: what calling each entry gives
                 return [n for held in self.tables[target] for n in self.expand_table(f"{held}()", seen)]
-            fn = self.functions.get(target)
-            return [n for held in (fn.returns_functions if fn else ()) for n in self.expand_table(held, seen)]
+            owner, _, method = target.rpartition(".")
+            if target not in self.functions and owner in self.classes:  # `self.make()`: inherited, or overridden
+                found = [self.method(owner, method), *self.overrides(owner, method)]
+            else:
+                found = [target]
+            return [n for f in found if f in self.functions
+                    for held in self.functions[f].returns_functions for n in self.expand_table(held, seen)]
         key = self.canonical(name)
         return [self.canonical(n) for n in self.tables.get(key, [key])]
 

@@ -268,9 +268,14 @@ class Scopes:
 
     def _returned_by(self, value: cst.BaseExpression) -> str | None:
         """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which
-        stands for the functions and classes `f` returns (`Reach.expand_table`)."""
+        stands for the functions and classes `f` returns (`Reach.expand_table`); `self.make(...)` of a
+        method of the instance: `"pkg.Cls.make()"` (an inherited method, or a subclass's override)."""
         if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
             return None
+        cls = self.class_info()
+        if cls is not None and (method := self._self_attr(value.func)) is not None and not cls.holds_object(method) \
+                and method not in cls.attr_values and method not in cls.tensor_attrs:
+            return f"{cls.qualname}.{method}()"  # `self._struct()`: what that method (or an override) returns
         name = dotted(value.func)
         if not name or name.split(".")[0] not in self.aliases or self._is_local(name):
             return None
