@@ -22,7 +22,9 @@ Scoring, per distinct statement (a finding anywhere on the statement dynamo name
   case broke, and whose function dynamo did not abandon: a break inside a loop or a `try` of the
   function, or one after which dynamo says it is "skipping the function and falling back to
   eager", means the rest of the frame runs eagerly and is never traced;
-- findings on statements no case ran are "unjudged" and only counted.
+- findings on statements no case ran are "unjudged" and only counted;
+- a case counts only in its own library's files: its breaks there, and the lines it ran there (a
+  held-out library's case that runs a studied library's code says nothing of that library).
 Misses are classified: "not reached" when some rule flags the statement but the static pass
 judged its function never compiled; "not known to be a tensor" when a rule would flag it but
 the value analysis could not tell that the value it tests is a tensor; "no rule" otherwise,
@@ -271,9 +273,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
             frames = [(f, n) for f, n in brk["frames"]]
             stack_lines.update((os.path.realpath(f), n) for f, n in frames if mine(f))
             site = next(((os.path.realpath(f), n) for f, n in reversed(frames) if inside(f)), None)
-            if site is not None and not mine(site[0]):
-                continue
-            if site is None:
+            if site is None or not mine(site[0]):
                 continue
             key = stmt_key(*site)
             if "Skipping the function and falling back to eager" in (brk.get("reason") or ""):
