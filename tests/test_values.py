@@ -1182,3 +1182,35 @@ def test_what_a_callable_handed_in_from_outside_the_tree_returns_is_a_tensor() -
                 g = g + 1
             return helper(fun, x0) * g
     """) == [(16, "BL201"), (25, "BL103")]
+
+
+def test_a_method_of_an_object_handed_in_from_outside_and_kept_by_a_constructor_gives_a_tensor() -> None:
+    # `self._base.f(t, y)`, with `_base` what the constructor was handed and the constructor called
+    # with a compiled function's parameter: the user's object, applied to tensors, gives a tensor;
+    # with no tensor among the arguments (`self._base.name()`) it gives nothing
+    assert findings("""
+        import torch
+
+        class Forward:
+            def __init__(self, sde):
+                self._base = sde
+
+            def drift(self, t, y):
+                return self._base.f(t, y)
+
+            def label(self):
+                return self._base.name()
+
+        @torch.compile
+        def sdeint(sde, y0, ts):
+            fwd = Forward(sde)
+            y = y0
+            for t in ts:
+                d = fwd.drift(t, y)
+                if d.max() > 10:
+                    break
+                if fwd.label() == "ito":
+                    y = y * 2
+                y = y + d
+            return y
+    """) == [(20, "BL201")]

@@ -290,8 +290,9 @@ class Evaluation:
             if is_super_call(receiver) and cls:
                 return V.ret("super", method, cls.qualname)
             inner = self._self_attr(receiver)
-            if inner is not None and cls is not None and inner in cls.submodules:
-                return V.ret("attrcall", f"{inner}.{method}", cls.qualname)
+            if inner is not None and cls is not None and (inner in cls.submodules or inner in cls.from_params):
+                return V.with_arguments(V.ret("attrcall", f"{inner}.{method}", cls.qualname),  # `self.sde.f(t, y)`
+                                        call_arguments(node, self.value) if inner not in cls.submodules else None)
             if (param := self._parameter(receiver)) is not None:
                 # `sde.f(t, y)` on what the callers hand over: that method's value (reach decides)
                 return V.with_arguments(V.ret("paramcall", f"{self.function.qualname}#{param}:{method}",

@@ -72,7 +72,7 @@ class Values:
             passed = self._passed_through(value)
             bare = Val("ret", ref=value.ref, name=value.name, owner=value.owner)
             result = self.resolve(passed) if passed is not None else self.resolve(bare)
-            if result.kind == "unknown" and value.ref == "paramcall" and self._handed_in(value):
+            if result.kind == "unknown" and value.ref in ("paramcall", "attrcall") and self._handed_in(value):
                 return ASSUMED_TENSOR
             return result
         if kind == "ret":
@@ -80,11 +80,16 @@ class Values:
         return UNKNOWN
 
     def _handed_in(self, value: Val) -> bool:
-        """Whether a call of a parameter (`fun(x)`, `sde.f(t, y)`) applies what a compile root was
+        """Whether a call of a parameter (`fun(x)`, `sde.f(t, y)`), or of what a constructor kept
+        (`self.sde.f(t, y)`), applies what a compile root was
         handed from outside the tree (an objective, a vector field: `Handing.user_supplied`) to a
         tensor: it then gives what the root's inputs are taken to be, a tensor (assumed)."""
+        if not any(self.resolve(p).is_tensor for p in value.parts):
+            return False
+        if value.ref == "attrcall":  # `self.sde.f(t, y)`: the object the constructor kept
+            return bool(value.owner) and self.reach.attribute_supplied(value.owner, value.name.partition(".")[0])
         function, _, name = value.name.rpartition(":")[0].partition("#")
-        return any(self.resolve(p).is_tensor for p in value.parts) and self.reach.user_supplied(function, name)
+        return self.reach.user_supplied(function, name)
 
     def _passed_through(self, value: Val) -> Val | None:
         """What a call of a function by name returns where the function returns what it was handed
