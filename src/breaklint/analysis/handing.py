@@ -31,16 +31,32 @@ class Handing(Tree):
         """What the callers of a constructor hand over for the parameter it stores in `attr`
         (`ClassInfo.from_params`): functions and classes by name, instances as "Class()"; a class
         the constructor builds itself from the parameter (`self.rnn = rnn_layer(...)`) as its instance."""
+        stored = self._stored_param(cls, attr)
+        if stored is None:
+            return []
+        init, spec = stored
+        held = self.passed_to(init, spec.removesuffix("()"), seen)
+        if not spec.endswith("()"):
+            return held
+        # a class handed over and built by the constructor: an instance of it
+        return [f"{h}()" for h in held if not h.endswith("()")]
+
+    def _stored_param(self, cls: str, attr: str) -> tuple[str, str] | None:
+        """(the constructor, its parameter as `ClassInfo.from_params` names it) that `attr` of an
+        instance of `cls` keeps, from the class or the nearest base that stores it; None if none does."""
         for owner in self.mro(cls):
             spec = self.classes[owner].from_params.get(attr)
-            if spec is None:
-                continue
-            held = self.passed_to(f"{owner}.__init__", spec.removesuffix("()"), seen)
-            if not spec.endswith("()"):
-                return held
-            # a class handed over and built by the constructor: an instance of it
-            return [f"{h}()" for h in held if not h.endswith("()")]
-        return []
+            if spec is not None:
+                return f"{owner}.__init__", spec
+        return None
+
+    def _sites(self, function: str) -> list[tuple[CallRef, int]]:
+        """The calls that run `function`, with the parameters each binds first: the reached ones, and
+        for a constructor every call of the tree (modules are built outside compiled code)."""
+        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
+        if function.endswith(".__init__"):
+            sites += self._constructions().get(function, [])
+        return sites
 
     def passed_to(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What the calls of `function` hand over for its parameter `name` (`CallRef.passed`), a
@@ -51,15 +67,12 @@ class Handing(Tree):
         if fn is None or name not in fn.params or f"{function}#{name}" in seen:
             return []
         seen = seen | {f"{function}#{name}"}
-        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
-        if function.endswith(".__init__"):
-            sites += self._constructions().get(function, [])
+        sites = self._sites(function)
         out: list[str] = []
         if name in fn.name_defaults and not (sites and all(_passes(fn, call, offset, name) for call, offset in sites)):
             out.append(fn.name_defaults[name])  # `def run(x, semiring=LogSemiring)` called without it
         for call, offset in sites:
-            key = name if name in call.kwargs else str(fn.params.index(name) - offset)
-            for held in call.passed.get(key, []):
+            for held in _handed_for(fn, call, offset, name):
                 if held.startswith("@"):
                     where, _, param = held[1:].partition("#")
                     more = self.passed_to(where, param, seen)
@@ -81,14 +94,11 @@ class Handing(Tree):
         if fn is None or name not in fn.params or f"{function}#{name}" in seen:
             return False
         seen = seen | {f"{function}#{name}"}
-        sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
-        if function.endswith(".__init__"):
-            sites += self._constructions().get(function, [])
+        sites = self._sites(function)
         if not sites:
             return function in self.root_set
         for call, offset in sites:
-            key = name if name in call.kwargs else str(fn.params.index(name) - offset)
-            for held in call.passed.get(key, []):
+            for held in _handed_for(fn, call, offset, name):
                 where, _, param = held[1:].partition("#")
                 if held.startswith("@") and self.user_supplied(where, param, seen):  # the caller's, handed down
                     return True
@@ -97,11 +107,8 @@ class Handing(Tree):
     def attribute_supplied(self, cls: str, attr: str) -> bool:
         """Whether the attribute holds what the constructor was handed for a parameter that may hold
         what a compile root was handed from outside the tree (`user_supplied`)."""
-        for owner in self.mro(cls):
-            spec = self.classes[owner].from_params.get(attr)
-            if spec is not None and not spec.endswith("()"):
-                return self.user_supplied(f"{owner}.__init__", spec)
-        return False
+        stored = self._stored_param(cls, attr)
+        return stored is not None and not stored[1].endswith("()") and self.user_supplied(*stored)
 
     def attribute_held(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What attribute `attr` of an instance of `cls` holds, handed over as an argument
@@ -151,8 +158,7 @@ class Handing(Tree):
                 continue
             if method and one in self.classes:  # `semiring.sum(x)` on a class handed over: its static or class method
                 if (found := self.method(one, method)) is not None and found in self.functions:
-                    out.append((found, 1 if self.functions[found].params[:1] == ["cls"]
-                                and not self.functions[found].is_static else 0))
+                    out.append((found, self.class_binding(found)))
                 continue
             if one.endswith("()"):  # what a call returned: each instance among it
                 out.extend(self.calling([h for h in self.expand_table(one) if h.endswith("()")], method))
@@ -230,3 +236,8 @@ def _passes(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> bool:
     """Whether `call` of `fn` gives parameter `name` an argument (by keyword, by position, or maybe
     through `*args`)."""
     return call.star or name in call.kwargs or fn.params.index(name) - offset < len(call.args)
+
+
+def _handed_for(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> list[str]:
+    """What `call` of `fn` hands over for parameter `name` (`CallRef.passed`), by keyword or position."""
+    return call.passed.get(name if name in call.kwargs else str(fn.params.index(name) - offset), [])

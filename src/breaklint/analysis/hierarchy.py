@@ -280,6 +280,12 @@ class Tree:
             return self.method(cls, "forward") or self.method(cls, "__call__")
         return self.method(cls, "__call__")
 
+    def class_binding(self, qual: str) -> int:
+        """The parameters a call of method `qual` on its class binds first: `cls` for a class method
+        (`Base.make(x)`), none for a static method or a function."""
+        fn = self.functions.get(qual)
+        return 1 if fn is not None and fn.cls and fn.params[:1] == ["cls"] and not fn.is_static else 0
+
     def protocol(self, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an object of no class the tree can tell: the tree's methods called `name`,
         where they are one family (each defined in a subclass of the one topmost class that defines

@@ -180,9 +180,7 @@ class Reach(Handing):
                 return [(forward, 1)] if forward else []
             if target not in self.functions and call.kind == "name":
                 return self._instance_targets(target) or [(target, 0)]
-            fn = self.functions.get(target)
-            # `Base.make(x)` of a classmethod binds `cls` first
-            return [(target, 1 if fn and fn.cls and fn.params[:1] == ["cls"] and not fn.is_static else 0)]
+            return [(target, self.class_binding(target))]  # `Base.make(x)` of a classmethod binds `cls` first
         if cls is None:
             return out
         if call.kind == "self" and call.target.endswith("*"):
