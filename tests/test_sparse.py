@@ -66,11 +66,14 @@ def test_what_a_helper_returns_is_followed_where_the_tree_shows_it_sparse() -> N
             h = x * 2
             return torch.sparse.mm(adj, h) + full @ h + torch.sparse.mm(both, h)
     """
-    # the constructor, and the one read of each helper's sparse result; not the dense helper's
+    # the constructor; `product`'s sparse result made while `adj` is unread (where dynamo gives up);
+    # and the reads of both helpers' results, which break where only one of them turns out sparse.
+    # Not the dense helper's call or result.
     found = findings(source)
-    assert found == [(5, "BL429"), (19, "BL429")]
-    messages = [f.message for f in lint_source(dedent(source)) if f.code == "BL429" and f.line == 19]
-    assert messages and "`adj` holds the sparse tensor `adjacency` returned at line 15" in messages[0]
+    assert found == [(5, "BL429"), (17, "BL429"), (19, "BL429"), (19, "BL429")]
+    messages = [f.message for f in lint_source(dedent(source)) if f.code == "BL429" and f.line in (17, 19)]
+    assert "`adj` holds the sparse tensor `adjacency` returned at line 15 when this makes another" in messages[0]
+    assert "`adj` holds the sparse tensor `adjacency` returned at line 15: the code after" in messages[1]
 
 
 def test_a_read_in_another_branch_of_the_if_that_made_it_is_not_reported() -> None:
@@ -90,3 +93,124 @@ def test_a_read_in_another_branch_of_the_if_that_made_it_is_not_reported() -> No
     # the `elif` and `else` bodies never hold the sparse tensor, and after the `if` it is held only when
     # the first branch ran: only the constructor is reported
     assert findings(source) == [(7, "BL429")]
+
+
+def test_a_second_sparse_tensor_made_while_the_first_is_unread_is_where_dynamo_gives_up() -> None:
+    source = """
+        import torch
+
+        def conv(v):
+            return torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), v, (2, 2))
+
+        def strided(v):
+            selection = torch.sparse_coo_tensor(torch.tensor([[0], [0]]), torch.ones(1), (2, 2))
+            return torch.sparse.mm(selection, conv(v))
+
+        @torch.compile
+        def layer(x):
+            lo = strided(x[:2])
+            hi = strided(x[2:])
+            both = torch.cat([lo, hi])
+            return both.to_dense() + x.sum()
+    """
+    # the product of two sparse tensors (one a helper's) and the concatenation are sparse; the second
+    # call is where dynamo fails to hold `lo`, and it runs the rest eagerly: the read of either name at
+    # `torch.cat` no longer breaks, nor does that of `both`
+    found = findings(source)
+    assert found == [(5, "BL429"), (8, "BL429"), (9, "BL429"), (14, "BL429")]
+    message = next(f.message for f in lint_source(dedent(source)) if f.code == "BL429" and f.line == 14)
+    assert "`lo` holds the sparse tensor `strided` returned at line 13 when this makes another" in message
+
+
+def test_a_dense_product_is_no_second_sparse_tensor() -> None:
+    source = """
+        import torch
+
+        def project(v):
+            selection = torch.sparse_coo_tensor(torch.tensor([[0], [0]]), torch.ones(1), (2, 2))
+            return torch.sparse.mm(selection, v * 2)
+
+        @torch.compile
+        def layer(x):
+            lo = project(x)
+            hi = project(x + 1)
+            return lo + hi
+    """
+    # `project` returns a dense tensor: neither its call nor the reads of what it returns break
+    assert findings(source) == [(5, "BL429"), (6, "BL429")]
+
+
+def test_a_parameter_every_caller_hands_a_sparse_tensor_breaks_at_its_first_read() -> None:
+    source = """
+        import torch
+
+        def adjacency(edge_index):
+            return torch.sparse_coo_tensor(edge_index, torch.ones(3), (4, 4))
+
+        def propagate(adj: torch.Tensor, x: torch.Tensor):
+            n = x.shape[0]
+            return torch.sparse.mm(adj, x) / n
+
+        def scaled(adj: torch.Tensor, x: torch.Tensor):
+            adj = torch.eye(4)
+            return adj @ x
+
+        def mixed(m, x):
+            return m @ x
+
+        @torch.compile
+        def layer(x, edge_index):
+            adj = adjacency(edge_index)
+            h = propagate(adj, x)
+            return scaled(adj, h), mixed(adj, h), mixed(x, h)
+    """
+    # `propagate` reads the sparse tensor it is handed (its annotation says only "a tensor"); `scaled`
+    # binds the name again before reading it; `mixed` is handed a dense tensor by one of its callers
+    found = findings(source)
+    assert found == [(5, "BL429"), (9, "BL429"), (21, "BL429")]
+    message = next(f.message for f in lint_source(dedent(source)) if f.code == "BL429" and f.line == 9)
+    assert message.startswith("`adj` holds the sparse tensor its callers pass")
+
+
+def test_a_legacy_sparse_class_picked_by_name_makes_a_sparse_tensor_that_stays_sparse_transposed() -> None:
+    source = """
+        import torch
+
+        def make(indices, values, n):
+            type_name = values.type().split(".")[-1]
+            if indices.is_cuda:
+                cls = getattr(torch.cuda.sparse, type_name)
+            else:
+                cls = getattr(torch.sparse, type_name)
+            return cls(indices, values, torch.Size((n, n)))
+
+        def dense_kind(values):
+            return getattr(torch, values.type().split(".")[-1])
+
+        @torch.compile
+        def layer(x, edge_index):
+            adj_t = make(edge_index, x[:3], 4).mT
+            y = torch.sparse.mm(adj_t, x)
+            z = dense_kind(x)(4)
+            return y, torch.sparse.FloatTensor(edge_index, x[:3], torch.Size((4, 4))), z
+    """
+    # the class's call, the read of its transpose, and the typed constructor; not a class of `torch`'s own
+    assert findings(source) == [(10, "BL429"), (18, "BL429"), (20, "BL429")]
+
+
+def test_dense_values_too_deep_to_carry_are_no_sparse_tensors() -> None:
+    source = """
+        import torch
+
+        @torch.compile
+        def attend(proj, q, enc):
+            a = proj(q)[0][0][0][0][0]
+            b = proj(enc)[0][0][0][0][0]
+            query = torch.cat([a, enc])
+            key = torch.cat([b, q])
+            return query @ key
+    """
+    # each concatenation is sparse only where all its operands are; the second, made while the first
+    # is unread, would break where both are, a value too deep to carry to where the tree decides:
+    # that is no evidence of a sparse tensor
+    assert findings(source) == []

@@ -25,10 +25,10 @@ Scoring, per distinct statement (a finding anywhere on the statement dynamo name
 - findings on statements no case ran are "unjudged" and only counted;
 - a case counts only in its own library's files: its breaks there, and the lines it ran there (a
   held-out library's case that runs a studied library's code says nothing of that library).
-Misses are classified: "not reached" when some rule flags the statement but the static pass
-judged its function never compiled; "not known to be a tensor" when a rule would flag it but
-the value analysis could not tell that the value it tests is a tensor; "no rule" otherwise,
-listed by dynamo's graph-break type.
+Misses are classified: "not reached" when some rule of the break's graph-break type flags the
+statement but the static pass judged its function never compiled; "not known to be a tensor" when
+such a rule would flag it but the value analysis could not tell that the value it tests is a tensor;
+"no rule" otherwise, listed by dynamo's graph-break type.
 The library functions that function cases compile are given to the static pass as
 `entry-points`, as a user who compiles them from their own code would; modules need nothing.
 """
@@ -216,11 +216,11 @@ def static_findings(roots: list[str], entries: list[str]):
 
         p = Path(path)
         res = analyze_source(p.read_bytes(), p, module_name_for(p))
-        out: dict[int, set[str]] = defaultdict(set)
+        out: dict[int, set[tuple[str, tuple[str, ...]]]] = defaultdict(set)
         for cand in res.candidates:
             if cand.finding.kind == "break":
                 why = "not reached" if cand.scope not in reached else "not known to be a tensor"
-                out[stmt_key(path, cand.finding.line)[1]].add(f"{why} ({cand.finding.code})")
+                out[stmt_key(path, cand.finding.line)[1]].add((f"{why} ({cand.finding.code})", cand.finding.gb_types))
         return out
 
     return findings, unreached, lifted
@@ -341,7 +341,9 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
     causes = Counter()
     miss_examples: dict[str, list] = defaultdict(list)
     for key in filter(readable, missed):
-        fired = unreached(key[0]).get(key[1], set())
+        # the dropped candidates of rules that name this break's type (a rule that would report some
+        # other break here, such as a parameter's first read, says nothing of this one)
+        fired = {why for why, gb_types in unreached(key[0]).get(key[1], set()) if sites[key]["gb"] in gb_types}
         cause = ", ".join(sorted(fired)) if fired else f"no rule: {sites[key]['gb']} {sites[key]['gb_name']}"
         causes[cause] += 1
         miss_examples[cause].append(key)

@@ -166,6 +166,8 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         known: bool = False,
         sparse: bool = False,
     ) -> None:
+        if sparse and requires is not None and not requires.symbolic and not requires.is_sparse:
+            return  # a requirement decided here (or too deep to carry) that is no sparse tensor
         pos = self.position(node)
         deferred: list[Val] = []
         if fix is not None:

@@ -16,8 +16,8 @@ from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
     PREDICATE_PREFIXES, RECEIVER_KIND_METHODS, RESULT_FIELDS, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
     TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
-    EINOPS_TENSOR, GENERATORS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
-    TENSOR_CLASSES, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    EINOPS_TENSOR, GENERATORS, SPARSE_CLASS_MODULES, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING,
+    SPARSE_KEEPING_ATTRS, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
 
 
@@ -202,6 +202,8 @@ class Evaluation:
         if attr in RESULT_FIELDS and (field := _result_field(base)) is not None:
             return field
         if attr in TENSOR_ATTRS:
+            if attr in SPARSE_KEEPING_ATTRS and (base.is_sparse or base.symbolic):  # `left_interp_t.mT`
+                return V.SPARSE if base.is_sparse else V.sparse_when_all([base])
             return V.TENSOR if base.is_tensor else (V.op(base) if base.symbolic else V.UNKNOWN)
         if not base.is_tensor and (base.kind == "dict" or base.symbolic or (base.kind == "object" and base.ref)):
             return V.attribute(base, attr)  # `out.boxes` of a record (records.py), `self.sched.timesteps`
@@ -227,6 +229,10 @@ class Evaluation:
             return V.join(*(V.ret(kind, target, cls.qualname if cls else None)
                             for kind, target in self._scopes[-1].bound[func.value]))
         if isinstance(func, cst.Name) and func.value not in self.aliases:
+            if func.value == "getattr" and node.args and self.qualify(node.args[0].value) in SPARSE_CLASS_MODULES:
+                return V.SPARSE_CLASS  # `cls = getattr(torch.sparse, type_name)`
+            if self.value(func) == V.SPARSE_CLASS:
+                return V.SPARSE  # `cls(indices, values, size)`
             builtin = builtin_value(func.value, node, self.value, self._attribute_value)
             if builtin is not None:
                 return builtin
@@ -234,30 +240,10 @@ class Evaluation:
             method = func.attr.value
             receiver = func.value
             base = self.value(receiver)
-            if method in ("size", "dim", "ndimension", "numel", "nelement", "stride", "element_size",
-                          "storage_offset", "__len__", "get_device"):
-                if base.is_tensor or base.symbolic or base.kind == "unknown":
-                    return V.SIZE if method in ("size", "stride") else V.NUMBER
-            if method in ("item",):
-                return V.NUMBER
-            if base == V.GENERATOR and method == "manual_seed":  # `torch.Generator(d).manual_seed(s)`
-                return V.GENERATOR
-            if method in RESULT_METHODS and (base.is_tensor or base.symbolic):  # `values, indices = x.topk(k)`
-                return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)] * 2)
-            if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
-                # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
-                # tensors if it is one
-                return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
-            if method == "numpy" and not node.args and (base.is_tensor or base.symbolic):
-                return V.NUMPY_ARRAY  # an array to the code, a tensor to dynamo
-            if method in NON_TENSOR_METHODS and not (method == "type" and node.args):
-                # `t.type()` names the type; `t.type(torch.float64)` converts, a tensor like the others
-                return V.OBJECT if base.is_tensor else V.UNKNOWN
+            known = tensor_method_value(method, base, node)
+            if known is not None:
+                return known
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
-            if (base.is_tensor and method in SPARSE_CONVERSIONS) or (base.is_sparse and method in SPARSE_KEEPING):
-                return V.SPARSE
-            if base.is_tensor:
-                return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
             if base.symbolic and method in RECEIVER_KIND_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
                 result = V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
@@ -323,6 +309,49 @@ class Evaluation:
         return self.value(node).is_bool_tensor
 
 
+def tensor_method_value(method: str, base: Val, node: cst.Call) -> Val | None:
+    """What `receiver.method(...)` gives where the receiver's value `base` decides it here: a size, a
+    number, pieces of a tensor, an array, a sparse tensor, a tensor; None where it does not (a value
+    the tree decides, an object of the code)."""
+    if method in ("size", "dim", "ndimension", "numel", "nelement", "stride", "element_size",
+                  "storage_offset", "__len__", "get_device"):
+        if base.is_tensor or base.symbolic or base.kind == "unknown":
+            return V.SIZE if method in ("size", "stride") else V.NUMBER
+    if method in ("item",):
+        return V.NUMBER
+    if base == V.GENERATOR and method == "manual_seed":  # `torch.Generator(d).manual_seed(s)`
+        return V.GENERATOR
+    if method in RESULT_METHODS and (base.is_tensor or base.symbolic):  # `values, indices = x.topk(k)`
+        return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)] * 2)
+    if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
+        # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
+        # tensors if it is one
+        return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
+    if method == "numpy" and not node.args and (base.is_tensor or base.symbolic):
+        return V.NUMPY_ARRAY  # an array to the code, a tensor to dynamo
+    if method in NON_TENSOR_METHODS and not (method == "type" and node.args):
+        # `t.type()` names the type; `t.type(torch.float64)` converts, a tensor like the others
+        return V.OBJECT if base.is_tensor else V.UNKNOWN
+    if (base.is_tensor and method in SPARSE_CONVERSIONS) or (base.is_sparse and method in SPARSE_KEEPING):
+        return V.SPARSE
+    if base.is_tensor:
+        keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
+        return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
+    return None
+
+
+def _sparse_operands(name: str, node: cst.Call, value_of) -> list[Val]:
+    """The values of the operands of a product or concatenation that is sparse when they all are
+    (`torch.sparse.mm(a, b)`, `torch.cat([a, b])`); empty for any other call."""
+    if name in SPARSE_PRODUCTS and len(node.args) == 2:
+        return [value_of(arg.value) for arg in node.args]
+    if name == "torch.cat" and node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
+        elements = node.args[0].value.elements
+        if elements and not any(isinstance(e, cst.StarredElement) for e in elements):
+            return [value_of(e.value) for e in elements]
+    return []
+
+
 def torch_value(name: str, node: cst.Call, value_of) -> Val:
     """What a call of torch's `name` gives: a tensor, unless torch says otherwise (a generator, a
     sparse tensor, a sequence of tensors, a module, a dtype or a predicate's answer). `value_of` is
@@ -331,8 +360,11 @@ def torch_value(name: str, node: cst.Call, value_of) -> Val:
         return V.GENERATOR
     if name in SPARSE_CONSTRUCTORS:
         return V.SPARSE
-    if name in SPARSE_PRODUCTS and len(node.args) == 2 and all(value_of(arg.value).is_sparse for arg in node.args):
+    operands = _sparse_operands(name, node, value_of)
+    if operands and all(v.is_sparse for v in operands):
         return V.SPARSE
+    if operands and all(v.is_sparse or v.symbolic for v in operands):  # `mm(selection, conv_matrix(...))`
+        return V.sparse_when_all(operands)
     if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
         return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
     if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
-from .values import (ASSUMED, ASSUMED_TENSOR, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override, param,
-                     record_of, ret, returned_by)
+from .values import (ASSUMED, ASSUMED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override,
+                     param, record_of, ret, returned_by)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
@@ -47,6 +47,9 @@ class Values:
 
     def _resolve(self, value: Val) -> Val:
         kind = value.kind
+        if kind == "op" and value.name == "sparse":  # a product: sparse when every operand is
+            parts = [self.resolve(p) for p in value.parts]
+            return SPARSE if all(p.is_sparse for p in parts) else op(*parts)
         if kind == "op":
             return op(*(self.resolve(p) for p in value.parts))
         if kind == "cmp":
@@ -67,7 +70,7 @@ class Values:
             index = int(value.name) if value.name.lstrip("-").isdigit() else None
             return self.resolve(elem(self.resolve(value.parts[0]), index))
         if kind == "param":
-            return self._param(value.ref, value.name)
+            return self._param(value.ref, value.name, declared=value.owner != "passed")
         if kind == "ret" and value.parts:  # a call with what it passes: of this call, where that decides
             passed = self._passed_through(value)
             bare = Val("ret", ref=value.ref, name=value.name, owner=value.owner)
@@ -160,11 +163,11 @@ class Values:
         passed = [build[key] for build in self._built.get(cls, []) for key in keys if key in build]
         return join(*passed) if passed else None
 
-    def _param(self, function: str, name: str) -> Val:
+    def _param(self, function: str, name: str, declared: bool = True) -> Val:
         fn = self.reach.functions.get(function)
         if fn is None:
             return UNKNOWN
-        if name in fn.declared:
+        if declared and name in fn.declared:
             return fn.declared[name]
         known: list[Val] = []
         passed = False

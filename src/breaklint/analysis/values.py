@@ -108,6 +108,9 @@ NUMPY_ARRAY = Val("tensor", ref=ASSUMED, name="numpy")
 # A sparse tensor (`torch.sparse_coo_tensor(...)`, `x.to_sparse()`): a tensor, which dynamo does not hold
 # as an input (BL429 follows it out of the helper that makes it).
 SPARSE = Val("tensor", name="sparse")
+# One of torch's legacy sparse classes, picked by name (`getattr(torch.sparse, "FloatTensor")`): calling it
+# makes a sparse tensor
+SPARSE_CLASS = Val("object", ref="torch.sparse", name="class")
 # What `isinstance(x, np.ndarray)` tells of `x` where it holds: an array, which no rule about tensors
 # takes for one (the test guards code written for host data), but dynamo traces it all the same.
 NDARRAY = Val("object", ref="numpy.ndarray")
@@ -131,6 +134,12 @@ def tensor(bool_valued: bool = False, known: bool = True) -> Val:
 
 def param(function: str, name: str) -> Val:
     return Val("param", ref=function, name=name)
+
+
+def passed(function: str, name: str) -> Val:
+    """What the tree's calls of `function` pass for parameter `name`, whatever its annotation declares
+    (`adj: Tensor` that every caller hands a sparse tensor)."""
+    return Val("param", ref=function, name=name, owner="passed")
 
 
 def ret(kind: str, target: str, owner: str | None) -> Val:
@@ -203,6 +212,13 @@ def op(*parts: Val, comparison: bool = False) -> Val:
         return UNKNOWN
     v = Val("cmp" if comparison else "op", parts=tuple(symbolic))
     return _bound(v)
+
+
+def sparse_when_all(operands: list[Val]) -> Val:
+    """A product of two matrices (`torch.sparse.mm(a, b)`) or a concatenation (`torch.cat([a, b])`)
+    some of whose operands the tree decides: sparse when every operand turns out sparse
+    (`Values.resolve`), else a dense tensor."""
+    return _bound(Val("op", name="sparse", parts=tuple(operands)))
 
 
 def method_result(receiver: Val, comparison: bool = False) -> Val:
@@ -327,7 +343,10 @@ def join(*parts: Val) -> Val:
         return tensor(all(p.is_bool_tensor for p in real), known=all(p.known_tensor for p in real))
     if any(p.is_tensor for p in real) and all(p.is_tensor or p.kind == "unknown" for p in real):
         # a tensor on one path and nothing known on the other (`x, v = helper(x)` in one branch):
-        # no evidence of anything but a tensor, and none that it is one on every path
+        # no evidence of anything but a tensor, and none that it is one on every path; so too of a
+        # sparse one (`return self._memo` or the sparse tensor just made)
+        if all(p.is_sparse for p in real if p.is_tensor):
+            return SPARSE
         return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
     if any(p.kind == "unknown" for p in real):
         return UNKNOWN

@@ -59,7 +59,12 @@ GENERATORS = {"torch.Generator", "torch._C.Generator"}
 SPARSE_CONSTRUCTORS = frozenset({
     "torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor", "torch.sparse_bsr_tensor",
     "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor",
+    # the legacy typed classes (`torch.sparse.FloatTensor(indices, values, size)`)
+    *(f"{module}.{kind}Tensor" for module in ("torch.sparse", "torch.cuda.sparse")
+      for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")),
 })
+# the modules of those legacy classes, whose class code picks by name (`getattr(torch.sparse, type_name)`)
+SPARSE_CLASS_MODULES = frozenset({"torch.sparse", "torch.cuda.sparse"})
 SPARSE_CONVERSIONS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
                                 "to_sparse_bsc"})
 # a sparse tensor's methods whose result is sparse too, and torch's products that are sparse when both
@@ -67,6 +72,7 @@ SPARSE_CONVERSIONS = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "
 SPARSE_KEEPING = frozenset({"coalesce", "index_select", "transpose", "t", "to", "cpu", "cuda", "float", "double",
                             "half", "clone", "detach", "requires_grad_"})
 SPARSE_PRODUCTS = frozenset({"torch.sparse.mm", "torch.mm"})
+SPARSE_KEEPING_ATTRS = frozenset({"T", "mT", "H", "mH", "data"})  # a sparse tensor's transposes, and itself
 TORCH_NON_TENSOR_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
+from ..analysis.values import SPARSE_CLASS, passed, sparse_when_all
 from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
 from ..analysis.walk import find
 from .base import Rule, register
@@ -47,6 +48,9 @@ class SparseTensorCreation(Rule):
         # ids of the names that are no variable (an attribute's name, a keyword), while their function
         # is walked
         self._not_names: set[int] = set()
+        self._params: list[set[str]] = []  # per function being walked: its parameters not yet read
+        # per function being walked: the requirements of the reports where dynamo gives up on it (None: surely)
+        self._given_up: list[list["Val | None"]] = []
 
     def _made(self, node: cst.BaseExpression) -> tuple[str, "Val | None"] | None:
         """(how, what must be a tensor) where `node` makes a sparse tensor, else None."""
@@ -55,6 +59,8 @@ class SparseTensorCreation(Rule):
         name = self.ctx.qualify(node.func)
         if name in SPARSE_CONSTRUCTORS:
             return f"`{name}` makes a sparse tensor", None
+        if isinstance(node.func, cst.Name) and self.ctx.value(node.func) == SPARSE_CLASS:
+            return f"`{node.func.value}`, a sparse tensor class (`getattr(torch.sparse, ...)`), makes a sparse tensor", None
         call = method_call(node)
         if call is None or call[1] not in SPARSE_CONVERSIONS:
             return None
@@ -63,9 +69,15 @@ class SparseTensorCreation(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._held.append({})
+        self._given_up.append([])
+        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        self._params.append({p.name.value for p in params} - {"self", "cls"})
+        self._not_names.update(id(p.name) for p in params)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._held.pop()
+        self._params.pop()
+        self._given_up.pop()
         if not self._held:
             self._not_names.clear()
 
@@ -87,15 +99,27 @@ class SparseTensorCreation(Rule):
         """For each `if` around a line: which of its branches the line is in (its body or not)."""
         return tuple((id(node), line <= self.ctx.positions.span(node.body)[2]) for node in self._ifs)
 
+    def _watching(self) -> bool:
+        """Whether the function being walked has names whose reads are looked at."""
+        return bool(self._held) and bool(self._held[-1] or self._params[-1])
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self._held and self._held[-1]:
+        if self._watching():
             self._not_names.add(id(node.attr))  # `graph.adj` reads no local `adj`
 
     def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None and self._held and self._held[-1]:
+        if node.keyword is not None and self._watching():
             self._not_names.add(id(node.keyword))  # nor does `f(adj=...)`'s keyword
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self._watching():
+            self._not_names.update(id(t.target) for t in node.targets)  # a binding is no read
+            rebound = [t.target.value for t in node.targets
+                       if isinstance(t.target, cst.Name) and t.target.value in self._params[-1]]
+            if rebound:  # a parameter bound again no longer holds what was passed (a read on the right first)
+                for used in find(node.value, cst.Name):
+                    self.visit_Name(used)
+                self._params[-1].difference_update(rebound)
         # a name bound again no longer holds the sparse tensor (a use on the right is taken first), unless
         # in another branch of the `if` that made it
         for target in node.targets:
@@ -116,20 +140,64 @@ class SparseTensorCreation(Rule):
         line = self.ctx.positions.span(original_node)[0]
         if made is not None:
             held = _Held(line, made[1], False, f"the sparse tensor made at line {line}", self._branches(line))
-        elif isinstance(original_node.value, cst.Call) and (returned := self._returned(original_node.value)):
-            # `m = construct_matrix(...)`: a sparse tensor if the helper returns one (the tree decides)
-            held = _Held(line, returned, True, f"the sparse tensor `{self.ctx.source(original_node.value.func)}` "
-                                               f"returned at line {line}", self._branches(line))
+        elif isinstance(original_node.value, (cst.Call, cst.Attribute)) and \
+                (returned := self._returned(original_node.value)):
+            # `m = construct_matrix(...)`: a sparse tensor if the helper returns one (the tree decides,
+            # unless this file already shows it)
+            value = original_node.value
+            what = f"the sparse tensor `{self.ctx.source(value.func)}` returned at line {line}" \
+                if isinstance(value, cst.Call) else f"the sparse tensor made at line {line}"
+            held = _Held(line, None if returned.is_sparse else returned, not returned.is_sparse, what,
+                         self._branches(line))
         else:
             return
+        if any(g is None or _same_test(held.requires, g) for g in self._given_up[-1]):
+            return  # made after dynamo gave up on the function, wherever it breaks: its read never breaks
+        if self._again(original_node.value, held, line):
+            return  # dynamo runs the rest eagerly wherever this breaks: its read no longer breaks
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
                 self._held[-1][target.target.value] = held
 
-    def _returned(self, node: cst.Call) -> "Val | None":
-        """What a call of a function the tree decides returns, where that may be a sparse tensor."""
+    def _again(self, node: cst.BaseExpression, made: _Held, line: int) -> bool:
+        """A second sparse tensor made (`b = adjacency(...)`) while a name still holds one not yet taken
+        up (`a`): dynamo cannot hold `a` when it compiles the graph up to this break, gives up on the
+        function here and runs it eagerly, so the later reads of `a` and `b` no longer break. Whether
+        the read of `b` is left to this report."""
+        for name, held in self._held[-1].items():
+            if not set(held.branches) <= set(made.branches) or self._elsewhere(name, line):
+                continue
+            tests = [h for h in (held, made) if h.requires is not None]
+            if len(tests) == 2 and not _same_test(held.requires, made.requires):
+                if not (held.returned and made.returned):
+                    continue  # a conversion's receiver must be a tensor, a helper's result sparse
+                # two helpers' results (`adjacency(...)`, then `product(...)`): a break where both turn
+                # out sparse; the reads stay reported, which break where only one does
+                self.report(node, self._again_message(name, held), requires=sparse_when_all(
+                    [held.requires, made.requires]), sparse=True)
+                return False
+            self.report(node, self._again_message(name, held), requires=tests[0].requires if tests else None,
+                        sparse=bool(tests) and tests[0].returned)
+            self._given_up[-1].append(tests[0].requires if tests else None)
+            # the reads that break only where this does: dynamo no longer traces that far
+            for other in [n for n, h in self._held[-1].items() if _implied(h, tests)]:
+                self._held[-1].pop(other)
+            return _implied(made, tests)
+        return False
+
+    @staticmethod
+    def _again_message(name: str, held: _Held) -> str:
+        return (f"`{name}` holds {held.what} when this makes another: dynamo cannot hold it where it compiles "
+                "the graph up to this break, and runs the rest of the function eagerly")
+
+    def _returned(self, node: cst.BaseExpression) -> "Val | None":
+        """What a call of a function the tree decides returns, where that may be a sparse tensor (also
+        transposed, `make(i, v).mT`, or multiplied by another such call)."""
         value = self.ctx.tensor_requirement(node)
-        return value if value is not None and value.kind == "ret" else None
+        if value is None:
+            return None
+        return value if value.kind == "ret" or value.is_sparse or (value.kind == "op" and value.name == "sparse") \
+            else None
 
     def _elsewhere(self, name: str, line: int) -> bool:
         """Whether a line is in another branch of an `if` whose branch made the sparse tensor `name`
@@ -138,6 +206,8 @@ class SparseTensorCreation(Rule):
         return bool(set(branches) & {(n, not body) for n, body in self._branches(line)})
 
     def visit_Name(self, node: cst.Name) -> None:
+        if self._params and node.value in self._params[-1] and id(node) not in self._not_names:
+            self._param_read(node)
         if not self._held or node.value not in self._held[-1] or id(node) in self._not_names:
             return
         here = self.ctx.positions.span(node)[0]
@@ -151,3 +221,38 @@ class SparseTensorCreation(Rule):
         self.report(node, f"`{node.value}` holds {held.what}: the code after that break takes it up as an input, "
                           "which dynamo cannot hold, and breaks again here", requires=held.requires,
                     sparse=held.returned)
+
+    def _param_read(self, node: cst.Name) -> None:
+        """The first read of a parameter that still holds what the callers pass: where every caller
+        passes a sparse tensor (`orthogonalize(a_full, n)`), dynamo cannot hold it as an input of
+        this function, whether inlined or compiled as a frame of its own, and breaks here."""
+        self._params[-1].discard(node.value)
+        function = self.ctx.function
+        if function is None or not self.ctx.active():
+            return
+        value = self.ctx.value(node)
+        if not (value.is_tensor or value.symbolic):  # `n: int`, a flag, a default's Python value
+            return
+        self.report(node, f"`{node.value}` holds the sparse tensor its callers pass: dynamo cannot hold it as "
+                          "an input, and breaks at its first read", requires=passed(function.qualname, node.value),
+                    sparse=True)
+
+
+def _implied(held: _Held, tests: list[_Held]) -> bool:
+    """Whether the read of `held` breaks only where a report that stands on the requirement of
+    `tests` (one, or none: sure) does; where the report stands, the read breaks nowhere."""
+    if held.requires is None:
+        return not tests
+    return any(_same_test(held.requires, t.requires) for t in tests)
+
+
+def _same_test(a: "Val | None", b: "Val | None") -> bool:
+    """Whether two requirements decide alike: equal, or what calls of one function return (whatever
+    each passes it)."""
+    if a is None or b is None:
+        return a is b
+    if a == b:
+        return True
+    if a.kind == "op" and a.name == "sparse":  # `torch.cat([lo, hi])` of two such calls
+        return all(_same_test(part, b) for part in a.parts)
+    return a.kind == b.kind == "ret" and (a.ref, a.name, a.owner) == (b.ref, b.name, b.owner)
