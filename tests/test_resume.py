@@ -177,3 +177,36 @@ def test_the_call_is_suppressed_and_selected_like_any_finding() -> None:
     assert [code for _, code in findings(body)] == ["BL201"]
     assert [code for _, code in findings(body.replace("  # noqa: BL426", ""), Config(ignore=["BL426"]))] == ["BL201"]
 
+
+
+def test_a_bound_method_of_a_local_object_handed_to_a_call_that_breaks_is_reported_there() -> None:
+    body = """
+        def apply(fn, x):
+            return fn(x) + 1
+
+        def scaled(fn, x):
+            return x * 2
+
+        class Model:
+            def __init__(self, x, closure):
+                self.value = closure(x)
+
+        @torch.compile
+        def run(x):
+            stepper = Stepper(2.0)
+            closure = stepper.step
+            m = Model(x, closure)
+            y = apply(stepper.step, m.value)
+            z = apply(stepper.shift, y)
+            w = scaled(closure, z)
+            return apply(stepper.scale, w), apply(stepper, w)
+    """
+    found = findings(body)
+    # `Model(x, closure)` and `apply(stepper.step, ...)`: each runs `Stepper.step` (reached through the
+    # bound method handed over), which breaks, and dynamo cannot rebuild the bound method to resume
+    assert (line_of(body, "m = Model(x, closure)"), "BL426") in found
+    assert (line_of(body, "y = apply(stepper.step"), "BL426") in found
+    # a handed method that traces, a callee that does not call it, an attribute holding a value, and
+    # the object itself (which dynamo rebuilds) are no such call
+    for text in ("z = apply(stepper.shift", "w = scaled(closure", "return apply(stepper.scale"):
+        assert (line_of(body, text), "BL426") not in found

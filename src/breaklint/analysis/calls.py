@@ -244,7 +244,7 @@ class Calls:
         an instance built in the argument or earlier in the function (`rpn = RPN(...)`, then
         `super().__init__(backbone, rpn)`); "@function#param" for a parameter and "%Class#attr" for
         an attribute of the instance (`Solve.apply(self.solver, x)`), which reach resolves; else the
-        functions and classes it names."""
+        functions and classes it names, or "Class():method" for a method of an instance built here."""
         if isinstance(value, cst.Call):
             return [f"{made}()" for made in self.built_from(value)]
         if (param := self._parameter(value)) is not None:
@@ -258,13 +258,30 @@ class Calls:
             if value.value in scope.held and self.function.cls is not None:  # `solver = self.solver`
                 return [f"%{self.function.cls}#{scope.held[value.value]}"]
             if value.value in scope.functions:
-                return list(scope.functions[value.value])
+                return list(scope.functions[value.value]) or self._built_methods(value)
         if isinstance(value, (cst.Name, cst.Attribute)):
             qual = self.qualify(value) or ""
             if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
                 return [qual]  # a torch module class (`rnn_layer=nn.LSTM`): what the constructor builds
-            return self._held_functions(value)
+            # else `closure = sf.closure` of an instance built here: "Class():method" (reach checks the method)
+            return self._held_functions(value) or self._built_methods(value)
         return []
+
+    def _built_methods(self, value: cst.BaseExpression) -> list[str]:
+        """"Class():method" for a bound method of an instance built in this function, handed over as
+        it is (`sf.closure`, or a local bound to it): what calling it runs is that method."""
+        if isinstance(value, cst.Name) and self._scopes:
+            refs = self._scopes[-1].bound.get(value.value, [])
+        elif isinstance(value, cst.Attribute):
+            refs = self.bound_method(value)
+        else:
+            return []
+        out: list[str] = []
+        for kind, target in refs:
+            made, _, method = target.rpartition(":")
+            if kind == "instcall" and made and method and f"{made}():{method}" not in out:
+                out.append(f"{made}():{method}")
+        return out
 
     def _parameter(self, node: cst.BaseExpression) -> str | None:
         """The parameter a bare name is, while it still holds what the caller passed (unannotated,

@@ -75,17 +75,41 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         for call in fn.calls:
-            if not call.straight or not built_receiver(reach, call):
+            on_built = built_receiver(reach, call)
+            # a handed method that breaks (a callee that breaks only through other callers' callables is
+            # no evidence: reach does not tell the calls of a function apart)
+            handed = [m for m in _handed_bound_methods(reach, call) if m in where] if not on_built else []
+            if not call.straight or not (on_built or handed):
                 continue
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
             if not broken:
                 continue
-            method = call.target.rpartition(":")[2]
             short = caller.rsplit(".", 1)[-1]
-            out.append((caller, call, f"`{method}` breaks the graph (at `{where[broken[0]]}`) and is called on an "
-                                      "object built in this compiled function: dynamo cannot rebuild that bound "
-                                      f"method to resume after the call, and runs the rest of `{short}` eagerly "
-                                      "(or all of it)"))
+            if on_built:
+                method = call.target.rpartition(":")[2]
+                what = f"`{method}` breaks the graph (at `{where[broken[0]]}`) and is called on an object built"
+            else:
+                what = (f"`{broken[0].rsplit('.', 1)[-1]}` breaks the graph (at `{where[broken[0]]}`) and is handed "
+                        f"`{'.'.join(handed[0].rsplit('.', 2)[-2:])}`, a method of an object built")
+            out.append((caller, call, f"{what} in this compiled function: dynamo cannot rebuild that bound method "
+                                      f"to resume after the call, and runs the rest of `{short}` eagerly (or all "
+                                      "of it)"))
+    return out
+
+
+def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:
+    """The bound methods of objects built in the calling function that a call hands over
+    (`subproblem(x, sf.closure)`), each as the method it runs: dynamo must rebuild them, with the
+    callee, to resume after a break inside the call, and it cannot. Not an attribute that holds a
+    value (`dataset.max_length`), nor a property."""
+    out: list[str] = []
+    for held in call.passed.values():
+        for one in held:
+            made, sep, name = one.rpartition("():")
+            cls = reach.canonical(made) if sep and made and name.isidentifier() else ""
+            found = reach.method(cls, name) if cls in reach.classes else None
+            if found is not None and found in reach.functions and not reach.functions[found].is_property:
+                out.append(found)
     return out
 
 
