@@ -214,3 +214,25 @@ def test_dense_values_too_deep_to_carry_are_no_sparse_tensors() -> None:
     # is unread, would break where both are, a value too deep to carry to where the tree decides:
     # that is no evidence of a sparse tensor
     assert findings(source) == []
+
+
+def test_a_nested_function_parameter_is_not_the_enclosing_function_parameter() -> None:
+    source = """
+        import torch
+
+        def adjacency(edge_index):
+            return torch.sparse_coo_tensor(edge_index, torch.ones(3), (4, 4))
+
+        def propagate(adj, x):
+            def scale(adj):
+                return adj * 2
+            return scale(x)
+
+        @torch.compile
+        def layer(x, edge_index):
+            y = x + 1
+            return propagate(adjacency(edge_index), y)
+    """
+    # `scale`'s `adj` is handed `x`, whatever `propagate`'s callers pass for its own `adj` (which
+    # `propagate` never reads)
+    assert findings(source) == [(5, "BL429")]

@@ -39,7 +39,7 @@ class Handing(Tree):
         if not spec.endswith("()"):
             return held
         # a class handed over and built by the constructor: an instance of it
-        return [f"{h}()" for h in held if not h.endswith("()") and _bound_method(h) is None]
+        return [f"{h}()" for h in held if not h.endswith("()") and handed_method(h) is None]
 
     def _stored_param(self, cls: str, attr: str) -> tuple[str, str] | None:
         """(the constructor, its parameter as `ClassInfo.from_params` names it) that `attr` of an
@@ -149,7 +149,7 @@ class Handing(Tree):
         (a "f()" for what `f` returns)."""
         out: list[tuple[str, int]] = []
         for one in held:
-            if not method and (bound := _bound_method(one)) is not None:  # `closure(x)`, `sf.closure` handed over
+            if not method and (bound := handed_method(one)) is not None:  # `closure(x)`, `sf.closure` handed over
                 if (cls := self.instance_class(bound[0])) is not None:
                     out.extend(self._dispatch(cls, bound[1]))
                 continue
@@ -247,7 +247,7 @@ def _handed_for(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> list
     return call.passed.get(name if name in call.kwargs else str(fn.params.index(name) - offset), [])
 
 
-def _bound_method(held: str) -> tuple[str, str] | None:
+def handed_method(held: str) -> tuple[str, str] | None:
     """("Class()", method) for a bound method of an instance built in compiled code ("Class():method",
     `CallRef.passed`); None for anything else."""
     made, sep, method = held.rpartition("():")

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable, Iterator
 
+from .handing import handed_method
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
 
@@ -105,9 +106,9 @@ def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:
     out: list[str] = []
     for held in call.passed.values():
         for one in held:
-            made, sep, name = one.rpartition("():")
-            cls = reach.canonical(made) if sep and made and name.isidentifier() else ""
-            found = reach.method(cls, name) if cls in reach.classes else None
+            bound = handed_method(one)
+            cls = reach.instance_class(bound[0]) if bound is not None else None
+            found = reach.method(cls, bound[1]) if cls is not None and bound is not None else None
             if found is not None and found in reach.functions and not reach.functions[found].is_property:
                 out.append(found)
     return out

@@ -60,7 +60,7 @@ class SparseTensorCreation(Rule):
         if name in SPARSE_CONSTRUCTORS:
             return f"`{name}` makes a sparse tensor", None
         if isinstance(node.func, cst.Name) and self.ctx.value(node.func) == SPARSE_CLASS:
-            return f"`{node.func.value}`, a sparse tensor class (`getattr(torch.sparse, ...)`), makes a sparse tensor", None
+            return f"`{node.func.value}`, a sparse class (`getattr(torch.sparse, ...)`), makes a sparse tensor", None
         call = method_call(node)
         if call is None or call[1] not in SPARSE_CONVERSIONS:
             return None
@@ -71,7 +71,8 @@ class SparseTensorCreation(Rule):
         self._held.append({})
         self._given_up.append([])
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
-        self._params.append({p.name.value for p in params} - {"self", "cls"})
+        # a nested function's parameters are not what the tree's calls of its enclosing function pass
+        self._params.append({p.name.value for p in params} - {"self", "cls"} if not self._params else set())
         self._not_names.update(id(p.name) for p in params)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
