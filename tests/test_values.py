@@ -1214,3 +1214,42 @@ def test_a_method_of_an_object_handed_in_from_outside_and_kept_by_a_constructor_
                 y = y + d
             return y
     """) == [(20, "BL201")]
+
+
+def test_an_attribute_kept_from_what_a_constructor_parameter_returns_is_that_value() -> None:
+    # `f, g = closure(x)` in `__init__`, then `self._g = g`: the attribute holds what the callable the
+    # callers hand over returns (here a bound method of an object built in compiled code, giving
+    # tensors), so the test of `-self.jac` in a method reads a tensor
+    source = """
+        import torch
+
+        class Objective:
+            def __init__(self, fun):
+                self.fun = fun
+
+            def closure(self, x):
+                f = self.fun(x)
+                return f, torch.autograd.functional.jacobian(self.fun, x)
+
+        class Subproblem:
+            def __init__(self, x, closure):
+                f, g = closure(x)
+                self._g = g
+
+            @property
+            def jac(self):
+                return self._g
+
+            def solve(self):
+                d = -self.jac
+                if d.dot(d) <= 0:
+                    return d
+                return d * 2
+
+        @torch.compile
+        def minimize(fun, x0):
+            sf = Objective(fun)
+            closure = sf.closure
+            return Subproblem(x0, closure).solve()
+    """
+    assert (23, "BL201") in findings(source)

@@ -77,9 +77,9 @@ class Attributes:
                                 info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
                         elif literal is None:
                             # `self.tableau = EULER`; `self.time = time.to(device)`; `self.time = times`
+                            method = f"{info.qualname}.{fn.name.value}"
                             literal = self.module_instance(value) or _from_param(
-                                value, params, f"{info.qualname}.{fn.name.value}") or self._returned_local(
-                                value, bound, info)
+                                value, params, method) or self._returned_local(value, bound, info, method, params)
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -130,28 +130,32 @@ class Attributes:
             return None
         return returned, V.with_arguments(V.ret("name", returned[:-2], None), self._passed(call, params, method))
 
-    def _call_return(self, value: cst.BaseExpression, info: ClassInfo) -> V.Val | None:
-        """What a call of a method of the class (`self._count()`) or of a function of this package
-        returns, which the tree decides; None for any other expression."""
+    def _call_return(self, value: cst.BaseExpression, info: ClassInfo, method: str = "",
+                     params: dict[str, cst.Param] | None = None) -> V.Val | None:
+        """What a call of a method of the class (`self._count()`), of a function of this package or
+        of a parameter of `method` (`closure(x)`, whatever its callers hand over) returns, which the
+        tree decides; None for any other expression."""
         if not isinstance(value, cst.Call):
             return None
         func = value.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return V.ret("self", func.attr.value, info.qualname)
+        if isinstance(func, cst.Name) and params and func.value in params and method:
+            return V.ret("paramcall", f"{method}#{func.value}:", info.qualname)
         name = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if not name or name.split(".")[0] != self.module.split(".")[0]:
             return None
         return V.ret("name", name, info.qualname)
 
     def _returned_local(self, value: cst.BaseExpression, bound: tuple[cst.BaseExpression, int | None] | None,
-                        info: ClassInfo) -> V.Val | None:
+                        info: ClassInfo, method: str = "", params: dict[str, cst.Param] | None = None) -> V.Val | None:
         """`self.time = self._times()`, or `times, counts = self._count()` then `self.time = times`: what
         that call returns, or its element (`bound`: the local's one binding, from `_bound_once`)."""
         if not isinstance(value, cst.Name):
-            return self._call_return(value, info)
+            return self._call_return(value, info, method, params)
         if bound is None or bound[1] is None:
             return None
-        returned = self._call_return(bound[0], info)
+        returned = self._call_return(bound[0], info, method, params)
         return None if returned is None else V.elem(returned, bound[1])
 
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
