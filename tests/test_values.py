@@ -1253,3 +1253,22 @@ def test_an_attribute_kept_from_what_a_constructor_parameter_returns_is_that_val
             return Subproblem(x0, closure).solve()
     """
     assert (23, "BL201") in findings(source)
+
+
+def test_grad_fn_of_a_tensor_the_function_computes_is_read_but_not_of_its_inputs() -> None:
+    source = """
+        import torch
+
+        @torch.compile
+        def step(x, w, n: int):
+            y = x @ w
+            g = torch.autograd.functional.jacobian(torch.tanh, y)
+            if g.grad_fn is None:
+                return y
+            leaf = x.grad_fn is None
+            count = n.grad_fn if hasattr(n, "grad_fn") else None
+            return (y * 2).grad_fn, leaf, count, w.grad_fn
+    """
+    # a local the function computes, and an expression; not its parameters (leaves, or tensors made
+    # before the graph, whose `grad_fn` dynamo reads), nor a Python value's attribute
+    assert [line for line, code in findings(source) if code == "BL431"] == [8, 12]

@@ -340,3 +340,32 @@ class EagerModuleConstructor(Rule):
         "that makes dynamo run the building code eagerly"
     )
     GB_TYPES = ("GB0119",)
+
+
+@register
+class GradFnRead(Rule):
+    CODE = "BL431"
+    NAME = "grad-fn-read"
+    KIND = "break"
+    MESSAGE = "reading `.grad_fn` of a tensor computed in compiled code"
+    SUGGESTION = ("test `t.requires_grad` instead (it traces), or take the decision outside the compiled "
+                  "region")
+    GB_TYPES = ("GB0104",)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "grad_fn" or not self.ctx.active() or not self._computed_here(node.value):
+            return
+        requires = self.ctx.tensor_requirement(node.value)
+        if requires is not None:
+            self.report(node, f"`{self.ctx.source(node)}`: dynamo does not trace the `grad_fn` of a tensor the "
+                              "graph computes, and breaks the graph here where it requires grad", requires=requires)
+
+    def _computed_here(self, node: cst.BaseExpression) -> bool:
+        """Whether the expression is a tensor the compiled function computes: an expression
+        (`(x * 2).grad_fn`) or a local it binds; not a parameter (a leaf, or a tensor made before
+        the graph) nor an attribute (a module's parameter is a leaf)."""
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)):
+            return True
+        function = self.ctx.function
+        return isinstance(node, cst.Name) and function is not None and node.value not in function.params \
+            and self.ctx.is_bound(node.value)
