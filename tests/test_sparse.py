@@ -236,3 +236,24 @@ def test_a_nested_function_parameter_is_not_the_enclosing_function_parameter() -
     # `scale`'s `adj` is handed `x`, whatever `propagate`'s callers pass for its own `adj` (which
     # `propagate` never reads)
     assert findings(source) == [(5, "BL429")]
+
+
+def test_an_attribute_of_a_parameters_name_read_while_it_is_bound_again_is_no_read_of_it() -> None:
+    source = """
+        import torch
+
+        def adjacency(edge_index):
+            return torch.sparse_coo_tensor(edge_index, torch.ones(3), (4, 4))
+
+        def propagate(adj, graph, x):
+            adj = graph.adj
+            return adj @ x
+
+        @torch.compile
+        def layer(x, graph, edge_index):
+            y = x + 1
+            return propagate(adjacency(edge_index), graph, y)
+    """
+    # `graph.adj` names an attribute, not the parameter `adj` that the callers hand a sparse tensor
+    # and that is bound again here before any read
+    assert findings(source) == [(5, "BL429")]

@@ -47,7 +47,7 @@ class Values:
 
     def _resolve(self, value: Val) -> Val:
         kind = value.kind
-        if kind == "op" and value.name == "sparse":  # a product, `torch.cat`, `.mT`: sparse when every operand is
+        if value.is_sparse_when_all:  # a product, `torch.cat`, `.mT`: sparse when every operand is
             parts = [self.resolve(p) for p in value.parts]
             return SPARSE if all(p.is_sparse for p in parts) else op(*parts)
         if kind == "op":

@@ -81,6 +81,12 @@ class Val:
         return self.kind == "tensor" and self.name == "sparse"
 
     @property
+    def is_sparse_when_all(self) -> bool:
+        """A product, concatenation or transpose that is sparse when all its parts turn out so
+        (`sparse_when_all`, which the tree decides)."""
+        return self.kind == "op" and self.name == "sparse"
+
+    @property
     def bool_shaped(self) -> bool:
         """A bool tensor, or a symbolic value that is one whenever it is a tensor (a comparison)."""
         if self.kind in ("booltensor", "cmp"):

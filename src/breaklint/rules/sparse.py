@@ -118,21 +118,26 @@ class SparseTensorCreation(Rule):
             rebound = [t.target.value for t in node.targets
                        if isinstance(t.target, cst.Name) and t.target.value in self._params[-1]]
             if rebound:  # a parameter bound again no longer holds what was passed (a read on the right first)
-                for used in find(node.value, cst.Name):
-                    self.visit_Name(used)
+                self._read_first(node.value)
                 self._params[-1].difference_update(rebound)
         # a name bound again no longer holds the sparse tensor (a use on the right is taken first), unless
         # in another branch of the `if` that made it
         for target in node.targets:
             if isinstance(target.target, cst.Name) and self._held and target.target.value in self._held[-1] \
                     and not self._elsewhere(target.target.value, self.ctx.positions.span(node)[0]):
-                for attribute in find(node.value, cst.Attribute):
-                    self.visit_Attribute(attribute)
-                for arg in find(node.value, cst.Arg):
-                    self.visit_Arg(arg)
-                for used in find(node.value, cst.Name):
-                    self.visit_Name(used)
+                self._read_first(node.value)
                 self._held[-1].pop(target.target.value, None)
+
+    def _read_first(self, value: cst.BaseExpression) -> None:
+        """Take the reads of the right-hand side of an assignment before its target is bound again (the
+        walk reaches them only after `visit_Assign`): attributes' names and keywords first, which read
+        no local."""
+        for attribute in find(value, cst.Attribute):
+            self.visit_Attribute(attribute)
+        for arg in find(value, cst.Arg):
+            self.visit_Arg(arg)
+        for used in find(value, cst.Name):
+            self.visit_Name(used)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._held or not self.ctx.active():
@@ -197,8 +202,7 @@ class SparseTensorCreation(Rule):
         value = self.ctx.tensor_requirement(node)
         if value is None:
             return None
-        return value if value.kind == "ret" or value.is_sparse or (value.kind == "op" and value.name == "sparse") \
-            else None
+        return value if value.kind == "ret" or value.is_sparse or value.is_sparse_when_all else None
 
     def _elsewhere(self, name: str, line: int) -> bool:
         """Whether a line is in another branch of an `if` whose branch made the sparse tensor `name`
@@ -254,6 +258,6 @@ def _same_test(a: "Val | None", b: "Val | None") -> bool:
         return a is b
     if a == b:
         return True
-    if a.kind == "op" and a.name == "sparse":  # `torch.cat([lo, hi])` of two such calls
+    if a.is_sparse_when_all:  # `torch.cat([lo, hi])` of two such calls
         return all(_same_test(part, b) for part in a.parts)
     return a.kind == b.kind == "ret" and (a.ref, a.name, a.owner) == (b.ref, b.name, b.owner)
