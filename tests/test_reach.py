@@ -1873,3 +1873,89 @@ def test_the_methods_of_what_a_method_of_the_instance_returns_run() -> None:
             def _struct(self):
                 return Tree()
     """) == {6: "BL103", 10: "BL401", 20: "BL426"}
+
+
+def test_a_property_read_on_another_object_runs_its_getter() -> None:
+    # dynamo runs a property's getter wherever the attribute is read: on an object built in compiled
+    # code, on a parameter the callers hand an instance, on what `self.helper` holds; a method that is
+    # only read (a bound method kept, never called) does not run, and neither does an unread property
+    assert codes_by_line("""
+        import torch
+        from torch import nn
+        from torch.distributions.utils import lazy_property
+
+        class Dist:
+            def __init__(self, x):
+                self.x = x
+
+            @property
+            def total(self):
+                return self.x.sum().item()
+
+            @lazy_property
+            def peak(self):
+                return self.x.max().item()
+
+            @property
+            def unread(self):
+                print("never read")
+
+            def method(self):
+                print("never called")
+
+        def spread(dist):
+            return dist.peak
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.helper = Dist(torch.zeros(3))
+
+            def forward(self, x):
+                dist = Dist(x)
+                kept = dist.method
+                return dist.total + spread(dist) + self.helper.total
+    """) == {12: "BL101", 16: "BL101"}
+
+
+def test_a_method_decorated_with_a_descriptor_class_of_the_tree_is_a_getter(tmp_path: Path) -> None:
+    # a package's own caching decorator (a class with `__get__` that calls what it wraps), defined in
+    # another module: reading the attribute runs the decorated method, as a property's getter runs
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            class cached:
+                def __init__(self, wrapped):
+                    self.wrapped = wrapped
+
+                def __get__(self, instance, owner=None):
+                    value = self.wrapped(instance)
+                    setattr(instance, self.wrapped.__name__, value)
+                    return value
+
+            class plain:
+                def __init__(self, wrapped):
+                    self.wrapped = wrapped
+        """,
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+            from .utils import cached, plain
+
+            class M(nn.Module):
+                @cached
+                def norm(self):
+                    print("norm")
+                    return 2.0
+
+                @plain
+                def other(self):
+                    print("a decorator with no __get__ makes no getter")
+
+                def forward(self, x):
+                    return x * self.norm * self.other
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    assert found == {("model.py", 9, "BL401")}

@@ -43,6 +43,7 @@ class Calls:
             return
         fn = self.function
         pos = self.positions[node]
+        self.called.add(node.func)
         refs = self._call_refs(node.func, name)
         args: list[Val] = []
         kwargs: dict[str, Val] = {}
@@ -233,11 +234,15 @@ class Calls:
         return [held for held in self._scopes[-1].functions.get(name, []) if held.endswith("()")]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self.active():
+            return
         # `self.scale`: a property of the class (or of a subclass) runs its getter under compile
-        if isinstance(node.value, cst.Name) and node.value.value == "self" and self.active():
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
             reads = self.function.reads
             if node.attr.value not in reads:
                 reads.append(node.attr.value)
+        elif node not in self.called and node not in self.assign_targets:
+            _note_object_read(self, node)
 
     def handed(self, value: cst.BaseExpression) -> list[str]:
         """The tree's functions and classes an argument hands over (`CallRef.passed`): "Class()" for
@@ -291,6 +296,35 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
+    """`dist.mean` on an object the function knows (a local built here or from a factory, a
+    parameter, `self.helper`): a "propread" edge, which reach follows where the attribute is a
+    property of what the object turns out to be (its getter runs under compile)."""
+    value = node.value
+    if isinstance(value, cst.Name):
+        scope = ctx._scopes[-1]
+        name = value.value
+        if not (name in scope.made or name in scope.typed or name in scope.held
+                or ctx._returned_held(name) or ctx._parameter(value) is not None):
+            return
+    elif ctx._self_attr(value) is None:
+        return
+    fn = ctx.function
+    pos = ctx.positions[node]
+    for kind, target in ctx._call_refs(node, None):
+        if kind not in OBJECT_CALLS:
+            continue
+        ref = f"{kind}|{target}"
+        if not any(c.kind == "propread" and c.target == ref for c in fn.calls):
+            fn.calls.append(CallRef("propread", ref, pos.start.line, pos.start.column, pos.end.line,
+                                    pos.end.column))
+
+
+# the edges to a method of an object (not of `self`, nor a module's function): what a read of an
+# attribute of such an object runs where that attribute is a property
+OBJECT_CALLS = frozenset({"instcall", "typedcall", "retcall", "paramcall", "attrcall"})
 
 
 def _held_ref(held: str) -> tuple[str, str]:

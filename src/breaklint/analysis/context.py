@@ -110,6 +110,7 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         # bindings
         self._comprehensions: list[dict[str, Val | None]] = []  # per enclosing comprehension: the names it hides
         self.assign_targets: set[cst.CSTNode] = set()
+        self.called: set[cst.CSTNode] = set()  # what calls call (`f` of `f(x)`): not read as values
         # conditions: per enclosing `if` body, the trace-time conditions it needs; per `if`, its own
         self._guards: list[list[tuple[str, bool]]] = []
         self._if_guards: dict[cst.If, list[tuple[str, bool]]] = {}

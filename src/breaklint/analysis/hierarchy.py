@@ -76,6 +76,21 @@ class Tree:
         self._children: dict[str, list[str]] | None = None
         self._named: dict[str, list[str]] | None = None  # method name -> the classes defining it
         self._register(summaries)
+        self._descriptors()
+
+    def _descriptors(self) -> None:
+        """A method decorated with a class of the tree that defines `__get__` (a caching
+        `lazy_property` of the package's own) is read as an attribute whose getter runs it: a
+        property, as `property` itself makes one."""
+        for qual, fn in self.functions.items():
+            if fn.is_property or fn.cls is None or fn.cls not in self.classes:
+                continue
+            for decorator in fn.decorators:
+                made = self.canonical(decorator)
+                if made in self.classes and "__get__" in self.classes[made].methods:
+                    fn.is_property = True
+                    self.classes[fn.cls].properties.add(qual.rpartition(".")[2])
+                    break
 
     def _register(self, summaries: list[ModuleSummary]) -> None:
         """Fill each registry table (registries.py) with what the tree's module-level calls of its

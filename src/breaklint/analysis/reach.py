@@ -18,7 +18,7 @@ from collections import deque
 
 from .handing import Handing
 from .hierarchy import TOO_BROAD, is_protocol
-from .summary import CallRef, ModuleSummary
+from .summary import READS, CallRef, ModuleSummary
 
 
 class Reach(Handing):
@@ -80,7 +80,7 @@ class Reach(Handing):
                 reached.add(qual)
                 fn = self.functions[qual]
                 for call in fn.calls:
-                    if call.kind == "paramcall":
+                    if call.kind == "paramcall" or call.target.startswith("paramcall|"):
                         late.append((qual, call))
                     self._follow(qual, call, edges, queue)
                     if call.kind == "name" and self.is_pydantic_model(model := self.canonical(call.target)):
@@ -96,6 +96,8 @@ class Reach(Handing):
                 self._follow(qual, call, edges, queue)
             if not queue:  # a parameter still handed nothing the tree knows: its methods of that name
                 for qual, call in late:
+                    if call.kind == "propread":
+                        continue  # a read of what nothing hands over: no getter of that name by guess
                     method = call.target.rpartition(":")[2]
                     if is_protocol(method) and not self.targets(self.functions[qual].cls, call):
                         self._follow(qual, call, edges, queue, self.protocol(method))
@@ -117,7 +119,7 @@ class Reach(Handing):
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             if self.functions[target].disabled:
-                if call.kind != "property":  # a read has no call to report
+                if call.kind not in READS:  # a read has no call to report
                     self.disabled_calls.append((qual, call, target))
             else:
                 queue.append(target)
@@ -128,6 +130,10 @@ class Reach(Handing):
         of `method` in subclasses too: a base class's forward that calls `self.apply_transform(...)`
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
+        if call.kind == "propread":  # `dist.mean` read: the getter, where the method that edge finds is one
+            kind, _, target = call.target.partition("|")
+            read = CallRef(kind, target, call.line, call.col, call.end_line, call.end_col)
+            return [(f, n) for f, n in self.targets(cls, read) if f in self.functions and self.functions[f].is_property]
         if call.kind == "name" and call.target.endswith("()"):  # what a call returned: each function or class
             if (made := self.canonical(call.target[:-2])) in self.classes:  # an instance called: `matcher(x)`
                 run = self.call_method(made)

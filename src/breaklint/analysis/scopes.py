@@ -17,6 +17,8 @@ from .values import Val
 from .walk import find
 from .vocabulary import COMPILE, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
 
+KNOWN_DECORATORS = COMPILE | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS
+
 
 @dataclass
 class Scope:
@@ -94,6 +96,7 @@ class Scopes:
         info.is_static = "staticmethod" in decorators
         info.validator = cls is not None and any(d in PYDANTIC_VALIDATORS for d in decorators)
         scope.is_property = scope.info.is_property = any(d in PROPERTIES for d in decorators)
+        info.decorators = [d for d in decorators if d and "." in d and d not in KNOWN_DECORATORS]
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)

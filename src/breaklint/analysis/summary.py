@@ -29,7 +29,7 @@ class CallRef:
     (`p.method(...)` on a parameter annotated with a class, target "class:method": that class's
     method or an override of it), "duck" (`op._solve(rhs)`, a private method on an object of no
     class the file can tell, target "_solve": reach follows it to the one family of classes that
-    defines the name, `Tree.protocol`).
+    defines the name, `Tree.protocol`), "propread" (see `READS`).
     """
 
     kind: str
@@ -51,6 +51,12 @@ class CallRef:
     # made in the function's own straight-line code (`Flow.straight_line`): a break inside the callee
     # leaves dynamo a point just past the call to resume at, if it can rebuild what the call stands on
     straight: bool = False
+
+
+# the kinds of `CallRef` that stand for reading an attribute that may be a property: "property"
+# (`self.scale`, no position of its own) and "propread" (`dist.mean` on another object, target
+# "kind|target" of the edge calling that attribute would have): no call, but its getter runs
+READS = ("property", "propread")
 
 
 @dataclass(slots=True)
@@ -111,6 +117,9 @@ class FunctionInfo:
     # its parameters whose default is a name (`semiring=LogSemiring`), with that name qualified: what
     # the parameter holds where a call leaves it out
     name_defaults: dict[str, str] = field(default_factory=dict)
+    # its decorators that name no decorator breaklint knows, qualified as the file names them: one that
+    # is a class of the tree with a `__get__` makes it a getter (`hierarchy.Tree`)
+    decorators: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
