@@ -359,3 +359,25 @@ def test_show_fixes_lists_what_was_fixed_per_file_and_code(tmp_path: Path) -> No
     assert "- models/transformer.py:\n" in listing
     fixed = int(proc.stdout.split("Fixed ")[1].split()[0])
     assert fixed == sum(int(line.split(" × ")[0]) for line in listing.splitlines() if " × " in line)
+
+
+def test_an_element_of_a_vector_the_code_makes_one_dimensional_is_a_zero_d_index() -> None:
+    # what `torch.arange`, `torch.randperm`, a flattened tensor and their sorts hold, picked by a Python
+    # int or iterated: a 0-d tensor, which indexing reads as a Python int (dynamo breaks)
+    base = "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, rows: torch.Tensor, k: int):\n{}"
+    for body in ("    perm = torch.randperm(8)\n    return x[perm[0]]\n",
+                 "    for i in torch.arange(3):\n        x = x + x[i]\n    return x\n",
+                 "    order = x.flatten().argsort()\n    for j in range(3):\n        x = x + x[order[j]]\n    return x\n",
+                 "    order = x.view(-1).sort()[1]\n    i = 0\n    return x[order[i]]\n",
+                 "    keep = torch.where(x > 0)[0]\n    return x[keep[-1]]\n",
+                 "    top = x.flatten().topk(2).indices.long()\n    return x[1, top[0]]\n"):
+        found = [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"]
+        assert found and "0-d tensor used as an index" in found[-1].message, body
+    # rows of a tensor of unknown rank, a slice of a vector, an index bound again: they gather
+    for body in ("    return x[rows[0]]\n", "    order = torch.argsort(rows)\n    return x[order[0]]\n",
+                 "    perm = torch.randperm(8)\n    return x[perm[1:3]]\n",
+                 "    perm = torch.randperm(8)\n    perm = rows\n    return x[perm[0]]\n",
+                 "    perm = torch.randperm(8)\n    return x[perm[rows]]\n",
+                 "    for i in torch.arange(3).view(3, 1):\n        x = x + x[i]\n    return x\n",
+                 "    i = torch.arange(4)[0]\n    for i in range(2):\n        x = x + x[i]\n    return x\n"):
+        assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body

@@ -8,11 +8,11 @@ from ..analysis import values as V
 from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
-from ..fixes.masks import name_uses, position_lookup
+from ..fixes.masks import name_uses
 from ..fixes.numbers import SCALED, arange_to_range, math_to_torch, scale_instead
 from .base import Rule, register
-from ..analysis.syntax import dotted
 from ..analysis.walk import find
+from .ranks import Ranks, integer_cast
 from ._util import CAPTURE_SCALARS, builtin_name, keyword, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (
@@ -157,7 +157,7 @@ class TensorToList(Rule):
             # with `capture_scalar_outputs` dynamo traces the list of an integer tensor (not of a float one)
             self.report(node, f"`{self.ctx.source(node)}` turns a tensor into a list of Python numbers",
                         fix=arange_to_range(self.ctx, node, call[0]),
-                        unless=(CAPTURE_SCALARS,) if _integer_cast(call[0]) else ())
+                        unless=(CAPTURE_SCALARS,) if integer_cast(call[0]) else ())
 
 
 @register
@@ -176,7 +176,7 @@ class TensorScalarCast(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._fixes: dict[cst.Call, Fix] = {}
-        self._positions: list[dict[str, cst.BaseExpression]] = []  # per function: names holding `x.argmax()`
+        self._ranks = Ranks(ctx)  # per function: names holding a 0-d position or a 1-d vector
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """`x * float(t)`: the number only feeds arithmetic with a tensor, so `t` can stay a tensor."""
@@ -304,31 +304,21 @@ class TensorScalarCast(Rule):
                 return
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._positions.append({})
+        self._ranks.enter()
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._positions.pop()
+        self._ranks.leave()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        """`i = x.argmax()`: `i` holds a 0-d index tensor until it is assigned again."""
-        if not self._positions:
-            return
+        """`i = x.argmax()`: `i` holds a 0-d index tensor until it is assigned again (`order =
+        torch.arange(n)`: a 1-d vector)."""
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                if len(node.targets) == 1 and self._zero_d_index(node.value):
-                    self._positions[-1][target.target.value] = node.value
-                else:
-                    self._positions[-1].pop(target.target.value, None)
+                self._ranks.bind(target.target.value, node.value if len(node.targets) == 1 else None)
 
-    def _zero_d_index(self, node: cst.BaseExpression) -> bool:
-        """A 0-d index tensor: `torch.argmax(y)`, `y.argmin()` (over every element), `torch.where(c)[0][k]`,
-        a name holding one, or one plus or minus an integer."""
-        if isinstance(node, cst.Name):
-            return bool(self._positions) and node.value in self._positions[-1]
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
-            sides = (node.left, node.right)
-            return any(isinstance(s, cst.Integer) for s in sides) and any(self._zero_d_index(s) for s in sides)
-        return _whole_arg_reduction(self.ctx, node) or position_lookup(self.ctx, node) is not None
+    def visit_For(self, node: cst.For) -> None:
+        """`for i in torch.arange(n):` each `i` is a 0-d tensor."""
+        self._ranks.iterate(node.target, node.iter)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int. So
@@ -344,7 +334,7 @@ class TensorScalarCast(Rule):
             return
         index = element.value
         requires = self.ctx.tensor_requirement(node.value)
-        if requires is None or not self._zero_d_index(index):
+        if requires is None or not self._ranks.zero_d(index):
             return
         text = wrapped(index, text_of(self.ctx, index))
         fix = replace(self.ctx, node, f"{text_of(self.ctx, node.value)}[{text}.unsqueeze(0)].squeeze(0)",
@@ -358,7 +348,7 @@ class TensorScalarCast(Rule):
         elements = [e.slice for e in node.slice]
         if any(isinstance(e, cst.Index) and e.star for e in elements):
             return
-        zero_d = [isinstance(e, cst.Index) and self._zero_d_index(e.value) for e in elements]
+        zero_d = [isinstance(e, cst.Index) and self._ranks.zero_d(e.value) for e in elements]
         if not any(zero_d) or not all(z or _plain_element(e) for z, e in zip(zero_d, elements)):
             return
         index = elements[zero_d.index(True)].value
@@ -407,11 +397,6 @@ SCALAR_TRACED = frozenset({("torch.add", "alpha"), ("torch.addcmul", "value"), (
                            ("torch.addmv", "alpha"), ("torch.addbmm", "alpha"), ("torch.addbmm", "beta"),
                            ("torch.baddbmm", "alpha"), ("torch.baddbmm", "beta")})
 
-INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
-INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",
-                            "torch.uint8"})
-
-
 def _plain_element(element: cst.BaseSlice) -> bool:
     """An element of a subscript beside which a 0-d index tensor is read as a Python int: an int, a
     name (a loop's position, a count), `:` or `...`."""
@@ -421,36 +406,6 @@ def _plain_element(element: cst.BaseSlice) -> bool:
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
         value = value.expression
     return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value != "None")
-
-
-def _integer_cast(node: cst.BaseExpression) -> bool:
-    """`t.long()`, `t.int()`, `t.to(torch.int64)`: a tensor the code just made an integer one."""
-    call = method_call(node) if isinstance(node, cst.Call) else None
-    if call is None:
-        return False
-    if call[1] in INTEGER_CASTS and not node.args:
-        return True
-    return call[1] == "to" and len(node.args) == 1 and dotted(node.args[0].value) in INTEGER_DTYPES
-
-
-# Reductions over every element: a 0-d tensor. Of these, indexing only takes an integer one, so one
-# used as an index is a count or a position (`x[(x > 0).sum() - 1]`, `x[lengths.max()]`).
-WHOLE_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "max", "min", "count_nonzero", "prod"})
-TORCH_WHOLE_REDUCTIONS = frozenset(f"torch.{name}" for name in WHOLE_REDUCTIONS)
-
-
-def _whole_arg_reduction(ctx, node: cst.BaseExpression) -> bool:
-    """`torch.argmax(x)`, `x.argmin()`, `(x > 0).sum()`, `lengths.max()` (over every element): a
-    0-d tensor; or such a one cast to an integer type (`.long()`)."""
-    if not isinstance(node, cst.Call):
-        return False
-    if _integer_cast(node):
-        return _whole_arg_reduction(ctx, node.func.value)
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value in WHOLE_REDUCTIONS and not node.args \
-            and not (ctx.qualify(node.func) or "").startswith("torch."):
-        return ctx.tensor_requirement(node.func.value) is not None
-    return (ctx.qualify(node.func) in TORCH_WHOLE_REDUCTIONS and len(node.args) == 1
-            and node.args[0].keyword is None and not node.args[0].star)
 
 
 def _int_bound(ctx, node: cst.BaseExpression) -> tuple[V.Val | None, bool]:

@@ -79,6 +79,40 @@ def best_of_a_row_kept_a_tensor(x):
     return x[1, i.unsqueeze(0)].squeeze(-1) + 1
 
 
+
+@torch.compile
+def sum_over_positions(x):
+    x = x * 2
+    total = x[0]
+    for i in torch.arange(1, 4):
+        total = total + x[i]  # expect: BL103
+    return total
+
+
+@torch.compile
+def first_of_a_shuffle(x):
+    x = x * 2
+    perm = torch.randperm(x.shape[0])
+    return x[perm[0]]  # expect: BL103
+
+
+@torch.compile
+def smallest_in_order(x):
+    x = (x * 2).view(2, 4)
+    order = x.flatten().argsort()
+    out = x.flatten()
+    for k in range(2):
+        out = out + out[order[k]]  # expect: BL103
+    return out
+
+
+@torch.compile
+def gather_by_rows(x):
+    x = (x * 2).view(2, 4)
+    index = torch.tensor([[0, 1], [1, 0]])
+    picked = torch.arange(4)
+    return x[index[0]] + x[:, picked[1:3]].sum()
+
 @torch.compile
 def finite_only(x):
     x = x * 2
@@ -280,7 +314,8 @@ def cases():
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (best_of_a_row, (x,)), (count_beside_a_batch, (x,)),
-            (best_of_a_row_kept_a_tensor, (x,)), (finite_only, (x,)),
+            (best_of_a_row_kept_a_tensor, (x,)), (sum_over_positions, (x,)), (first_of_a_shuffle, (x,)),
+            (smallest_in_order, (x,)), (gather_by_rows, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),

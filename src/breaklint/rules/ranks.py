@@ -1,0 +1,227 @@
+"""Tensors whose number of dimensions the code shows: 0-d positions and 1-d index vectors.
+
+Indexing reads a 0-d tensor index as a Python int (dynamo breaks: "Data dependent operator"), and a
+1-d one gathers (it traces). Which one an index is, the value analysis does not say: it has no
+ranks. What the code shows plainly is enough for the common cases: a reduction over every element
+(`x.argmax()`, `(x > 0).sum()`), and an element, picked by a Python int or by iterating, of a vector
+the code makes 1-d (`torch.arange(n)`, `torch.randperm(n)`, `x.flatten()`, `x.view(-1)`,
+`torch.where(c)[0]`, `x.nonzero()[:, 0]`, and their sorts, casts and slices). A tensor of unknown
+rank (a parameter, `torch.argsort(y)` of one) is none of these: a row of a 2-d index tensor
+(`edge_index[0]`) gathers.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.syntax import dotted
+from ..fixes.masks import position_lookup
+from ._util import method_call
+
+INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
+INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",
+                            "torch.uint8"})
+
+# Reductions over every element: a 0-d tensor. Of these, indexing only takes an integer one, so one
+# used as an index is a count or a position (`x[(x > 0).sum() - 1]`, `x[lengths.max()]`).
+WHOLE_REDUCTIONS = frozenset({"argmax", "argmin", "sum", "max", "min", "count_nonzero", "prod"})
+TORCH_WHOLE_REDUCTIONS = frozenset(f"torch.{name}" for name in WHOLE_REDUCTIONS)
+
+# torch functions that make a 1-d tensor whatever they are given
+VECTOR_FACTORIES = frozenset({"torch.arange", "torch.randperm", "torch.linspace", "torch.logspace"})
+# ... and those that flatten what they are given (with no other argument)
+FLATTENING = frozenset({"torch.flatten", "torch.ravel", "torch.unique"})
+FLATTENING_METHODS = frozenset({"flatten", "ravel", "unique"})
+# methods and torch functions that keep a tensor's dimensions (called on a 1-d vector: a 1-d vector)
+RANK_KEEPING = frozenset({"argsort", "flip", "clone", "detach", "contiguous", "cpu", "cuda", "to", "type", "long", "int",
+                          "short", "byte", "float", "double", "cumsum", "abs", "neg", "clamp", "clamp_min",
+                          "clamp_max", "remainder", "fmod", "roll"})
+# methods returning a (values, indices) pair of the same dimensions
+PAIRED = frozenset({"sort", "topk"})
+
+
+def integer_cast(node: cst.BaseExpression) -> bool:
+    """`t.long()`, `t.int()`, `t.to(torch.int64)`: a tensor the code just made an integer one."""
+    call = method_call(node) if isinstance(node, cst.Call) else None
+    if call is None:
+        return False
+    if call[1] in INTEGER_CASTS and not node.args:
+        return True
+    return call[1] == "to" and len(node.args) == 1 and dotted(node.args[0].value) in INTEGER_DTYPES
+
+
+def whole_reduction(ctx, node: cst.BaseExpression) -> bool:
+    """`torch.argmax(x)`, `x.argmin()`, `(x > 0).sum()`, `lengths.max()` (over every element): a
+    0-d tensor; or such a one cast to an integer type (`.long()`)."""
+    if not isinstance(node, cst.Call):
+        return False
+    if integer_cast(node):
+        return whole_reduction(ctx, node.func.value)
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in WHOLE_REDUCTIONS and not node.args \
+            and not (ctx.qualify(node.func) or "").startswith("torch."):
+        return ctx.tensor_requirement(node.func.value) is not None
+    return (ctx.qualify(node.func) in TORCH_WHOLE_REDUCTIONS and len(node.args) == 1
+            and node.args[0].keyword is None and not node.args[0].star)
+
+
+class Ranks:
+    """Per function being walked: the names holding a 0-d tensor (a position), those holding a 1-d
+    vector and those holding a Python int (a `range` loop's, `i = 0`), each until it is bound again."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self._scopes: list[tuple[dict[str, cst.BaseExpression], set[str], set[str]]] = []
+
+    def enter(self) -> None:
+        self._scopes.append(({}, set(), set()))
+
+    def leave(self) -> None:
+        self._scopes.pop()
+
+    def bind(self, name: str, value: cst.BaseExpression | None) -> None:
+        """`name = value` (`value` None: bound to what the code does not show)."""
+        if not self._scopes:
+            return
+        zero_d, vectors, ints = self._scopes[-1]
+        zero_d.pop(name, None)
+        vectors.discard(name)
+        ints.discard(name)
+        if value is None:
+            return
+        if self.zero_d(value):
+            zero_d[name] = value
+        elif self.vector(value):
+            vectors.add(name)
+        elif _integer(value) is not None:
+            ints.add(name)
+
+    def iterate(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """`for target in iterable:` each element of a 1-d vector is a 0-d tensor."""
+        if not self._scopes:
+            return
+        names = [target] if isinstance(target, cst.Name) else \
+            [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+        for name in names:
+            if isinstance(name, cst.Name):
+                self.bind(name.value, None)
+        if isinstance(target, cst.Name) and self.vector(iterable):
+            self._scopes[-1][0][target.value] = iterable
+        builtin = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+            and self.ctx.qualify(iterable.func) in ("range", "enumerate") else None
+        if builtin == "range" and isinstance(target, cst.Name):
+            self._scopes[-1][2].add(target.value)
+        elif builtin == "enumerate" and isinstance(target, cst.Tuple) and isinstance(target.elements[0].value, cst.Name):
+            self._scopes[-1][2].add(target.elements[0].value.value)
+
+    def zero_d(self, node: cst.BaseExpression) -> bool:
+        """A 0-d index tensor: a whole-tensor reduction, `torch.where(c)[0][k]`, an element of a 1-d
+        vector at a Python int (`order[i]`), a name holding one, or one plus or minus an integer."""
+        if isinstance(node, cst.Name):
+            return bool(self._scopes) and node.value in self._scopes[-1][0]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            sides = (node.left, node.right)
+            return any(isinstance(s, cst.Integer) for s in sides) and any(self.zero_d(s) for s in sides)
+        if integer_cast(node) or _call_of(node, "clamp", "clamp_min", "clamp_max", "detach"):
+            return self.zero_d(node.func.value)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                and self._python_int(node.slice[0].slice.value) and self.vector(node.value):
+            return True
+        return whole_reduction(self.ctx, node) or position_lookup(self.ctx, node) is not None
+
+    def vector(self, node: cst.BaseExpression) -> bool:
+        """A 1-d tensor the code shows: made so (`torch.arange(n)`, `x.flatten()`, `x.view(-1)`,
+        `torch.where(c)[0]`, `x.nonzero()[:, 0]`), or kept so from one (`v.argsort()`, `v.sort()[1]`,
+        `v.long()`, `v[1:]`, `v + 1`)."""
+        if isinstance(node, cst.Name):
+            return bool(self._scopes) and node.value in self._scopes[-1][1]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+            sides = (node.left, node.right)
+            return any(isinstance(s, cst.Integer) for s in sides) and any(self.vector(s) for s in sides)
+        if isinstance(node, cst.Call):
+            return self._vector_call(node)
+        if isinstance(node, cst.Attribute) and node.attr.value in ("values", "indices"):
+            return isinstance(node.value, cst.Call) and self._pair_of_vector(node.value)
+        if not isinstance(node, cst.Subscript):
+            return False
+        elements = [e.slice for e in node.slice]
+        if len(elements) == 1 and isinstance(elements[0], cst.Slice):
+            return self.vector(node.value)  # `v[1:]`
+        if len(elements) == 1 and _integer(elements[0]) is not None and isinstance(node.value, cst.Call):
+            return self._pair_of_vector(node.value) or _positions(self.ctx, node.value)
+        if len(elements) == 2 and isinstance(elements[0], cst.Slice) and _full(elements[0]) \
+                and _integer(elements[1]) is not None and isinstance(node.value, cst.Call):
+            return _nonzero(self.ctx, node.value)  # `x.nonzero()[:, 0]`
+        return False
+
+    def _vector_call(self, node: cst.Call) -> bool:
+        qual = self.ctx.qualify(node.func)
+        if qual in VECTOR_FACTORIES:
+            return True
+        args = [a for a in node.args if not a.star]
+        if qual in FLATTENING:
+            return len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+        if qual in ("torch.argsort", "torch.flip", "torch.clone") and args and args[0].keyword is None:
+            return self.vector(args[0].value)
+        call = method_call(node)
+        if call is None or (qual or "").startswith("torch."):
+            return False
+        receiver, method = call
+        if method in FLATTENING_METHODS and not node.args:
+            return self.ctx.tensor_requirement(receiver) is not None
+        if method in ("view", "reshape") and len(node.args) == 1 and _integer(node.args[0].value) == -1:
+            return self.ctx.tensor_requirement(receiver) is not None
+        if method == "squeeze" and len(node.args) == 1 and _integer(node.args[0].value) in (1, -1):
+            return _nonzero(self.ctx, receiver)  # `x.nonzero().squeeze(1)`
+        return method in RANK_KEEPING and self.vector(receiver)
+
+    def _pair_of_vector(self, node: cst.Call) -> bool:
+        """`v.sort()`, `v.topk(k)`, `torch.sort(v)` of a 1-d vector: values and indices, each 1-d."""
+        call = method_call(node)
+        if self.ctx.qualify(node.func) in ("torch.sort", "torch.topk"):
+            return bool(node.args) and node.args[0].keyword is None and self.vector(node.args[0].value)
+        return call is not None and call[1] in PAIRED and self.vector(call[0])
+
+    def _python_int(self, node: cst.BaseExpression) -> bool:
+        """An index that is a Python int: a literal, a `range` loop's name, or a name bound to a
+        literal or that the value analysis holds a number."""
+        if _integer(node) is not None:
+            return True
+        return isinstance(node, cst.Name) and (bool(self._scopes) and node.value in self._scopes[-1][2]
+                                               or self.ctx.value(node).kind == "number")
+
+
+def _call_of(node: cst.BaseExpression, *methods: str) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
+
+
+def _integer(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Index):
+        node = node.value
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node, sign = node.expression, -1
+    return sign * int(node.value) if isinstance(node, cst.Integer) and node.value.isdigit() else None
+
+
+def _full(element: cst.Slice) -> bool:
+    return element.lower is None and element.upper is None and element.step is None
+
+
+def _positions(ctx, node: cst.Call) -> bool:
+    """`torch.where(c)` (one argument) or `c.nonzero(as_tuple=True)`: a tuple of 1-d vectors."""
+    if ctx.qualify(node.func) == "torch.where":
+        return len(node.args) == 1 and node.args[0].keyword is None
+    call = method_call(node)
+    as_tuple = [a for a in node.args if a.keyword is not None and a.keyword.value == "as_tuple"]
+    return (call is not None and call[1] == "nonzero" and len(node.args) == 1 and bool(as_tuple)
+            and dotted(as_tuple[0].value) == "True" and ctx.tensor_requirement(call[0]) is not None)
+
+
+def _nonzero(ctx, node: cst.BaseExpression) -> bool:
+    """`x.nonzero()` or `torch.nonzero(x)`: an (n, rank) matrix of positions."""
+    if not isinstance(node, cst.Call):
+        return False
+    if ctx.qualify(node.func) == "torch.nonzero":
+        return len(node.args) == 1 and node.args[0].keyword is None
+    call = method_call(node)
+    return call is not None and call[1] == "nonzero" and not node.args and ctx.tensor_requirement(call[0]) is not None
