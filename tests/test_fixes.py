@@ -381,3 +381,15 @@ def test_an_element_of_a_vector_the_code_makes_one_dimensional_is_a_zero_d_index
                  "    for i in torch.arange(3).view(3, 1):\n        x = x + x[i]\n    return x\n",
                  "    i = torch.arange(4)[0]\n    for i in range(2):\n        x = x + x[i]\n    return x\n"):
         assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body
+
+
+def test_a_zero_d_index_of_a_python_list_is_read_as_an_int() -> None:
+    base = "import torch\n\n@torch.compile\ndef f(x: torch.Tensor, table):\n{}"
+    listed = base.format("    weights = [0.5, 1.0, 2.0]\n    return x * weights[x.argmax()]\n")
+    found = [f for f in lint_source(listed, Path("m.py")) if f.code == "BL103"]
+    assert [(f.line, f.col) for f in found] == [(6, 23)] and "Python list" in found[0].message
+    assert found[0].fix is None
+    # an index that is a Python int, or one of unknown rank: quiet
+    for body in ("    weights = [0.5, 1.0]\n    return x * weights[0]\n",
+                 "    weights = [0.5, 1.0]\n    return x * weights[x.argmax(dim=0)]\n"):
+        assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body

@@ -333,8 +333,15 @@ class TensorScalarCast(Rule):
         if not isinstance(element, cst.Index) or element.star:
             return
         index = element.value
+        if not self._ranks.zero_d(index):
+            return
         requires = self.ctx.tensor_requirement(node.value)
-        if requires is None or not self._ranks.zero_d(index):
+        if requires is None:
+            if self.ctx.value(node.value).kind == "seq":
+                self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used to index a Python list or "
+                                   "tuple: indexing reads it as a Python int",
+                            "index with a Python int the code keeps beside the tensor, or keep the values "
+                            "in a tensor and index that", requires=self.ctx.tensor_requirement(index))
             return
         text = wrapped(index, text_of(self.ctx, index))
         fix = replace(self.ctx, node, f"{text_of(self.ctx, node.value)}[{text}.unsqueeze(0)].squeeze(0)",
