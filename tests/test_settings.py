@@ -16,7 +16,7 @@ import pytest
 
 from breaklint.config import Config, ConfigError, from_mapping
 from breaklint.dynamo_settings import SUPPORTED
-from breaklint.engine import combine, lint
+from breaklint.engine import combine, lint, lint_source
 from breaklint.analyze import analyze_source
 from breaklint.rules import load_rules
 
@@ -396,3 +396,21 @@ def test_a_rule_that_no_longer_breaks_on_the_target_release_reports_nothing_ther
     assert found("2.13") == [(8, "BL405", partly), (9, "BL415", "torch 2.14.1 traces it")]
     # a patch release answers for its minor release: "2.14" is any 2.14.x
     assert found("2.14") == found("2.14.1") == [(8, "BL405", partly)]
+
+
+def test_autograd_functional_derivatives_break_whatever_trace_autograd_ops_says() -> None:
+    source = dedent("""\
+        import torch
+        from torch.autograd.functional import hessian
+
+        def energy(z):
+            return (z ** 2).sum()
+
+        @torch.compile
+        def f(x):
+            g = torch.func.grad(energy)(x)
+            return hessian(energy, x) + torch.autograd.functional.jacobian(torch.sin, g)
+    """)
+    for config in (Config(), Config(dynamo_config={"trace_autograd_ops": ["True"]})):
+        found = [(f.line, f.code) for f in lint_source(source, Path("m.py"), config)]
+        assert found == [(10, "BL419"), (10, "BL419")], config.dynamo_config

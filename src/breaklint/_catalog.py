@@ -217,10 +217,11 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL419': ('autograd-call',
            'break',
-           '`torch.autograd.grad`, `torch.autograd.backward` or `.backward()` in compiled code',
+           '`torch.autograd.grad`, `torch.autograd.backward`, `.backward()` or a `torch.autograd.functional` '
+           'derivative (`jacobian`, `hessian`, `vjp`, ...) in compiled code',
            'set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the '
            'gradient outside the compiled region',
-           ('GB9186', 'GB0123', 'GB8985'),
+           ('GB9186', 'GB0123', 'GB8985', 'GB0055'),
            True,
            'high'),
  'BL420': ('parameter-construction',

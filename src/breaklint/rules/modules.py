@@ -62,6 +62,11 @@ class ExplicitModuleInit(Rule):
 
 
 AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# `torch.autograd.functional`'s derivatives of a Python function: dynamo cannot hand the function to
+# them as a graph value ("Failed to convert args/kwargs to proxy"), with or without `trace_autograd_ops`
+# (calibrated in fixtures/BL419.py)
+AUTOGRAD_FUNCTIONAL = frozenset(f"torch.autograd.functional.{name}"
+                                for name in ("jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"))
 
 
 @register
@@ -69,10 +74,11 @@ class AutogradCall(Rule):
     CODE = "BL419"
     NAME = "autograd-call"
     KIND = "break"
-    MESSAGE = "`torch.autograd.grad`, `torch.autograd.backward` or `.backward()` in compiled code"
+    MESSAGE = ("`torch.autograd.grad`, `torch.autograd.backward`, `.backward()` or a `torch.autograd.functional` "
+               "derivative (`jacobian`, `hessian`, `vjp`, ...) in compiled code")
     SUGGESTION = ("set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the "
                   "gradient outside the compiled region")
-    GB_TYPES = ("GB9186", "GB0123", "GB8985")
+    GB_TYPES = ("GB9186", "GB0123", "GB8985", "GB0055")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -80,7 +86,7 @@ class AutogradCall(Rule):
 
     def _autograd(self, node: cst.Call) -> str | None:
         qual = self.ctx.qualify(node.func)
-        if qual in AUTOGRAD_CALLS:
+        if qual in AUTOGRAD_CALLS or qual in AUTOGRAD_FUNCTIONAL:
             return qual
         call = method_call(node)
         if call and call[1] == "backward" and maybe_tensor(self.ctx, call[0]):
@@ -91,7 +97,7 @@ class AutogradCall(Rule):
         lines = []
         if mentions(self.ctx, node, ("grad", "backward")):  # a walk of the body only where it may pay
             lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
-                     if isinstance(call, cst.Call) and self._autograd(call)]
+                     if isinstance(call, cst.Call) and self._autograd(call) not in (None, *AUTOGRAD_FUNCTIONAL)]
         self._last_autograd.append(max(lines, default=0))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -101,6 +107,13 @@ class AutogradCall(Rule):
         if not self.ctx.active():
             return
         what = self._autograd(node)
+        if what in AUTOGRAD_FUNCTIONAL:
+            name = what.rpartition(".")[2]
+            self.report(node, f"`{self.ctx.source(node)}` takes a derivative with `torch.autograd.functional."
+                              f"{name}`: dynamo cannot hand it the Python function and breaks the graph to run it",
+                        f"use `torch.func` (`torch.func.jacrev`, `torch.func.hessian`, `torch.func.vjp`, ...), "
+                        "which dynamo traces, or take the derivative outside the compiled region")
+            return
         if what is not None:
             self.report(node, f"`{self.ctx.source(node)}` runs autograd inside compiled code: with "
                               "`trace_autograd_ops` off dynamo breaks the graph to run it eagerly",
