@@ -393,3 +393,19 @@ def test_a_zero_d_index_of_a_python_list_is_read_as_an_int() -> None:
     for body in ("    weights = [0.5, 1.0]\n    return x * weights[0]\n",
                  "    weights = [0.5, 1.0]\n    return x * weights[x.argmax(dim=0)]\n"):
         assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body
+
+
+def test_questions_to_torchs_runtime_are_reported_where_they_break() -> None:
+    source = ("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.devices = torch.cuda.device_count()\n\n"
+              "    def forward(self, x, y):\n"
+              "        if torch.cuda.is_available() and torch.backends.cudnn.is_available():\n"
+              "            x = x + 1\n"
+              "        dtype = torch.promote_types(x.dtype, y.dtype)\n"
+              "        if not torch.compiler.is_compiling():\n"
+              "            x = x * torch.get_num_threads()\n"
+              "        return x.to(torch.result_type(x, y)) * self.devices, x.is_pinned(), dtype\n")
+    found = [(f.line, f.code) for f in lint_source(source, Path("m.py"))]
+    # asked in `__init__`, `is_available()` and `promote_types` trace, and what only eager code runs: quiet
+    assert found == [(10, "BL432"), (15, "BL432"), (15, "BL408")]
+    assert all(f.fix is None for f in lint_source(source, Path("m.py")))

@@ -1,5 +1,6 @@
 """BL408, BL430: a tensor's memory asked for in compiled code (its address, its typed storage, its
-storage resized in place), which traced tensors do not have."""
+offset, whether it is pinned or shared, its storage resized in place), which traced tensors do not
+have."""
 
 from __future__ import annotations
 
@@ -14,19 +15,23 @@ class DataPtrCall(Rule):
     CODE = "BL408"
     NAME = "data-ptr-call"
     KIND = "break"
-    MESSAGE = "`.data_ptr()` or `.storage()` asks for real memory, which tracing does not have"
+    MESSAGE = ("`.data_ptr()`, `.storage()`, `.storage_offset()`, `.is_pinned()` or `.is_shared()` asks for real "
+               "memory, which tracing does not have")
     SUGGESTION = "compare tensors by value or identity outside the compiled region; do not key logic on addresses"
     GB_TYPES = ("GB0055", "GB0088", "GB0208")
+    # what each asks of the tensor's memory (the last three: "torch.* op returned non-Tensor", GB0208)
+    ASKS = {"data_ptr": "a real memory address", "storage": "the tensor's typed storage",
+            "storage_offset": "the tensor's offset in its storage", "is_pinned": "whether its memory is pinned",
+            "is_shared": "whether its memory is shared"}
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call and call[1] in ("data_ptr", "storage") and not node.args and maybe_tensor(self.ctx, call[0]):
-            what = "`.data_ptr()` asks for a real memory address, which tracing does not have" \
-                if call[1] == "data_ptr" else \
-                "`.storage()` hands out the tensor's typed storage, which tracing does not have"
-            self.report(node, f"`{self.ctx.source(node)}`: {what}")
+        if call and call[1] in self.ASKS and not node.args and maybe_tensor(self.ctx, call[0]):
+            verb = "hands out" if call[1] == "storage" else "asks for"
+            self.report(node, f"`{self.ctx.source(node)}`: `.{call[1]}()` {verb} {self.ASKS[call[1]]}, which "
+                              "tracing does not have")
 
 
 @register
