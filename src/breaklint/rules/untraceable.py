@@ -268,10 +268,11 @@ class FileIOCall(_CallRule):
         "torch.save", "torch.load", "numpy.save", "numpy.load", "numpy.savez", "numpy.loadtxt",
         "os.listdir", "os.makedirs", "os.mkdir", "os.remove", "os.unlink", "os.rename", "os.replace",
         "os.system", "os.stat", "os.walk", "os.scandir", "os.path.exists", "os.path.isfile",
-        "os.path.isdir", "os.path.getsize", "os.path.getmtime",
+        "os.path.isdir", "os.path.getsize", "os.path.getmtime", "os.path.abspath", "os.getcwd", "os.getpid",
+        "os.cpu_count", "io.StringIO", "io.BytesIO",
         "sys.stdout.write", "sys.stderr.write", "sys.stdout.flush", "sys.stderr.flush",
     })
-    PREFIXES = ("shutil.", "subprocess.", "pickle.", "json.dump", "json.load")
+    PREFIXES = ("shutil.", "subprocess.", "pickle.", "json.dump", "json.load", "glob.")
 
 
 @register
@@ -303,13 +304,15 @@ class OpaqueExtensionCall(_CallRule):
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
-                "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", *NUMPY_SKIPPED)
+                "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
+                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
     # with TorchScript at run time (calling what it made traces) and the legacy `Variable` wrapper
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
                        "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
                        "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
-                       "torch.autograd.variable.Variable", "torch.jit.script", "torch.jit.trace"})
+                       "torch.autograd.variable.Variable", "torch.jit.script", "torch.jit.trace",
+                       "threading.get_ident", "threading.current_thread", "threading.local"})
 
     def describe(self, node: cst.Call, what: str) -> str:
         if what in self.NAMES:

@@ -1,5 +1,9 @@
 import bisect
+import hashlib
 import heapq
+import threading
+import uuid
+import zlib
 
 import numpy as np
 import pywt
@@ -103,8 +107,20 @@ def validates_inputs(x):
     return checked.time + 1
 
 
+
+@torch.compile
+def keys_a_cache(x):
+    x = x * 2
+    key = hashlib.sha256(b"shape").hexdigest()  # expect: BL411
+    check = zlib.crc32(b"shape")  # expect: BL411
+    run = uuid.uuid4()  # expect: BL411
+    thread = threading.get_ident()  # expect: BL411
+    return x + len(key) + (check > 0) + (run.version == 4) + (thread > 0)
+
+
 def cases():
     x = torch.randn(8)
     return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (looks_up_grid, (x,)),
-            (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),))]
+            (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
+            (keys_a_cache, (x,))]
