@@ -1959,3 +1959,48 @@ def test_a_method_decorated_with_a_descriptor_class_of_the_tree_is_a_getter(tmp_
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
     assert found == {("model.py", 9, "BL401")}
+
+
+def test_a_decorator_of_the_tree_that_returns_a_wrapper_runs_around_each_call(tmp_path: Path) -> None:
+    # `@logged` returns a function it defines: that wrapper runs wherever `helper` is called (probed:
+    # dynamo breaks at its `print`); `@register` hands back what it decorates, and runs only at import
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            import functools
+
+            REGISTRY = {}
+
+            def logged(fn):
+                @functools.wraps(fn)
+                def inner(*args, **kwargs):
+                    print("calling", fn.__name__)
+                    return fn(*args, **kwargs)
+                return inner
+
+            def register(fn):
+                print("registered", fn.__name__)
+                REGISTRY[fn.__name__] = fn
+                return fn
+        """,
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+            from .utils import logged, register
+
+            @logged
+            def helper(x):
+                return x * 2
+
+            @register
+            def other(x):
+                return x + 1
+
+            class M(nn.Module):
+                def forward(self, x):
+                    return helper(x) + other(x)
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    assert found == {("utils.py", 9, "BL401")}

@@ -311,6 +311,9 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
             return
     elif ctx._self_attr(value) is None:
         return
+    attr = node.attr.value
+    if attr in TENSOR_ATTRIBUTES or attr.startswith("__") and attr.endswith("__"):
+        return  # what every tensor has (`x.shape`), or Python's own (`fn.__name__`): no getter of the tree
     fn = ctx.function
     pos = ctx.positions[node]
     for kind, target in ctx._call_refs(node, None):
@@ -320,6 +323,12 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
         if not any(c.kind == "propread" and c.target == ref for c in fn.calls):
             fn.calls.append(CallRef("propread", ref, pos.start.line, pos.start.column, pos.end.line,
                                     pos.end.column))
+
+
+# attributes every tensor has: read on a parameter or an annotated value, they are the tensor's own
+TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "T", "mT", "H", "mH", "data", "grad",
+                               "requires_grad", "is_cuda", "is_sparse", "layout", "real", "imag", "grad_fn",
+                               "is_leaf"})
 
 
 # the edges to a method of an object (not of `self`, nor a module's function): what a read of an

@@ -92,6 +92,8 @@ class Reach(Handing):
                             queue.append(validator)
                 for attr in fn.reads if fn.cls else ():
                     self._follow(qual, CallRef("property", attr, 0, 0, 0, 0), edges, queue)
+                for decorator in fn.decorators:  # `@cached` of the tree: its wrapper runs around each call
+                    self._follow(qual, CallRef("wrapper", decorator, 0, 0, 0, 0), edges, queue)
             for qual, call in late:
                 self._follow(qual, call, edges, queue)
             if not queue:  # a parameter still handed nothing the tree knows: its methods of that name
@@ -119,7 +121,7 @@ class Reach(Handing):
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             if self.functions[target].disabled:
-                if call.kind not in READS:  # a read has no call to report
+                if call.kind not in (*READS, "wrapper"):  # a read has no call to report, nor a wrapper
                     self.disabled_calls.append((qual, call, target))
             else:
                 queue.append(target)
@@ -130,6 +132,8 @@ class Reach(Handing):
         of `method` in subclasses too: a base class's forward that calls `self.apply_transform(...)`
         reaches every subclass's `apply_transform`."""
         out: list[tuple[str, int]] = []
+        if call.kind == "wrapper":
+            return [(wrapper, 0) for wrapper in self._wrappers(call.target)]
         if call.kind == "propread":  # `dist.mean` read: the getter, where the method that edge finds is one
             kind, _, target = call.target.partition("|")
             read = CallRef(kind, target, call.line, call.col, call.end_line, call.end_col)
@@ -227,6 +231,19 @@ class Reach(Handing):
             out.extend(self.calling(self.handed(cls, attr), name))
             return out
         return out
+
+    def _wrappers(self, decorator: str, depth: int = 3) -> list[str]:
+        """The functions of the tree that make the wrapper a decorator puts around what it decorates:
+        the decorator itself where it returns a function it defines, else those of what it returns a
+        call of (`def cached(method): return _cached(method)`)."""
+        fn = self.functions.get(name := self.canonical(decorator))
+        if fn is None:
+            return []
+        if fn.wraps:
+            return [name]
+        if depth == 0:
+            return []
+        return [w for held in fn.returns_functions if held.endswith("()") for w in self._wrappers(held[:-2], depth - 1)]
 
     def _property_returns(self, method: str | None) -> list[str]:
         """What the getter `method` returns, if it is a property: the functions, classes and instances

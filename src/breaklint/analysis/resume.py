@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 
 from .handing import handed_method
 from .reach import Reach
-from .summary import CallRef, FunctionInfo
+from .summary import UNPLACED, CallRef, FunctionInfo
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
 _CONTEXT = ("__enter__", "__exit__")
@@ -48,7 +48,7 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, st
         for caller, call, _ in reach.callers.get(callee, []):
             # a property read has no line of its own to tell whether it always runs
             if caller not in where and caller in reach.reached and (caller, id(call), callee) not in reach.loose \
-                    and (not always or (call.kind != "property" and runs(caller, call.line))):
+                    and (not always or (call.kind not in UNPLACED and runs(caller, call.line))):
                 where[caller] = where[callee]
                 queue.append(caller)
     return where
@@ -135,7 +135,7 @@ def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
         if where(line) and _always(fn, line):
             yield line, at, True
     for call in fn.calls:
-        if call.kind != "property" and where(call.line) and _always(fn, call.line):
+        if call.kind not in UNPLACED and where(call.line) and _always(fn, call.line):
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
             if broken:
                 yield call.line, sure[broken[0]], False
@@ -257,7 +257,7 @@ def _module_inits(reach: Reach, qual: str, supers: bool, branches: bool = False)
     fn = reach.functions[qual]
     found: dict[str, int] = {}
     for call in fn.calls:
-        if call.kind in ("property", "ref") or (call.kind == "super" and not supers) \
+        if call.kind in (*UNPLACED, "ref") or (call.kind == "super" and not supers) \
                 or not (branches or _always(fn, call.line)):
             continue
         for init, _ in reach.targets(fn.cls, call):

@@ -174,6 +174,7 @@ class Scopes:
                 scope.info.returns = V.OBJECT
             else:
                 scope.info.returns = V.join(*scope.returns) if scope.returns else V.NONE
+            scope.info.wraps = _returns_its_own_function(original_node)
 
     # An import inside a function (`from scipy.optimize import linear_sum_assignment`, a package's
     # own modules imported late against import cycles) binds its names as a module-level one would,
@@ -294,3 +295,11 @@ def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
     finds over the whole tree."""
     held = [h for h in cls.callables.get(attr, []) if not h.startswith("self:") and not h.endswith("()")]
     return [*held, f"%{cls.qualname}#{attr}"] if held else []
+
+
+def _returns_its_own_function(node: cst.FunctionDef) -> bool:
+    """Whether a function returns a function it defines (`def cached(fn): def wrapped(...): ...;
+    return wrapped`): a decorator whose wrapper runs wherever what it decorates is called."""
+    nested = {stmt.name.value for stmt in node.body.body if isinstance(stmt, cst.FunctionDef)}
+    return bool(nested) and any(isinstance(ret.value, cst.Name) and ret.value.value in nested
+                                for ret in find(node.body, cst.Return))

@@ -29,7 +29,7 @@ class CallRef:
     (`p.method(...)` on a parameter annotated with a class, target "class:method": that class's
     method or an override of it), "duck" (`op._solve(rhs)`, a private method on an object of no
     class the file can tell, target "_solve": reach follows it to the one family of classes that
-    defines the name, `Tree.protocol`), "propread" (see `READS`).
+    defines the name, `Tree.protocol`), "propread" (see `READS`), "wrapper" (see `UNPLACED`).
     """
 
     kind: str
@@ -57,6 +57,9 @@ class CallRef:
 # (`self.scale`, no position of its own) and "propread" (`dist.mean` on another object, target
 # "kind|target" of the edge calling that attribute would have): no call, but its getter runs
 READS = ("property", "propread")
+# the kinds of `CallRef` with no place in the caller's code: a read of `self.scale` and the wrapper a
+# decorator of the tree puts around the caller ("wrapper", target the decorator)
+UNPLACED = ("property", "wrapper")
 
 
 @dataclass(slots=True)
@@ -120,6 +123,9 @@ class FunctionInfo:
     # its decorators that name no decorator breaklint knows, qualified as the file names them: one that
     # is a class of the tree with a `__get__` makes it a getter (`hierarchy.Tree`)
     decorators: list[str] = field(default_factory=list)
+    # it returns a function it defines: as a decorator, its wrapper (walked with it) runs wherever what
+    # it decorates is called (reach)
+    wraps: bool = False
 
 
 @dataclass(slots=True)
