@@ -409,3 +409,14 @@ def test_questions_to_torchs_runtime_are_reported_where_they_break() -> None:
     # asked in `__init__`, `is_available()` and `promote_types` trace, and what only eager code runs: quiet
     assert found == [(10, "BL432"), (15, "BL432"), (15, "BL408")]
     assert all(f.fix is None for f in lint_source(source, Path("m.py")))
+
+
+def test_covariance_reads_the_data_and_ctc_loss_has_no_shape() -> None:
+    base = "import torch\nimport torch.nn.functional as F\n\n@torch.compile\ndef f(x: torch.Tensor, y):\n{}"
+    found = lint_source(base.format("    return torch.cov(x) + x.corrcoef() + F.ctc_loss(x, y, [4], [2])\n"),
+                        Path("m.py"))
+    assert sorted((f.line, f.code) for f in found) == [(6, "BL103"), (6, "BL103"), (6, "BL301")]
+    # a centered product, and a `cov` method of an object of the package: quiet
+    quiet = ("import torch\n\nclass Stats:\n    def cov(self):\n        return 1.0\n\n@torch.compile\n"
+             "def f(x: torch.Tensor):\n    m = x - x.mean(-1, keepdim=True)\n    return m @ m.T * Stats().cov()\n")
+    assert not [f for f in lint_source(quiet, Path("m.py")) if f.code in ("BL103", "BL301")]

@@ -20,6 +20,7 @@ DYNAMIC_FUNCS = {
     "torch.masked_select": "masked_select",
     "torch.bincount": "bincount",
     "torch.combinations": "combinations",  # a `masked_select` inside, whatever the input
+    "torch.nn.functional.ctc_loss": "ctc_loss",  # no meta kernel: breaks with the setting too
 }
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 REWRITES = {
@@ -33,6 +34,7 @@ REWRITES = {
     "bincount": "`torch.zeros(K).scatter_add_(0, x, torch.ones_like(x))` with a known number of bins K",
     "repeat_interleave": "`output_size=N` with the total length N, so the shape is known when tracing",
     "one_hot": "`num_classes=K` with the number of classes K, so the shape does not come from the largest value",
+    "ctc_loss": "a loss computed outside the compiled region (return the log-probabilities from forward)",
     "combinations": "the index pairs of `torch.triu_indices(n, n, offset=1)` (a fixed size for a known `n`), "
                     "gathered from the input",
 }
@@ -145,7 +147,7 @@ class DynamicShapeOp(Rule):
             fix=fix,
             fix_needs=needs,
             # one_hot breaks with the setting too; combinations fails to compile with it
-            unless=() if op in ("one_hot", "combinations") else (CAPTURE_SHAPES,),
+            unless=() if op in ("one_hot", "combinations", "ctc_loss") else (CAPTURE_SHAPES,),
         )
 
 

@@ -192,6 +192,25 @@ class TensorScalarCast(Rule):
                 self._fixes[side] = replace(self.ctx, side, f"{wrapped(inner, text_of(self.ctx, inner))}.{method}()",
                                             f"keep the value a 0-d tensor (`.{method}()`)", safe=False)
 
+    def _checked(self, node: cst.Call) -> bool:
+        """`torch.cov(x)`, `torch.corrcoef(x)`, `x.cov()`: torch reads a value of the data to check the
+        number of observations left (probed: a data-dependent operator, with or without
+        `capture_scalar_outputs`)."""
+        qual = self.ctx.qualify(node.func)
+        call = method_call(node)
+        if qual in READ_TO_CHECK:
+            name = qual
+        elif call and f"torch.{call[1]}" in READ_TO_CHECK and not (qual or "").startswith("torch.") \
+                and self.ctx.tensor_requirement(call[0]) is not None:
+            name = f"torch.{call[1]}"
+        else:
+            return False
+        self.report(node, f"`{self.ctx.source(node)}`: `{name}` reads a value of the data to check it, which "
+                          "dynamo cannot trace", "compute it with torch ops that keep tensors: "
+                          "`(x - x.mean(-1, keepdim=True)) @ (x - x.mean(-1, keepdim=True)).T / (n - 1)`",
+                    requires=self.ctx.tensor_requirement(call[0]) if qual not in READ_TO_CHECK else None)
+        return True
+
     def _equal(self, node: cst.Call) -> bool:
         """`torch.equal(a, b)`, `torch.allclose(a, b)` or `a.equal(b)`, `a.allclose(b)` of tensors: a
         Python bool read from their values (the tolerances that may follow are not operands)."""
@@ -261,7 +280,8 @@ class TensorScalarCast(Rule):
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active() or self._equal(node) or self._is_nonzero(node) or self._scalar_argument(node):
+        if not self.ctx.active() or self._equal(node) or self._is_nonzero(node) or self._scalar_argument(node) \
+                or self._checked(node):
             return
         args = positional(node)
         if not args:
@@ -379,6 +399,8 @@ class TensorScalarCast(Rule):
                 return
 
 
+# torch functions that read a value of the data to check it (calibrated in fixtures/BL103.py)
+READ_TO_CHECK = frozenset({"torch.cov", "torch.corrcoef"})
 # Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
 # to read it, with or without `capture_scalar_outputs`; calibrated in fixtures/BL103.py
 COMPARED_INTO_BOOL = {"torch.equal": "equal", "torch.allclose": "allclose"}

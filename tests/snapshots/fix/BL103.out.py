@@ -120,6 +120,19 @@ def weight_of_the_best(x):
     weights = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
     return x * weights[x.argmax()]  # expect: BL103
 
+
+@torch.compile
+def covariance(x):
+    x = (x * 2).view(2, 4)
+    return torch.cov(x) + x.corrcoef()  # expect: BL103
+
+
+@torch.compile
+def covariance_kept(x):
+    x = (x * 2).view(2, 4)
+    centered = x - x.mean(-1, keepdim=True)
+    return centered @ centered.T / (x.shape[-1] - 1)
+
 @torch.compile
 def finite_only(x):
     x = x * 2
@@ -322,7 +335,7 @@ def cases():
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (best_of_a_row, (x,)), (count_beside_a_batch, (x,)),
             (best_of_a_row_kept_a_tensor, (x,)), (sum_over_positions, (x,)), (first_of_a_shuffle, (x,)),
-            (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (finite_only, (x,)),
+            (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (covariance, (x,)), (covariance_kept, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),

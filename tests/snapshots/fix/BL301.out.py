@@ -98,6 +98,14 @@ def all_pairs(x):
     return pairs.sum() + (x[rows] * x[cols]).sum()
 
 
+
+@torch.compile
+def alignment_loss(x):
+    log_probs = (x.view(8, 1, 1) * torch.ones(1, 1, 3)).log_softmax(2)
+    targets = torch.tensor([[1, 2]])
+    return torch.nn.functional.ctc_loss(log_probs, targets, [8], [2])  # expect: BL301
+
+
 def cases():
     x = torch.randn(8)
     labels = torch.tensor([0, 1, 1, 0, 2, 1])
@@ -105,5 +113,5 @@ def cases():
         (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
         (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
         (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)), (one_hot_classes, (x,)),
-        (all_pairs, (x,)),
+        (all_pairs, (x,)), (alignment_loss, (x,)),
     ]
