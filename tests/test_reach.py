@@ -2004,3 +2004,44 @@ def test_a_decorator_of_the_tree_that_returns_a_wrapper_runs_around_each_call(tm
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
     assert found == {("utils.py", 9, "BL401")}
+
+
+def test_a_method_called_on_a_new_instance_a_method_returned_breaks_where_it_surely_breaks() -> None:
+    # `self.__class__(...)` and `type(self)(...)` build another instance of the class: a method called on
+    # it runs (probed: a `print` in `solve`, called on `op.transpose()`, is a reconstruction failure at
+    # the call); a method that breaks only in one `case` of a `match` is no sure break
+    found = codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Op:
+            def __init__(self, x):
+                self.x = x
+
+            def transpose(self):
+                return self.__class__(self.x.T)
+
+            def double(self):
+                return type(self)(self.x * 2)
+
+            def solve(self, y):
+                print("solving")
+                return y / self.x
+
+            def apply(self, y):
+                match y:
+                    case torch.Tensor():
+                        return y * self.x
+                    case _:
+                        return self.solve(y)
+
+        class M(nn.Module):
+            def forward(self, x):
+                op = Op(x)
+                t = op.transpose()
+                a = op.double().solve(x)
+                b = t.solve(x)
+                c = op.transpose().apply(x)
+                return a + b + c
+    """)
+    assert found == {16: "BL401", 30: "BL426", 31: "BL426"}

@@ -345,12 +345,13 @@ def test_a_test_file_sets_settings_for_itself_only(name: str) -> None:
 
 def test_a_setting_whose_effect_differs_between_releases_follows_target_torch() -> None:
     """The shipped calibration: with `trace_autograd_ops` on, torch 2.11 still breaks at a
-    `.requires_grad_()` before `torch.autograd.grad`; torch 2.13 does not."""
+    `.requires_grad_()` before `torch.autograd.grad`; torch 2.13 does not. (The two
+    `torch.autograd.functional` lines of the fixture break on every release, setting or not.)"""
     from breaklint import calibration
 
     versions = calibration.table()
-    assert calibration.counts("BL419", versions, "trace_autograd_ops") == {"2.11.0": (2, 5), "2.13.0": (0, 5),
-                                                                          "2.14.1": (0, 5)}
+    assert calibration.counts("BL419", versions, "trace_autograd_ops") == {"2.11.0": (4, 7), "2.13.0": (2, 7),
+                                                                          "2.14.1": (2, 7)}
     source = """
         import torch
         torch._dynamo.config.trace_autograd_ops = True

@@ -234,7 +234,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     # a module constructor that dynamo compiles as a frame of its own.
     for found in direct.values():
         found.sort()
-    unresumable = unresumable_calls(reach, breaking(reach, direct))
+    unresumable = unresumable_calls(reach, breaking(reach, direct), breaking(reach, direct, always=True))
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, ())
                      for caller, call, message in unresumable]
                     + [(init, span, "BL427", message, ())

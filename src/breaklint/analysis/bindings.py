@@ -178,7 +178,7 @@ class Bindings:
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
                 elif held := self.held_in_literal(original_node.value):
                     scope.functions[target.target.value] = held  # `loss_map = {"boxes": self.loss_boxes}`
-                elif (returned := self._returned_by(original_node.value)) is not None:
+                elif (returned := self.returned_by(original_node.value)) is not None:
                     # `solver_cls = select(method)`: what `select` returns, which reach looks up
                     scope.functions[target.target.value] = [returned]
                 scope.bound.pop(target.target.value, None)

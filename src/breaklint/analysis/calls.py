@@ -147,7 +147,7 @@ class Calls:
                 and (built := self.built_from(func.value)):
             # `Euler(dt).integrate(y)`: the constructor runs (its own call) and then the method
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in built)
-        elif isinstance(func, cst.Attribute) and (returned := self._returned_by(func.value)) is not None:
+        elif isinstance(func, cst.Attribute) and (returned := self.returned_by(func.value)) is not None:
             refs.append(("retcall", f"{returned}:{func.attr.value}"))  # `make_noise(shape).sample(t)`
         elif isinstance(func, cst.Subscript) and (held := self._held_functions(func)):
             refs.extend(("name", h) for h in held)  # `TABLE[key](...)`: each function or class of the table

@@ -211,6 +211,10 @@ class Flow:
                 merged[name] = V.override(other, value) if original_node.orelse is None else V.join(value, other)
         self._scopes[-1].values = merged
 
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        # a `case` of a `match` runs only when its pattern matches, as an `if` branch does
+        self._note_span("guarded_spans", node.body.body[0], node)
+
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._enter_branch()
         self._note_span("guarded_spans", node.body.body[0], node)

@@ -48,7 +48,7 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, st
         for caller, call, _ in reach.callers.get(callee, []):
             # a property read has no line of its own to tell whether it always runs
             if caller not in where and caller in reach.reached and (caller, id(call), callee) not in reach.loose \
-                    and (not always or (call.kind not in UNPLACED and runs(caller, call.line))):
+                    and (not always or call.kind == "wrapper" or (call.kind not in UNPLACED and runs(caller, call.line))):
                 where[caller] = where[callee]
                 queue.append(caller)
     return where
@@ -69,9 +69,13 @@ def built_receiver(reach: Reach, call: CallRef) -> bool:
     return False
 
 
-def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, CallRef, str]]:
+def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str] | None = None
+                      ) -> list[tuple[str, CallRef, str]]:
     """(caller, call, message) for each call, in straight-line code of a reached function, of a
-    method that may break the graph (`where`: `breaking`) on an object the function built."""
+    method that may break the graph (`where`: `breaking`) on an object the function built; on an
+    object a method of the tree returned (`op.transpose().solve(y)`), whose class reach can only bound
+    by its subclasses' overrides, a method that breaks whenever it runs (`sure`: `breaking` with
+    `always`)."""
     out: list[tuple[str, CallRef, str]] = []
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
@@ -82,7 +86,8 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
             handed = [m for m in _handed_bound_methods(reach, call) if m in where] if not on_built else []
             if not call.straight or not (on_built or handed):
                 continue
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
+            breaks = sure if sure is not None and on_built and _returned_by_method(reach, call) else where
+            broken = [t for t, _ in reach.targets(fn.cls, call) if t in breaks]
             if not broken:
                 continue
             short = caller.rsplit(".", 1)[-1]
@@ -96,6 +101,13 @@ def unresumable_calls(reach: Reach, where: dict[str, str]) -> list[tuple[str, Ca
                                       f"to resume after the call, and runs the rest of `{short}` eagerly (or all "
                                       "of it)"))
     return out
+
+
+def _returned_by_method(reach: Reach, call: CallRef) -> bool:
+    """`obj.m(...)` on what a method of the tree returned ("pkg.Cls.method():m")."""
+    made = call.target.rpartition(":")[0]
+    return call.kind == "retcall" and made.endswith("()") and reach.functions.get(made[:-2]) is not None \
+        and reach.functions[made[:-2]].cls is not None
 
 
 def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:

@@ -243,8 +243,14 @@ class Scopes:
             # `m = subproblem(x)` of a class the callers hand over: reach looks up what they pass
             return [f"@{self.function.qualname}#{param}"]
         if (attr := self._self_attr(value.func)) is not None and (cls := self.class_info()) is not None:
+            if attr == "__class__":  # `self.__class__(*args)`: another instance of the class (or of a subclass)
+                return [cls.qualname]
             # `noise = self.noise_cls(shape)` of a class the attribute holds, or one a subclass puts there
             return _built_by_attribute(cls, attr)
+        if isinstance(value.func, cst.Call) and self.qualify(value.func.func) == "type" and len(value.func.args) == 1 \
+                and isinstance(value.func.args[0].value, cst.Name) and value.func.args[0].value.value == "self" \
+                and (cls := self.class_info()) is not None:
+            return [cls.qualname]  # `type(self)(*args)`
         name = self.qualify(value.func)
         if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
             return [name]
@@ -267,8 +273,18 @@ class Scopes:
             return [f"{cls.qualname}()"]  # `return cls(f, **options)`
         if made := self.built_from(value):
             return [f"{m}()" for m in made]
-        returned = self._returned_by(value)
+        returned = self.returned_by(value)
         return [returned] if returned is not None else []
+
+    def returned_by(self, value: cst.BaseExpression) -> str | None:
+        """`_returned_by`, and `op.transpose(...)` of a local built from one class of the tree here:
+        `"pkg.Op.transpose()"`, what that method (or an override) returns."""
+        returned = self._returned_by(value)
+        if returned is not None or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) \
+                or not isinstance(value.func.value, cst.Name) or not self._scopes:
+            return returned
+        made = self._scopes[-1].made.get(value.func.value.value, [])
+        return f"{made[0]}.{value.func.attr.value}()" if len(made) == 1 and not made[0].startswith("@") else None
 
     def _returned_by(self, value: cst.BaseExpression) -> str | None:
         """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which
