@@ -2045,3 +2045,32 @@ def test_a_method_called_on_a_new_instance_a_method_returned_breaks_where_it_sur
                 return a + b + c
     """)
     assert found == {16: "BL401", 30: "BL426", 31: "BL426"}
+
+
+def test_a_method_inherited_from_a_base_that_returns_a_new_instance_counts_as_one() -> None:
+    # `transpose` is defined in the base and called on the subclass's instance: what it returns is
+    # still a new instance, and BL426 asks of `solve` that it surely break (here only in a branch)
+    found = codes_by_line("""
+        import torch
+        from torch import nn
+
+        class Base:
+            def __init__(self, x):
+                self.x = x
+
+            def transpose(self):
+                return self.__class__(self.x.T)
+
+        class Op(Base):
+            def solve(self, y):
+                if y.shape[0] > 3:
+                    print("large")
+                return y / self.x
+
+        class M(nn.Module):
+            def forward(self, x):
+                op = Op(x)
+                a = op.transpose().solve(x)
+                return a
+    """)
+    assert found == {15: "BL401"}

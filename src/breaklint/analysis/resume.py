@@ -104,10 +104,10 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str] 
 
 
 def _returned_by_method(reach: Reach, call: CallRef) -> bool:
-    """`obj.m(...)` on what a method of the tree returned ("pkg.Cls.method():m")."""
+    """`obj.m(...)` on what a method of the tree returned ("pkg.Cls.method():m", the method defined
+    in `Cls` or inherited from a base)."""
     made = call.target.rpartition(":")[0]
-    return call.kind == "retcall" and made.endswith("()") and reach.functions.get(made[:-2]) is not None \
-        and reach.functions[made[:-2]].cls is not None
+    return call.kind == "retcall" and made.endswith("()") and made[:-2].rpartition(".")[0] in reach.classes
 
 
 def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:
