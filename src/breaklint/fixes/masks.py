@@ -193,7 +193,13 @@ def position_lookup(ctx: "FileContext", node: cst.BaseExpression
     inner = node.value if isinstance(node, cst.Subscript) else None
     if which is None or _index_constant(inner) != 0 or not isinstance(inner.value, cst.Call):
         return None
-    call = inner.value
+    cond = positions_of(ctx, inner.value)
+    return (inner.value, cond, which) if cond is not None else None
+
+
+def positions_of(ctx: "FileContext", call: cst.Call) -> cst.BaseExpression | None:
+    """`c` for `torch.where(c)` (one argument), `torch.nonzero(c, as_tuple=True)` or
+    `c.nonzero(as_tuple=True)` of a tensor `c`: a tuple of 1-d vectors, the positions where `c` holds."""
     qual = ctx.qualify(call.func)
     args = [a for a in call.args if a.keyword is None]
     as_tuple = [a for a in call.args if a.keyword is not None and a.keyword.value == "as_tuple"]
@@ -208,7 +214,7 @@ def position_lookup(ctx: "FileContext", node: cst.BaseExpression
         cond = call.func.value
     else:
         return None
-    return (call, cond, which) if ctx.tensor_requirement(cond) is not None else None
+    return cond if ctx.tensor_requirement(cond) is not None else None
 
 
 def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, Fix, Val] | None:

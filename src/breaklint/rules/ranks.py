@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.literals import integer
 from ..analysis.syntax import dotted
-from ..fixes.masks import position_lookup
+from ..fixes.masks import position_lookup, positions_of
 from ._util import method_call
 
 INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
@@ -92,7 +93,7 @@ class Ranks:
             zero_d[name] = value
         elif self.vector(value):
             vectors.add(name)
-        elif _integer(value) is not None:
+        elif integer(value) is not None:
             ints.add(name)
 
     def iterate(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
@@ -146,10 +147,12 @@ class Ranks:
         elements = [e.slice for e in node.slice]
         if len(elements) == 1 and isinstance(elements[0], cst.Slice):
             return self.vector(node.value)  # `v[1:]`
-        if len(elements) == 1 and _integer(elements[0]) is not None and isinstance(node.value, cst.Call):
-            return self._pair_of_vector(node.value) or _positions(self.ctx, node.value)
-        if len(elements) == 2 and isinstance(elements[0], cst.Slice) and _full(elements[0]) \
-                and _integer(elements[1]) is not None and isinstance(node.value, cst.Call):
+        if not isinstance(node.value, cst.Call):
+            return False
+        constants = [integer(e.value) if isinstance(e, cst.Index) else None for e in elements]
+        if len(elements) == 1 and constants[0] is not None:
+            return self._pair_of_vector(node.value) or positions_of(self.ctx, node.value) is not None
+        if len(elements) == 2 and isinstance(elements[0], cst.Slice) and _full(elements[0]) and constants[1] is not None:
             return _nonzero(self.ctx, node.value)  # `x.nonzero()[:, 0]`
         return False
 
@@ -168,9 +171,9 @@ class Ranks:
         receiver, method = call
         if method in FLATTENING_METHODS and not node.args:
             return self.ctx.tensor_requirement(receiver) is not None
-        if method in ("view", "reshape") and len(node.args) == 1 and _integer(node.args[0].value) == -1:
+        if method in ("view", "reshape") and len(node.args) == 1 and integer(node.args[0].value) == -1:
             return self.ctx.tensor_requirement(receiver) is not None
-        if method == "squeeze" and len(node.args) == 1 and _integer(node.args[0].value) in (1, -1):
+        if method == "squeeze" and len(node.args) == 1 and integer(node.args[0].value) in (1, -1):
             return _nonzero(self.ctx, receiver)  # `x.nonzero().squeeze(1)`
         return method in RANK_KEEPING and self.vector(receiver)
 
@@ -184,7 +187,7 @@ class Ranks:
     def _python_int(self, node: cst.BaseExpression) -> bool:
         """An index that is a Python int: a literal, a `range` loop's name, or a name bound to a
         literal or that the value analysis holds a number."""
-        if _integer(node) is not None:
+        if integer(node) is not None:
             return True
         return isinstance(node, cst.Name) and (bool(self._scopes) and node.value in self._scopes[-1][2]
                                                or self.ctx.value(node).kind == "number")
@@ -194,27 +197,8 @@ def _call_of(node: cst.BaseExpression, *methods: str) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
 
 
-def _integer(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Index):
-        node = node.value
-    sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        node, sign = node.expression, -1
-    return sign * int(node.value) if isinstance(node, cst.Integer) and node.value.isdigit() else None
-
-
 def _full(element: cst.Slice) -> bool:
     return element.lower is None and element.upper is None and element.step is None
-
-
-def _positions(ctx, node: cst.Call) -> bool:
-    """`torch.where(c)` (one argument) or `c.nonzero(as_tuple=True)`: a tuple of 1-d vectors."""
-    if ctx.qualify(node.func) == "torch.where":
-        return len(node.args) == 1 and node.args[0].keyword is None
-    call = method_call(node)
-    as_tuple = [a for a in node.args if a.keyword is not None and a.keyword.value == "as_tuple"]
-    return (call is not None and call[1] == "nonzero" and len(node.args) == 1 and bool(as_tuple)
-            and dotted(as_tuple[0].value) == "True" and ctx.tensor_requirement(call[0]) is not None)
 
 
 def _nonzero(ctx, node: cst.BaseExpression) -> bool:

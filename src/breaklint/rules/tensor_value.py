@@ -197,31 +197,30 @@ class TensorScalarCast(Rule):
         number of observations left (probed: a data-dependent operator, with or without
         `capture_scalar_outputs`)."""
         qual = self.ctx.qualify(node.func)
-        call = method_call(node)
+        method = _torch_method(self.ctx, node, READ_TO_CHECK)
+        requires = self.ctx.tensor_requirement(method[1]) if method is not None else None
         if qual in READ_TO_CHECK:
             name = qual
-        elif call and f"torch.{call[1]}" in READ_TO_CHECK and not (qual or "").startswith("torch.") \
-                and self.ctx.tensor_requirement(call[0]) is not None:
-            name = f"torch.{call[1]}"
+        elif method is not None and requires is not None:
+            name = method[0]
         else:
             return False
         self.report(node, f"`{self.ctx.source(node)}`: `{name}` reads a value of the data to check it, which "
                           "dynamo cannot trace", "compute it with torch ops that keep tensors: "
                           "`(x - x.mean(-1, keepdim=True)) @ (x - x.mean(-1, keepdim=True)).T / (n - 1)`",
-                    requires=self.ctx.tensor_requirement(call[0]) if qual not in READ_TO_CHECK else None)
+                    requires=requires if qual not in READ_TO_CHECK else None)
         return True
 
     def _equal(self, node: cst.Call) -> bool:
         """`torch.equal(a, b)`, `torch.allclose(a, b)` or `a.equal(b)`, `a.allclose(b)` of tensors: a
         Python bool read from their values (the tolerances that may follow are not operands)."""
         operands = [a.value for a in positional(node)]
-        call = method_call(node)
+        method = _torch_method(self.ctx, node, COMPARED_INTO_BOOL)
         qual = self.ctx.qualify(node.func)
         if qual in COMPARED_INTO_BOOL:
             name, operands = COMPARED_INTO_BOOL[qual], operands[:2]
-        elif call and f"torch.{call[1]}" in COMPARED_INTO_BOOL and operands and not (qual or "").startswith("torch.") \
-                and maybe_tensor(self.ctx, call[0]):
-            name, operands = call[1], [call[0], operands[0]]
+        elif method is not None and operands and maybe_tensor(self.ctx, method[1]):
+            name, operands = COMPARED_INTO_BOOL[method[0]], [method[1], operands[0]]
         else:
             return False
         needs = [n for n in map(self.ctx.tensor_requirement, operands) if n is not None]
@@ -237,12 +236,11 @@ class TensorScalarCast(Rule):
 
     def _is_nonzero(self, node: cst.Call) -> bool:
         """`t.is_nonzero()` or `torch.is_nonzero(t)`: `bool(t)` by another name."""
-        call = method_call(node)
+        method = _torch_method(self.ctx, node, ("torch.is_nonzero",))
         if self.ctx.qualify(node.func) == "torch.is_nonzero" and len(node.args) == 1:
             operand = node.args[0].value
-        elif call and call[1] == "is_nonzero" and not node.args and not (self.ctx.qualify(node.func) or "").startswith(
-                "torch."):
-            operand = call[0]
+        elif method is not None and not node.args:
+            operand = method[1]
         else:
             return False
         requires = self.ctx.tensor_requirement(operand)
@@ -255,12 +253,11 @@ class TensorScalarCast(Rule):
         """`torch.add(a, b, alpha=t)`, `F.leaky_relu(x, t)`: a tensor where a torch op takes a Python
         number (a `Scalar`), which dynamo reads as `.item()` would."""
         qual = self.ctx.qualify(node.func) or ""
-        call = method_call(node)
+        method = _torch_method(self.ctx, node, SCALAR_METHODS)
         if qual in SCALAR_PARAMETERS:
             op, params = qual, SCALAR_PARAMETERS[qual]
-        elif call and f"torch.{call[1]}" in SCALAR_METHODS and not qual.startswith("torch.") \
-                and maybe_tensor(self.ctx, call[0]):
-            op, params = f"torch.{call[1]}", SCALAR_PARAMETERS[f"torch.{call[1]}"]
+        elif method is not None and maybe_tensor(self.ctx, method[1]):
+            op, params = method[0], SCALAR_PARAMETERS[method[0]]
         else:
             return False
         args = positional(node)
@@ -425,6 +422,15 @@ SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b 
 SCALAR_TRACED = frozenset({("torch.add", "alpha"), ("torch.addcmul", "value"), ("torch.addr", "alpha"),
                            ("torch.addmv", "alpha"), ("torch.addbmm", "alpha"), ("torch.addbmm", "beta"),
                            ("torch.baddbmm", "alpha"), ("torch.baddbmm", "beta")})
+
+def _torch_method(ctx, node: cst.Call, names) -> tuple[str, cst.BaseExpression] | None:
+    """(`torch.name`, `x`) for `x.name(...)`, the method form of a torch function among `names`, on
+    anything but torch itself (`torch.name(...)` is the function form); else None."""
+    call = method_call(node)
+    if call is None or f"torch.{call[1]}" not in names or (ctx.qualify(node.func) or "").startswith("torch."):
+        return None
+    return f"torch.{call[1]}", call[0]
+
 
 def _plain_element(element: cst.BaseSlice) -> bool:
     """An element of a subscript beside which a 0-d index tensor is read as a Python int: an int, a
