@@ -234,11 +234,12 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     # a module constructor that dynamo compiles as a frame of its own.
     for found in direct.values():
         found.sort()
-    unresumable = unresumable_calls(reach, breaking(reach, direct), breaking(reach, direct, always=True))
+    sure = breaking(reach, direct, always=True)  # the breaks that happen whenever their function runs
+    unresumable = unresumable_calls(reach, breaking(reach, direct), sure)
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, ())
                      for caller, call, message in unresumable]
                     + [(init, span, "BL427", message, ())
-                       for init, span, message in eager_constructors(reach, direct, unresumable)], results)
+                       for init, span, message in eager_constructors(reach, direct, sure, unresumable)], results)
     findings: list[Finding] = []
     for res, allowed, seen, candidates in admitted:
         candidates += [c for c in (admit(cand, allowed, seen) for cand in after.get(res.path, [])) if c is not None]

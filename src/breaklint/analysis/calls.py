@@ -320,7 +320,8 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
         if kind not in OBJECT_CALLS:
             continue
         ref = f"{kind}|{target}"
-        if not any(c.kind == "propread" and c.target == ref for c in fn.calls):
+        if (fn.qualname, ref) not in ctx.object_reads:  # the first read of it in the function stands for all
+            ctx.object_reads.add((fn.qualname, ref))
             fn.calls.append(CallRef("propread", ref, pos.start.line, pos.start.column, pos.end.line,
                                     pos.end.column))
 

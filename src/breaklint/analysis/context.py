@@ -111,6 +111,7 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self._comprehensions: list[dict[str, Val | None]] = []  # per enclosing comprehension: the names it hides
         self.assign_targets: set[cst.CSTNode] = set()
         self.called: set[cst.CSTNode] = set()  # what calls call (`f` of `f(x)`): not read as values
+        self.object_reads: set[tuple[str, str]] = set()  # (function, "kind|target") of its propread edges
         # conditions: per enclosing `if` body, the trace-time conditions it needs; per `if`, its own
         self._guards: list[list[tuple[str, bool]]] = []
         self._if_guards: dict[cst.If, list[tuple[str, bool]]] = {}

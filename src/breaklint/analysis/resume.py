@@ -69,8 +69,7 @@ def built_receiver(reach: Reach, call: CallRef) -> bool:
     return False
 
 
-def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str] | None = None
-                      ) -> list[tuple[str, CallRef, str]]:
+def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str]) -> list[tuple[str, CallRef, str]]:
     """(caller, call, message) for each call, in straight-line code of a reached function, of a
     method that may break the graph (`where`: `breaking`) on an object the function built; on an
     object a method of the tree returned (`op.transpose().solve(y)`), whose class reach can only bound
@@ -86,7 +85,7 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str] 
             handed = [m for m in _handed_bound_methods(reach, call) if m in where] if not on_built else []
             if not call.straight or not (on_built or handed):
                 continue
-            breaks = sure if sure is not None and on_built and _returned_by_method(reach, call) else where
+            breaks = sure if on_built and _returned_by_method(reach, call) else where
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in breaks]
             if not broken:
                 continue
@@ -207,7 +206,7 @@ def _default_function(reach: Reach, init: str, call: CallRef) -> str | None:
     return None
 
 
-def eager_constructors(reach: Reach, direct: Breaks,
+def eager_constructors(reach: Reach, direct: Breaks, sure: dict[str, str],
                        unresumable: list[tuple[str, CallRef, str]] | None = None
                        ) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(constructor, span, message) for each module constructor dynamo compiles as a frame of its own.
@@ -223,8 +222,7 @@ def eager_constructors(reach: Reach, direct: Breaks,
     breaks (that call). Only breaks that happen whenever their function runs count (not those in an
     `if` branch or a handler), and, outside a frame run eagerly as a whole, only constructor calls
     made so: the finding is on a line that runs whenever the module is built; one built in a branch
-    of a frame run eagerly says so."""
-    sure = breaking(reach, direct, always=True)
+    of a frame run eagerly says so. `sure`: `breaking` with `always`."""
     out: dict[str, tuple[tuple[int, int, int, int], str] | None] = {}
     queue: deque[str] = deque()
 
