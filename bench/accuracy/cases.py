@@ -403,6 +403,11 @@ GENERIC = {
     "perceiver": {"blocks": "perceiver_pytorch"},
     "localattn": {"attn": "local_attention"},
     "rtdl": {"models": "rtdl_revisiting_models"},
+    # the ninth round: mixtures of experts and routed attention (top-k routing, capacity, slots),
+    # Performer attention
+    "moe": {"moe": "mixture_of_experts"}, "stmoe": {"moe": "st_moe_pytorch"},
+    "colt5": {"attn": "colt5_attention"}, "softmoe": {"moe": "soft_moe_pytorch"},
+    "performer": {"attn": "performer_pytorch"},
     # more of two studied libraries, by the same rule
     "monai": {"blocks": "monai.networks.blocks"},
     "diffusers": {"embed": "diffusers.models.embeddings", "norm": "diffusers.models.normalization"},
@@ -1387,8 +1392,84 @@ def cde_case(group: str, name: str) -> Case:
     return NeuralCDE(), (coeffs,)
 
 
+# the ninth round, beside the mixtures of experts above: an interatomic potential under each of its
+# neighbour lists (pairs within a cutoff: sizes that depend on the coordinates), audio filterbanks
+# (each as an encoder and a decoder), and non-uniform FFTs (with and without precomputed sparse
+# interpolation matrices)
+TORCHANI_NEIGHBORLISTS = ("all_pairs", "cell_list", "adaptive", "verlet_cell_list")
+
+
+def torchani_names() -> list[str]:
+    return [f"torchani__model__{nl}" for nl in TORCHANI_NEIGHBORLISTS]
+
+
+def torchani_case(group: str, name: str) -> Case:
+    import torch
+    import torchani
+
+    torch.manual_seed(0)
+    model = torchani.models.simple_ani(["H", "C", "N", "O"], "wb97x-631gd", neighborlist=name, strategy="pyaev")
+    species = torch.tensor([[6, 1, 1, 1, 1, 8]])
+    return model, ((species, torch.randn(1, 6, 3)),)
+
+
+AFB_FILTERBANKS = ("FreeFB", "AnalyticFreeFB", "ParamSincFB", "STFTFB", "TorchSTFTFB")
+
+
+def afb_names() -> list[str]:
+    return [f"afb__{part}__{fb}" for part in ("enc", "dec") for fb in AFB_FILTERBANKS]
+
+
+def afb_case(group: str, name: str) -> Case:
+    import torch
+    import asteroid_filterbanks as afb
+
+    def filterbank():
+        return getattr(afb, name)(n_filters=16, kernel_size=17 if name == "ParamSincFB" else 16, stride=8)
+
+    torch.manual_seed(0)
+    wave = torch.randn(2, 1, 256)
+    if group == "enc":
+        return afb.Encoder(filterbank()), (wave,)
+    with torch.no_grad():
+        spec = afb.Encoder(filterbank())(wave)
+    return afb.Decoder(filterbank()), (spec,)
+
+
+KBNUFFT_MODULES = ("KbNufft", "KbNufftAdjoint", "KbInterp", "KbInterpAdjoint", "ToepNufft")
+
+
+def kbnufft_names() -> list[str]:
+    return ([f"kbnufft__nufft__{m}" for m in KBNUFFT_MODULES]
+            + [f"kbnufft__sparse__{m}" for m in ("KbNufft", "KbNufftAdjoint")])
+
+
+def kbnufft_case(group: str, name: str) -> Case:
+    import math
+
+    import torch
+    import torchkbnufft as tkbn
+
+    torch.manual_seed(0)
+    im, grid = (8, 8), (16, 16)
+    omega = (torch.rand(2, 20) * 2 - 1) * math.pi
+    image = torch.randn(1, 1, *im, dtype=torch.complex64)
+    data = torch.randn(1, 1, 20, dtype=torch.complex64)
+    if group == "sparse":
+        mats = tkbn.calc_tensor_spmatrix(omega, im_size=im)
+        module = getattr(tkbn, name)(im_size=im)
+        return (lambda x, om: module(x, om, interp_mats=mats)), (image if name == "KbNufft" else data, omega)
+    if name == "ToepNufft":
+        return tkbn.ToepNufft(), (image, tkbn.calc_toeplitz_kernel(omega, im))
+    if name == "KbInterp":
+        return tkbn.KbInterp(im_size=im, grid_size=grid), (torch.randn(1, 1, *grid, dtype=torch.complex64), omega)
+    if name == "KbInterpAdjoint":
+        return tkbn.KbInterpAdjoint(im_size=im, grid_size=grid), (data, omega)
+    return getattr(tkbn, name)(im_size=im), (image if name == "KbNufft" else data, omega)
+
+
 # Groups of whole models, which the harness also runs in training mode.
-TRAIN_GROUPS = {("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
+TRAIN_GROUPS = {("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
 
 LIBRARIES = {
@@ -1420,6 +1501,9 @@ LIBRARIES = {
     "kmeans": (kmeans_names, kmeans_case),
     "optim": (optim_names, optim_case),
     "linop": (linop_names, linop_case),
+    "torchani": (torchani_names, torchani_case),
+    "afb": (afb_names, afb_case),
+    "kbnufft": (kbnufft_names, kbnufft_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1437,6 +1521,9 @@ PACKAGES = {
     "rtdl": "rtdl_revisiting_models", "mamba": "mambapy", "freia": "FrEIA", "geoopt": "geoopt",
     "kan": "kan", "pomegranate": "pomegranate", "quad": "torchquad", "minimize": "torchmin",
     "kmeans": "fast_pytorch_kmeans", "optim": "torch_optimizer", "linop": "linear_operator",
+    "moe": "mixture_of_experts", "stmoe": "st_moe_pytorch", "colt5": "colt5_attention",
+    "softmoe": "soft_moe_pytorch", "performer": "performer_pytorch", "torchani": "torchani",
+    "afb": "asteroid_filterbanks", "kbnufft": "torchkbnufft",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1448,7 +1535,8 @@ _ORIGINAL = ("kornia", "pyg", "tm", "monai", "diffusers", "xt")
 _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf", "ncps", "struct",
           "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt",
           "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
-          "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop")
+          "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
+          "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft")
 
 
 def _sha(lib: str) -> str:

@@ -467,7 +467,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     ensure_environment(argv)
     sys.path.insert(0, str(HERE))
-    import importlib
+    import importlib.util
 
     import cases
 
@@ -475,13 +475,15 @@ def main(argv: list[str]) -> int:
     libs = {}
     for key in wanted:
         package = cases.PACKAGES[key]
-        module = importlib.import_module(package)  # a namespace package has a path, not a file
-        if not module.__file__:
-            libs[package] = list(module.__path__)[0]
-        elif os.path.basename(module.__file__) == "__init__.py":
-            libs[package] = os.path.dirname(module.__file__)
+        # found, not imported: importing every library in one process lets one change torch under
+        # another (torch_geometric's `index_select` overload breaks torchkbnufft's TorchScript)
+        spec = importlib.util.find_spec(package)
+        if spec.origin in (None, "namespace"):  # a namespace package has a path, not a file
+            libs[package] = list(spec.submodule_search_locations)[0]
+        elif os.path.basename(spec.origin) == "__init__.py":
+            libs[package] = os.path.dirname(spec.origin)
         else:  # a library of one module is that file, not the directory it is installed in
-            libs[package] = module.__file__
+            libs[package] = spec.origin
     roots = list(libs.values())
     if args.static_only:
         reports = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(RUNS.glob("*.json"))
