@@ -210,3 +210,79 @@ def test_a_bound_method_of_a_local_object_handed_to_a_call_that_breaks_is_report
     # the object itself (which dynamo rebuilds) are no such call
     for text in ("z = apply(stepper.shift", "w = scaled(closure", "return apply(stepper.scale"):
         assert (line_of(body, text), "BL426") not in found
+
+
+PICK = """
+import torch
+from torch import nn
+
+
+def pick(mask):
+    return mask.nonzero().view(-1)
+
+
+def rows(t):
+    if t.shape[0] > 2:
+        return t[:2]
+    return t
+"""
+
+
+def held(body: str) -> list[int]:
+    source = PICK + dedent(body)
+    return [f.line for f in lint_source(source, Path("m.py"), Config()) if f.code == "BL433"]
+
+
+def held_line(body: str, text: str) -> int:
+    return next(i for i, line in enumerate((PICK + dedent(body)).splitlines(), 1) if text in line)
+
+
+def test_a_tensor_method_waiting_on_a_call_that_breaks_breaks_again() -> None:
+    # BL433: the bound method `x.index_select` is on dynamo's stack when `pick` breaks
+    body = """
+        @torch.compile
+        def gather(x, mask):
+            x = x * 2
+            a = x.index_select(0, pick(mask))
+            b = x.float().add(other=pick(mask).sum())
+            return a, b
+    """
+    assert held(body) == [held_line(body, "a = x.index_select"), held_line(body, "b = x.float()")]
+
+
+def test_no_second_break_where_nothing_is_held_across_the_first() -> None:
+    body = """
+        @torch.compile
+        def gather(x, mask, out: list):
+            x = x * 2
+            a = torch.index_select(x, 0, pick(mask))  # the function form: nothing bound is held
+            i = pick(mask)
+            b = x.index_select(0, i)  # computed on an earlier line
+            c = x + pick(mask)  # an operator
+            out.append(pick(mask))  # a method of a Python object
+            d = x.index_select(0, rows(x))  # `rows` does not break
+            for _ in range(2):
+                x = x.index_select(0, pick(mask))  # in a loop dynamo runs the function eagerly
+            e = pick(mask).index_select(0, i)  # a call in the receiver runs before the method is loaded
+            return a, b, c, d, e
+    """
+    assert held(body) == []
+
+
+def test_the_receiver_is_a_tensor_where_the_callers_say_so() -> None:
+    body = """
+        class Scorer:
+            def score(self, m):
+                return m
+
+        class Net(nn.Module):
+            def forward(self, x, mask):
+                return self.scaled(x, mask) + self.scored(Scorer(), mask)
+
+            def scaled(self, p, mask):
+                return p.mul(pick(mask).sum())
+
+            def scored(self, s, mask):
+                return s.score(pick(mask))
+    """
+    assert held(body) == [held_line(body, "return p.mul(")]

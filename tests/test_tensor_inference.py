@@ -776,3 +776,63 @@ def test_torch_equal_and_allclose_take_tensors_whatever_the_analysis_knows() -> 
                     return values
                 return values
     """) == [(9, "BL103"), (11, "BL201"), (11, "BL103")]
+
+
+def test_what_follows_a_compile_check_that_returns_is_not_traced() -> None:
+    # `if is_compiling(): return ...` leaves the block under compile; an `elif` of it does not
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def counts(x: torch.Tensor, flag: bool):
+            if torch.compiler.is_compiling() or flag:
+                return torch.unique(x, return_counts=True)
+            return torch.unique_consecutive(x, return_counts=True)
+
+        @torch.compile
+        def counts2(x: torch.Tensor, flag: bool):
+            if flag:
+                x = x + 1
+            elif torch.compiler.is_compiling():
+                return x
+            return x.item()
+    """) == [(7, "BL301"), (16, "BL101")]
+
+
+def test_a_test_that_a_compile_check_decides_is_not_a_tensor_test() -> None:
+    # the `if` itself, not only what its right operand calls: under compile `not is_compiling() and
+    # m.any()` is False, and `is_compiling() and m.any()` tests `m.any()` with no condition to name
+    source = """
+        import torch
+
+        @torch.compile
+        def f(x: torch.Tensor):
+            m = x > 0
+            if not torch.compiler.is_compiling() and m.any():
+                raise ValueError("positive")
+            if torch.compiler.is_compiling() and m.any():
+                x = x + 1
+            return x
+    """
+    found = lint_source(dedent(source), Path("m.py"), Config())
+    assert [(f.line, f.code) for f in found] == [(9, "BL201")]
+    assert "only when" not in found[0].message
+
+
+def test_a_forward_parameter_compared_with_a_size_or_given_to_math_is_a_number() -> None:
+    assert findings("""
+        import math
+        import torch
+        from torch import nn
+
+        class Router(nn.Module):
+            def forward(self, x, num_tokens, blocks, t):
+                n = x.shape[-2]
+                if n <= num_tokens:
+                    return x
+                if math.ceil(blocks / 2) > 1:
+                    x = x * 2
+                if blocks > 1 or x.sum() > t:
+                    x = x - 1
+                return x
+    """) == [(13, "BL201")]

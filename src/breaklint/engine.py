@@ -18,9 +18,10 @@ from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
 from .analysis.reach import Reach
 from .analysis.resolve import Values
-from .analysis.resume import breaking, eager_constructors, unresumable_calls
+from .analysis.resume import breaking, eager_constructors, held_methods, unresumable_calls
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate
+from .analysis.values import Val
 from .analyze import FileResult, _analyze_path, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
@@ -139,17 +140,17 @@ def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to the "
                               "constructor: dynamo does not trace recurrent modules and runs the whole function "
                               "eagerly", ("allow_rnn",)))
-    return _placed([(caller, (call.line, call.col, call.end_line, call.end_col), code, message, unless)
+    return _placed([(caller, (call.line, call.col, call.end_line, call.end_col), code, message, unless, None)
                     for caller, call, code, message, unless in found], results)
 
 
-def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[str, ...]]],
+def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[str, ...], Val | None]],
             results: list[FileResult]) -> dict[Path, list[Candidate]]:
-    """Tree-level findings (function, span, code, message, settings that lift them) as candidates of
-    the files their functions are in."""
+    """Tree-level findings (function, span, code, message, settings that lift them, a value that must
+    turn out to be a tensor) as candidates of the files their functions are in."""
     by_module = {r.module: r for r in results if r.summary is not None}
     extra: dict[Path, list[Candidate]] = {}
-    for caller, (line, col, end_line, end_col), code, message, unless in found:
+    for caller, (line, col, end_line, end_col), code, message, unless, requires in found:
         module = max((mod for mod in by_module if caller.startswith(mod + ".")), key=len, default=None)
         if module is None or code not in CATALOG:
             continue
@@ -157,7 +158,8 @@ def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[st
         res = by_module[module]
         finding = Finding(code=code, kind=rule.kind, message=message, suggestion=rule.suggestion, path=res.path,
                           line=line, col=col, end_line=end_line, end_col=end_col, gb_types=rule.gb_types)
-        extra.setdefault(res.path, []).append(Candidate(caller, finding, line, end_line, unless=unless))
+        extra.setdefault(res.path, []).append(Candidate(caller, finding, line, end_line, requires=requires,
+                                                        unless=unless))
     return extra
 
 
@@ -235,11 +237,15 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     for found in direct.values():
         found.sort()
     sure = breaking(reach, direct, always=True)  # the breaks that happen whenever their function runs
-    unresumable = unresumable_calls(reach, breaking(reach, direct), sure)
-    after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, ())
+    where = breaking(reach, direct)
+    unresumable = unresumable_calls(reach, where, sure)
+    after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, (), None)
                      for caller, call, message in unresumable]
-                    + [(init, span, "BL427", message, ())
-                       for init, span, message in eager_constructors(reach, direct, sure, unresumable)], results)
+                    + [(init, span, "BL427", message, (), None)
+                       for init, span, message in eager_constructors(reach, direct, sure, unresumable)]
+                    + [(caller, call.held, "BL433", message, (), None if call.held_by.is_tensor else call.held_by)
+                       for caller, call, message in held_methods(reach, where) if call.held and call.held_by],
+                    results)
     findings: list[Finding] = []
     for res, allowed, seen, candidates in admitted:
         candidates += [c for c in (admit(cand, allowed, seen) for cand in after.get(res.path, [])) if c is not None]

@@ -24,10 +24,10 @@ class Bindings:
 
     def _note_scalar_use(self, node: cst.BaseExpression | None) -> None:
         """`node` is used as a flag, an integer or a string: if it is one of the function's own
-        parameters (or one negated, or plus or minus something), the function takes that parameter
-        for a Python scalar."""
+        parameters (or one negated, or in arithmetic with something), the function takes that
+        parameter for a Python scalar."""
         while True:
-            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
                 self._note_scalar_use(node.left)
                 node = node.right
             elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
@@ -56,7 +56,16 @@ class Bindings:
                     self._note_scalar_use(right)
                 elif isinstance(comparison.operator, (cst.Equal, cst.NotEqual)) and self._scopes:
                     _note_peers(self._scopes[-1], left, right)
+                if self._scopes:
+                    self._note_size_peer(left, right)
+                    self._note_size_peer(right, left)
             left = right
+
+    def _note_size_peer(self, name: cst.BaseExpression, other: cst.BaseExpression) -> None:
+        """`x.shape[-2] <= num_tokens`: a parameter compared with a size (of a shape) is a count."""
+        if isinstance(name, cst.Name) and (held := self._scopes[-1].values.get(name.value)) is not None \
+                and held.kind == "param" and self.value(other).kind == "size":
+            self._note_scalar_use(name)
 
     def visit_Slice(self, node: cst.Slice) -> None:
         for bound in (node.lower, node.upper, node.step):
@@ -277,6 +286,8 @@ class Bindings:
 
 
 _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
+# arithmetic that keeps a Python number a Python number, and a tensor a tensor
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 
 def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:

@@ -31,7 +31,7 @@ class Calls:
                 ctor = self.qualify(target.func)
                 if ctor:
                     self.summary.entries.append(ctor)
-        if name == "range":
+        if name == "range" or (name or "").startswith("math."):  # `range(n)`, `math.ceil(n / k)`: numbers
             for arg in node.args:
                 self._note_scalar_use(arg.value)
         # a call of a class of the package (a record's build, which reach reads fields from)
@@ -65,9 +65,10 @@ class Calls:
                     passed[key] = handed
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
         straight = bool(refs) and self.straight_line
+        held, held_by = self._held_method(node, refs)
         calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
                          args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions,
-                         straight=straight)
+                         straight=straight, held=held, held_by=held_by)
                  for kind, target in refs]
         # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
         # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
@@ -87,6 +88,22 @@ class Calls:
                 calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
                                      pos.end.column, star=True))
         fn.calls.extend(calls)
+
+    def _held_method(self, node: cst.Call, refs: list) -> tuple[tuple[int, int, int, int] | None, Val | None]:
+        """For a call of the tree's functions (`refs`), the span and receiver of the innermost method call
+        (`x.add(...)`, on what may be a tensor) in whose arguments it is; `node` joins those calls."""
+        span, stack, found = self.positions.span(node), self._method_args, (None, None)
+        while stack and stack[-1][1] < span[:2]:  # walked past those arguments (the walk is in source order)
+            stack.pop()
+        for start, _, outer, receiver in reversed(stack) if refs else ():
+            if start <= span[:2]:
+                value = self.value(receiver)
+                found = (outer, value) if value.is_tensor or value.symbolic else found
+                break
+        if isinstance(node.func, cst.Attribute) and node.args and not node.func.attr.value.startswith("__"):
+            first, last = self.positions.span(node.args[0]), self.positions.span(node.args[-1])
+            stack.append((first[:2], last[2:], span, node.func.value))
+        return found
 
     def _call_refs(self, func: cst.BaseExpression, name: str | None) -> list[tuple[str, str]]:
         """The call edges of calling `func` (`name`: what it qualifies to): (kind, target) as `CallRef`

@@ -38,7 +38,8 @@ class Conditions:
             value = self.value(part)
             if value.is_tensor or value.symbolic:
                 break
-            out.append(self._operand_condition(part, is_and))
+            if self.compile_value(part) is None:  # `is_compiling()` holds whenever compiled code runs
+                out.append(self._operand_condition(part, is_and))
         return out if len(out) < len(parts) else []
 
     def _operand_condition(self, part: cst.BaseExpression, is_and: bool) -> tuple[str, bool]:

@@ -95,6 +95,10 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self.compile_helpers: dict[str, bool] = {}  # this file's wrappers of the compile checks -> value
         self._dead: set[cst.CSTNode] = set()
         self._dead_depth = 0
+        # `if`s whose body compile always runs and leaves the block by (`if is_compiling(): return ...`); per
+        # indented block being walked, how many of them it has passed
+        self._exits: set[cst.If] = set()
+        self._dead_after: list[int] = []
         self._short_circuits: list[bool] = []  # per `and`/`or` whose right operand is being walked: skipped?
         self._loop_depth = 0
         self._trap_depth = 0  # inside a `with` body, a `try` statement or a lambda (flow)
@@ -111,6 +115,10 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self._comprehensions: list[dict[str, Val | None]] = []  # per enclosing comprehension: the names it hides
         self.assign_targets: set[cst.CSTNode] = set()
         self.called: set[cst.CSTNode] = set()  # what calls call (`f` of `f(x)`): not read as values
+        # calls of a method on something that may be a tensor whose arguments are being walked: (start and
+        # end of the arguments, the call's span, its receiver), innermost last
+        self._method_args: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int, int, int],
+                                      cst.BaseExpression]] = []
         self.object_reads: set[tuple[str, str]] = set()  # (function, "kind|target") of its propread edges
         # conditions: per enclosing `if` body, the trace-time conditions it needs; per `if`, its own
         self._guards: list[list[tuple[str, bool]]] = []

@@ -125,7 +125,10 @@ class Evaluation:
         if isinstance(node, cst.BooleanOperation):
             # Every operand but the last is tested for truth, and the result is one of them:
             # for a test, it holds a tensor as soon as one operand does. The right operand runs
-            # only where the left one is true (`and`) or false (`or`).
+            # only where the left one is true (`and`) or false (`or`); never, under compile, after
+            # `not is_compiling() and` or `is_compiling() or`, whose left operand is then the result.
+            if self.compile_value(node.left) is (not isinstance(node.operator, cst.And)):
+                return V.BOOL
             self._narrow(node.left, isinstance(node.operator, cst.And))
             try:
                 right = self.value(node.right)

@@ -68,6 +68,9 @@ class Flow:
             self._dead.add(node.orelse)
         elif value is False:
             self._dead.add(node.body)
+        if value is True and leaves_block(node.body) and self._blocks and any(s is node for s in self._blocks[-1].body):
+            # `if torch.compiler.is_compiling(): return ...`: under compile the rest of the block never runs
+            self._exits.add(node)
         self._mark_condition(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -189,6 +192,9 @@ class Flow:
         self._narrow(node.test, False)
 
     def leave_If(self, original_node: cst.If) -> None:
+        if original_node in self._exits:  # compile leaves the block here
+            self._dead_after[-1] += 1
+            self._dead_depth += 1
         self._unnarrow()
         frame = self._if_frames.pop()
         if not self._scopes or frame is None or len(frame) < 2:
@@ -247,10 +253,12 @@ class Flow:
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._enter_maybe_dead(node)
         self._blocks.append(node)
+        self._dead_after.append(0)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
         self._leave_maybe_dead(original_node)
         self._blocks.pop()
+        self._dead_depth -= self._dead_after.pop()
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
         self._enter_maybe_dead(node)

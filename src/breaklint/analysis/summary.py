@@ -51,6 +51,12 @@ class CallRef:
     # made in the function's own straight-line code (`Flow.straight_line`): a break inside the callee
     # leaves dynamo a point just past the call to resume at, if it can rebuild what the call stands on
     straight: bool = False
+    # made inside the arguments of a call of a tensor's method (`x.index_select(0, pick(m))`): the span
+    # of that call and what its receiver holds (a tensor, or a value the tree decides); dynamo holds the
+    # bound method across a break inside this call and cannot call it from the resumed code
+    # (`resume.held_methods`)
+    held: tuple[int, int, int, int] | None = None
+    held_by: Val | None = None
 
 
 # the kinds of `CallRef` that stand for reading an attribute that may be a property: "property"

@@ -216,7 +216,8 @@ SIZE_FACTORIES = frozenset({
 
 
 # Tensor methods whose positional arguments are sizes (`new_full`: its first).
-SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full"})
+SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "tile", "new_zeros", "new_ones", "new_empty",
+                          "new_full"})
 # Other calls that read a count, a length or a bound as a Python int: the positions (after the tensor
 # itself, for a method) and keywords that hold one. The function form counts the tensor as position 0.
 # `capture_scalar_outputs` lets dynamo trace some of them; those of `SPECIALIZED` it makes specialize
@@ -226,14 +227,16 @@ COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "topk": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
     "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
     "unfold": ((1, 2), ("size", "step")), "tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
+    "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)),
 }
 COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()
        if name != "unfold"},
     "torch.tril_indices": ((0, 1), ("row", "col")), "torch.triu_indices": ((0, 1), ("row", "col")),
-    "torch.nn.functional.interpolate": ((1,), ("size",)),
+    "torch.nn.functional.interpolate": ((1,), ("size",)), "torch.nn.functional.one_hot": ((1,), ("num_classes",)),
+    "torch.tile": ((1,), ("dims",)),
 }
-SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices"})
+SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag"})
 
 
 @register

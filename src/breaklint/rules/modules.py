@@ -341,6 +341,21 @@ class UnresumableMethodCall(Rule):
 
 
 @register
+class HeldTensorMethod(Rule):
+    """Found by the engine once it knows every file's breaks: see `analysis/resume.py`."""
+
+    CODE = "BL433"
+    NAME = "held-tensor-method"
+    KIND = "break"
+    MESSAGE = "a tensor's method called with what a function that breaks the graph returns"
+    SUGGESTION = (
+        "bind the argument to a name first (`idx = pick(m)`, then `x.index_select(0, idx)`), or call the "
+        "function form (`torch.index_select(x, 0, pick(m))`); or remove the break inside the function"
+    )
+    GB_TYPES = ("GB0007",)
+
+
+@register
 class EagerModuleConstructor(Rule):
     """Found by the engine once it knows every file's breaks: see `analysis/resume.py`."""
 
