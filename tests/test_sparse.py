@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from pathlib import Path
+
+from breaklint.config import Config
 from breaklint.engine import lint_source
 
 
@@ -257,3 +260,52 @@ def test_an_attribute_of_a_parameters_name_read_while_it_is_bound_again_is_no_re
     # `graph.adj` names an attribute, not the parameter `adj` that the callers hand a sparse tensor
     # and that is bound again here before any read
     assert findings(source) == [(5, "BL429")]
+
+
+def test_a_sparse_tensor_kept_on_the_object_breaks_where_it_is_read() -> None:
+    # BL429: `self.adj` made sparse in `__init__`, a sparse buffer, and a memo of what a helper of the
+    # tree returned (looked up with `hasattr`, then read); a dense attribute and a memo of a dense helper stay
+    # quiet, and after the first attribute read dynamo gives up on the function
+    source = dedent("""
+        import torch
+        from torch import nn
+
+        def adjacency(edge_index, n):
+            return torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.shape[1]), (n, n))
+
+        def dense(n):
+            return torch.eye(n)
+
+        class Kept(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.adj = torch.eye(4).to_sparse()
+                self.register_buffer("hops", torch.eye(4).to_sparse())
+                self.w = torch.eye(4)
+
+            def forward(self, x):
+                h = torch.sparse.mm(self.adj, self.w @ x)
+                return torch.sparse.mm(self.hops, h)
+
+        class Memo(nn.Module):
+            def memo(self, e):
+                if hasattr(self, "_memo"):
+                    return self._memo
+                self._memo = adjacency(e, 4)
+                return self.dense_memo()
+
+            def dense_memo(self):
+                if hasattr(self, "_dense"):
+                    return self._dense
+                self._dense = dense(4)
+                return self._dense
+
+            def forward(self, x, e):
+                return self.memo(e) @ x
+    """)
+    found = [(f.line, f.message.split(":")[0]) for f in lint_source(source, Path("m.py"), Config())
+             if f.code == "BL429" and "self." in f.message]
+    lines = source.splitlines()
+    at = lambda text: next(i for i, line in enumerate(lines, 1) if text in line)  # noqa: E731
+    assert [line for line, _ in found] == [at("h = torch.sparse.mm(self.adj"), at('if hasattr(self, "_memo")'),
+                                           at("return self._memo")]

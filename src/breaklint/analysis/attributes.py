@@ -14,7 +14,8 @@ from . import values as V
 from .summary import ClassInfo
 from .syntax import call_arguments, dotted, iter_statements, unseeded
 from .walk import find
-from .vocabulary import GENERATORS, NOT_MODULES, RECEIVER_KIND_METHODS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES
+from .vocabulary import (GENERATORS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
+                         TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES)
 
 
 class Attributes:
@@ -45,6 +46,8 @@ class Attributes:
                     if bound is not None and bound[1] is None:
                         # `x = torch.zeros(n)`, then `self.buf = x`: as `self.buf = torch.zeros(n)`
                         value, bound = bound[0], None
+                    if self._makes_sparse(value):
+                        info.sparse_attrs.add(attr)
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
                     elif isinstance(value, cst.Call):
@@ -88,6 +91,16 @@ class Attributes:
                 args = stmt.value.args
                 if args and isinstance(args[0].value, cst.SimpleString):
                     info.tensor_attrs.add(args[0].value.evaluated_value)
+                    if len(args) > 1 and self._makes_sparse(args[1].value):
+                        info.sparse_attrs.add(args[0].value.evaluated_value)
+
+    def _makes_sparse(self, value: cst.BaseExpression) -> bool:
+        """`torch.sparse_coo_tensor(...)`, `x.to_sparse()`: a call that surely gives a sparse tensor."""
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        return self.qualify(func) in SPARSE_CONSTRUCTORS or (
+            isinstance(func, cst.Attribute) and func.attr.value in SPARSE_CONVERSIONS)
 
     def _bound_once(self, local: str, fn: cst.FunctionDef) -> tuple[cst.BaseExpression, int | None] | None:
         """The expression a local of the method is bound to, where the method binds it once, by an

@@ -184,6 +184,8 @@ class Evaluation:
         if self_attr is not None and self._scopes and (narrowed := self._scopes[-1].values.get(f"self.{self_attr}")):
             return narrowed  # inside `if isinstance(self.value, list):` (narrowing.py)
         if self_attr is not None and cls is not None:
+            if self_attr in cls.sparse_attrs:
+                return V.SPARSE
             if self_attr in cls.tensor_attrs:
                 return V.TENSOR
             if self_attr in cls.submodules:

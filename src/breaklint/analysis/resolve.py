@@ -127,6 +127,8 @@ class Values:
         tensor its methods store there, a submodule, or the value its constructor sets."""
         for owner in self.reach.mro(cls) if cls in self.reach.classes else ():
             info = self.reach.classes[owner]
+            if attr in info.sparse_attrs:
+                return SPARSE
             if attr in info.tensor_attrs:
                 return TENSOR
             if attr in info.submodules:

@@ -141,6 +141,9 @@ class ClassInfo:
     methods: set[str] = field(default_factory=set)
     submodules: dict[str, str] = field(default_factory=dict)  # attr -> class dotted name
     tensor_attrs: set[str] = field(default_factory=set)
+    # attrs a method stores a sparse tensor in (`self.adj = adj.to_sparse()`, a sparse buffer, a memo of
+    # `torch.sparse_coo_tensor(...)`): dynamo cannot take one kept on the object as an input (BL429)
+    sparse_attrs: set[str] = field(default_factory=set)
     callables: dict[str, list[str]] = field(default_factory=dict)  # attr -> functions it may hold
     attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
     # attr -> the call of a function of the package whose result a method stored there, with what it

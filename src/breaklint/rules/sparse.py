@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
-from ..analysis.values import SPARSE_CLASS, passed, sparse_when_all
+from ..analysis.values import SPARSE, SPARSE_CLASS, passed, sparse_when_all
 from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import method_call
+from ._util import builtin_name, method_call
 
 if TYPE_CHECKING:
     from ..analysis.values import Val
@@ -51,6 +51,7 @@ class SparseTensorCreation(Rule):
         self._params: list[set[str]] = []  # per function being walked: its parameters not yet read
         # per function being walked: the requirements of the reports where dynamo gives up on it (None: surely)
         self._given_up: list[list["Val | None"]] = []
+        self._kept_reads: set[tuple[int, str]] = set()  # (line, attribute) of the reads of sparse attributes reported
 
     def _made(self, node: cst.BaseExpression) -> tuple[str, "Val | None"] | None:
         """(how, what must be a tensor) where `node` makes a sparse tensor, else None."""
@@ -89,6 +90,40 @@ class SparseTensorCreation(Rule):
         if made is not None:
             self.report(node, f"{made[0]}: dynamo does not support sparse tensors and breaks the graph here",
                         requires=made[1])
+        elif builtin_name(self.ctx, node) == "hasattr" and len(node.args) == 2 and _is_self(node.args[0].value) \
+                and isinstance(node.args[1].value, cst.SimpleString):
+            # `hasattr(self, "_memo")` looks the attribute up, and takes up the sparse tensor it holds; dynamo
+            # resumes after it
+            attr = node.args[1].value.evaluated_value
+            self._kept(node, attr, self._attribute_value(attr), gives_up=False)
+
+    def _attribute_value(self, attr: str) -> "Val | None":
+        """What `self.<attr>` holds where that may be a sparse tensor kept on the object: one a method
+        stores there (`self.adj = adj.to_sparse()`), or what a call of the tree's function stored there
+        returned (the tree decides); else None."""
+        cls = self.ctx.class_info()
+        if cls is None or not isinstance(attr, str):
+            return None
+        if attr in cls.sparse_attrs:
+            return SPARSE
+        held = cls.returned_calls.get(attr)
+        return held if held is not None and held.kind == "ret" and len(cls.callables.get(attr, ())) == 1 else None
+
+    def _kept(self, node: cst.CSTNode, attr: str, value: "Val | None", gives_up: bool = True) -> None:
+        """Report a read of a sparse tensor kept on the object; where the read is an attribute's, dynamo
+        gives up on the function there, and its later reads no longer break."""
+        if value is None or not self._given_up:
+            return
+        line = self.ctx.positions.span(node)[0]
+        requires = None if value.is_sparse else value
+        if (line, attr) in self._kept_reads or any(g is None or _same_test(requires, g) for g in self._given_up[-1]):
+            return
+        self._kept_reads.add((line, attr))
+        what = "a sparse tensor" if value.is_sparse else "what a call of the tree's function stored there, a sparse tensor"
+        self.report(node, f"`self.{attr}` holds {what}: dynamo cannot take a sparse tensor kept on the object as "
+                          "an input, and breaks where it is read", requires=requires, sparse=not value.is_sparse)
+        if gives_up:
+            self._given_up[-1].append(requires)
 
     def visit_If(self, node: cst.If) -> None:
         self._ifs.append(node)
@@ -107,6 +142,8 @@ class SparseTensorCreation(Rule):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self._watching():
             self._not_names.add(id(node.attr))  # `graph.adj` reads no local `adj`
+        if _is_self(node.value) and self.ctx.active() and node not in self.ctx.assign_targets:
+            self._kept(node, node.attr.value, self._attribute_value(node.attr.value))
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None and self._watching():
@@ -241,6 +278,10 @@ class SparseTensorCreation(Rule):
         self.report(node, f"`{node.value}` holds the sparse tensor its callers pass: dynamo cannot hold it as "
                           "an input, and breaks at its first read", requires=passed(function.qualname, node.value),
                     sparse=True)
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
 
 
 def _implied(held: _Held, tests: list[_Held]) -> bool:
