@@ -12,11 +12,13 @@ from .untraceable import _CallRule
 # GB0046; `typename` and `backends.mkldnn.is_available`: functions dynamo skips, GB0007), and
 # calibrated in fixtures/BL432.py. Not here, since they trace: `torch.cuda.is_available()`,
 # `torch.get_default_dtype()`, `torch.is_grad_enabled()`, `torch.promote_types(...)`,
-# `torch.are_deterministic_algorithms_enabled()`, `torch.backends.cudnn.version()`.
+# `torch.are_deterministic_algorithms_enabled()`, `torch.backends.cudnn.version()`, `torch.jit.is_tracing()`
+# (but `torch._C._is_tracing()`, what older code copied of it, breaks), `torch.is_autocast_enabled()`.
 RUNTIME_QUERIES = frozenset({
     "torch.get_num_threads", "torch.get_num_interop_threads", "torch.get_default_device",
     "torch.get_float32_matmul_precision", "torch.is_inference_mode_enabled", "torch.result_type",
-    "torch.is_storage", "torch.typename",
+    "torch.is_storage", "torch.typename", "torch.is_anomaly_enabled", "torch.is_warn_always_enabled",
+    "torch._C._is_tracing", "torch._C._get_cudnn_enabled",
     "torch.cuda.device_count", "torch.cuda.is_bf16_supported", "torch.cuda.memory_allocated",
     "torch.cuda.max_memory_allocated",
     "torch.backends.cuda.is_built", "torch.backends.cudnn.is_available", "torch.backends.openmp.is_available",
