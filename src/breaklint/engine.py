@@ -243,8 +243,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
                      for caller, call, message in unresumable]
                     + [(init, span, "BL427", message, (), None)
                        for init, span, message in eager_constructors(reach, direct, sure, unresumable)]
-                    + [(caller, call.held, "BL433", message, (), None if call.held_by.is_tensor else call.held_by)
-                       for caller, call, message in held_methods(reach, where) if call.held and call.held_by],
+                    + [(caller, span, "BL433", message, (), requires)
+                       for caller, span, message, requires in held_methods(reach, where)],
                     results)
     findings: list[Finding] = []
     for res, allowed, seen, candidates in admitted:

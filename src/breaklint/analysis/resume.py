@@ -22,6 +22,7 @@ from typing import Callable, Iterator
 from .handing import handed_method
 from .reach import Reach
 from .summary import UNPLACED, CallRef, FunctionInfo
+from .values import Val
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
 _CONTEXT = ("__enter__", "__exit__")
@@ -102,29 +103,33 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
     return out
 
 
-def held_methods(reach: Reach, where: dict[str, str]) -> list[tuple[str, CallRef, str]]:
-    """(caller, call, message) for each call, in straight-line code of a reached function, of a tensor's
-    method whose arguments call a function that may break the graph (`where`: `breaking`):
+def held_methods(reach: Reach, where: dict[str, str]
+                 ) -> list[tuple[str, tuple[int, int, int, int], str, Val | None]]:
+    """(caller, span, message, requirement) for each call, in straight-line code of a reached function,
+    of a tensor's method whose arguments call a function that may break the graph (`where`: `breaking`):
     `x.index_select(0, pick(m))`. Dynamo loads the bound method before it evaluates the arguments; to
     resume after the break inside `pick` it keeps that method, a builtin, on the stack, and calling it
     from the resumed code is calling a function it skips (GB0007): a second break, at the method call.
-    Placed at the method call, once; its `held_by` must turn out to be a tensor."""
-    out: list[tuple[str, CallRef, str]] = []
+    The span is the method call's, reported once; the requirement, None for a receiver the code shows a
+    tensor, is what must turn out one (its `held_by`)."""
+    out: list[tuple[str, tuple[int, int, int, int], str, Val | None]] = []
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         seen: set[tuple[int, int, int, int]] = set()
         for call in fn.calls:
-            if call.held is None or call.held in seen or not call.straight or call.kind in UNPLACED:
+            if call.held is None or call.held_by is None or call.held in seen or not call.straight \
+                    or call.kind in UNPLACED:
                 continue
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
             if not broken:
                 continue
             seen.add(call.held)
             callee = broken[0].rsplit(".", 1)[-1]
-            out.append((caller, call, f"a tensor method called with what `{callee}` returns, and `{callee}` breaks "
-                                      f"the graph (at `{where[broken[0]]}`): dynamo resumes after that break with "
-                                      "the bound method on its stack and cannot call it from the resumed code, "
-                                      "a second break here"))
+            out.append((caller, call.held,
+                        f"a tensor method called with what `{callee}` returns, and `{callee}` breaks the graph (at "
+                        f"`{where[broken[0]]}`): dynamo resumes after that break with the bound method on its stack "
+                        "and cannot call it from the resumed code, a second break here",
+                        None if call.held_by.is_tensor else call.held_by))
     return out
 
 
