@@ -137,7 +137,9 @@ def test_a_walk_with_node_hooks_only_leaves_out_what_nothing_hooks_and_calls_the
     assert ours == theirs
     # A few hooks, as the rules have: names, literals and what holds only them are not entered.
     sparse = {"visit_Call", "leave_Call", "visit_If_body", "leave_If", "visit_Comment", "visit_Subscript"}
-    for hooks in (sparse, sparse - {"visit_Comment"}):
+    # names and numbers hooked: the walk calls their hooks in place, without entering them
+    leaves = sparse | {"visit_Name", "leave_Name", "visit_Integer"}
+    for hooks in (sparse, sparse - {"visit_Comment"}, leaves, leaves - {"visit_Comment"}):
         theirs, ours = [], []
         MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_sparse_visitor(theirs, hooks)])
         BatchedWalk([_sparse_visitor(ours, hooks)]).walk(module)

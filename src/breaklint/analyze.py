@@ -116,12 +116,13 @@ def _parse_and_walk(text: str, path: Path, module: str) -> FileContext:
     from .analysis.settings import reader_for
     from .analysis.walk import BatchedWalk
     from .rules import load_rules
+    from .rules.by_name import batched
 
     pieces = _pieces(text) if len(text) >= PIECES_FROM else None
     with _memory_turn(max(len(piece) for _, piece in pieces[1]) if pieces else len(text)):
         outline = _parse(pieces[0], path, 1, quiet=True) if pieces else None
         ctx = FileContext(path, module, source_lines(text), None)
-        rules = [cls(ctx) for cls in load_rules().values()]
+        rules = batched([cls(ctx) for cls in load_rules().values()])
         walker = BatchedWalk([ctx, reader_for(ctx), *rules], without=() if suppress.may_suppress(text) else ("visit_Comment",))
         if outline is None:  # walked whole
             module_node = _parse(text, path, 1)

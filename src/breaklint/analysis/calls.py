@@ -42,7 +42,7 @@ class Calls:
                 self._note_build(node, klass, *self._argument_values(node)[:2])
             return
         fn = self.function
-        pos = self.positions[node]
+        pos = self.positions.span(node)
         self.called.add(node.func)
         refs = self._call_refs(node.func, name)
         args: list[Val] = []
@@ -66,7 +66,7 @@ class Calls:
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
         straight = bool(refs) and self.straight_line
         held, held_by = self._held_method(node, refs)
-        calls = [CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
+        calls = [CallRef(kind, target, *pos,
                          args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions,
                          straight=straight, held=held, held_by=held_by)
                  for kind, target in refs]
@@ -82,11 +82,10 @@ class Calls:
                 target = ("ref", self.aliases[arg.value.value])
             elif isinstance(arg.value, cst.Name) and arg.value.value in self._scopes[-1].bound:
                 # `evaluate = sf.evaluate` then `line_search(evaluate, x)`: the method may run there
-                calls.extend(CallRef(kind, bound, pos.start.line, pos.start.column, pos.end.line, pos.end.column,
-                                     star=True) for kind, bound in self._scopes[-1].bound[arg.value.value])
+                calls.extend(CallRef(kind, bound, *pos, star=True)
+                             for kind, bound in self._scopes[-1].bound[arg.value.value])
             if target is not None:
-                calls.append(CallRef(target[0], target[1], pos.start.line, pos.start.column, pos.end.line,
-                                     pos.end.column, star=True))
+                calls.append(CallRef(target[0], target[1], *pos, star=True))
         fn.calls.extend(calls)
 
     def _held_method(self, node: cst.Call, refs: list) -> tuple[tuple[int, int, int, int] | None, Val | None]:
@@ -242,9 +241,8 @@ class Calls:
             refs = [("attrcall", f"{attr}.{method}") for method in ("__enter__", "__exit__")]
         if not refs:
             return
-        pos = self.positions[item]
-        self.function.calls.extend(CallRef(kind, target, pos.start.line, pos.start.column, pos.end.line,
-                                           pos.end.column) for kind, target in refs)
+        pos = self.positions.span(item)
+        self.function.calls.extend(CallRef(kind, target, *pos) for kind, target in refs)
 
     def _returned_held(self, name: str) -> list[str]:
         """What calls of the tree's functions a local was assigned from (`bm = make_noise(shape)`)."""
@@ -332,15 +330,14 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
     if attr in TENSOR_ATTRIBUTES or attr.startswith("__") and attr.endswith("__"):
         return  # what every tensor has (`x.shape`), or Python's own (`fn.__name__`): no getter of the tree
     fn = ctx.function
-    pos = ctx.positions[node]
+    pos = ctx.positions.span(node)
     for kind, target in ctx._call_refs(node, None):
         if kind not in OBJECT_CALLS:
             continue
         ref = f"{kind}|{target}"
         if (fn.qualname, ref) not in ctx.object_reads:  # the first read of it in the function stands for all
             ctx.object_reads.add((fn.qualname, ref))
-            fn.calls.append(CallRef("propread", ref, pos.start.line, pos.start.column, pos.end.line,
-                                    pos.end.column))
+            fn.calls.append(CallRef("propread", ref, *pos))
 
 
 # attributes every tensor has: read on a parameter or an annotated value, they are the tensor's own

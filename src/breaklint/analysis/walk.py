@@ -142,6 +142,8 @@ def unhooked_types(hooked: frozenset[str]) -> frozenset[type]:
 
 
 _FIELDS: dict[object, tuple[str, ...]] = {}  # child_fields per node shape, learned once per process
+# per set of hooked names, per node shape: the hook names and attributes a walk plans with (`_plan`)
+_LAYOUTS: dict[frozenset[str], dict[object, tuple]] = {}
 
 
 def _shape(node: cst.CSTNode) -> object:
@@ -208,22 +210,39 @@ class BatchedWalk:
                     table.setdefault(name, []).append(getattr(visitor, name))
         self._table = table
         self._plans: dict[object, tuple] = {}
-        self._skip = unhooked_types(frozenset(table))
+        hooked = frozenset(table)
+        self._skip = unhooked_types(hooked)
+        # what the walk does with a child of each type it met: nothing (a type it skips), call these
+        # hooks (a type whose nodes it enters no attribute of), or, for a type not here, walk it
+        self._routes: dict[type, tuple[Hook, ...]] = dict.fromkeys(self._skip, ())
+        self._layouts = _LAYOUTS.setdefault(hooked, {})
 
     def _plan(self, node: cst.CSTNode, key: object) -> tuple:
+        """The hooks to call and the attributes to enter for nodes of this shape, in this walk."""
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = self._layout(node, key)
+        table = self._table
+        visit, fields, leave = layout
+        plan = self._plans[key] = (tuple(table.get(visit, ())),
+                                   tuple((attr, tuple(table.get(enter, ())), tuple(table.get(exit_, ())))
+                                         for attr, enter, exit_ in fields),
+                                   tuple(table.get(leave, ())))
+        if key is type(node) and not plan[1]:  # a leaf of this walk (a name): its hooks, called in place
+            self._routes[key] = plan[0] + plan[2]
+        return plan
+
+    def _layout(self, node: cst.CSTNode, key: object) -> tuple:
+        """`_plan` by hook name: the same for every walk that hooks the same names."""
         name = type(node).__name__
         table = self._table
         fields = []
         for attr in _fields(node, key):
-            enter = tuple(table.get(f"visit_{name}_{attr}", ()))
-            leave = tuple(table.get(f"leave_{name}_{attr}", ()))
+            enter, leave = f"visit_{name}_{attr}", f"leave_{name}_{attr}"
             held = declared_children(type(node), attr)
-            if enter or leave or held is None or not held <= self._skip:
+            if enter in table or leave in table or held is None or not held <= self._skip:
                 fields.append((attr, enter, leave))
-        fields = tuple(fields)
-        plan = self._plans[key] = (tuple(table.get(f"visit_{name}", ())), fields,
-                                   tuple(table.get(f"leave_{name}", ())))
-        return plan
+        return f"visit_{name}", tuple(fields), f"leave_{name}"
 
     def walk(self, node: cst.CSTNode) -> None:
         # `_shape`, inline: this runs for every node of every file
@@ -235,17 +254,26 @@ class BatchedWalk:
         plan = self._plans.get(key) or self._plan(node, key)
         for hook in plan[0]:
             hook(node)
-        skip = self._skip
+        routes = self._routes
         for attr, enter, leave in plan[1]:
             for hook in enter:
                 hook(node)
             child = getattr(node, attr)
             if child.__class__ in _SEQUENCES:
                 for item in child:
-                    if item.__class__ not in skip:
+                    route = routes.get(item.__class__)
+                    if route is None:
                         self.walk(item)
-            elif child is not None and child is not MaybeSentinel.DEFAULT and child.__class__ not in skip:
-                self.walk(child)
+                    else:
+                        for hook in route:
+                            hook(item)
+            elif child is not None and child is not MaybeSentinel.DEFAULT:
+                route = routes.get(child.__class__)
+                if route is None:
+                    self.walk(child)
+                else:
+                    for hook in route:
+                        hook(child)
             for hook in leave:
                 hook(node)
         for hook in plan[2]:

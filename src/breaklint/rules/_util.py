@@ -72,4 +72,5 @@ def logging_tokens(*keys: str, reorderable: bool = True) -> tuple[str, ...]:
 def mentions(ctx: FileContext, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
     """Whether the source lines of `node` contain one of `words`: a cheap test before a walk of it."""
     start, _, end, _ = ctx.positions.span(node)
-    return any(word in line for line in ctx.lines[start - 1:end] for word in words)
+    text = "\n".join(ctx.lines[start - 1:end])  # no word holds a line break
+    return any(word in text for word in words)

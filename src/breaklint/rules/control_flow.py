@@ -68,7 +68,8 @@ class DataDependentBranch(Rule):
         """What the tensors read into Python numbers in `expr` hold (`t.item()`, `float(t)`,
         `int(t)`, or a name holding such a number), or None where it reads none."""
         found: list[V.Val] = []
-        for node in [expr, *find(expr, (cst.Call, cst.Name))]:
+        # a name counts only once one holds such a number: until then, the calls alone
+        for node in [expr, *find(expr, (cst.Call, cst.Name) if self._captured[-1] else cst.Call)]:
             if isinstance(node, cst.Name) and node.value in self._captured[-1]:
                 found.append(self._captured[-1][node.value])
             elif isinstance(node, cst.Call):

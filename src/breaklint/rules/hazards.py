@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.syntax import dotted
+from ..analysis.walk import find
 from .base import Rule, register
 from ._util import keyword, method_call, positional
 
@@ -212,9 +213,12 @@ class MutableAttributeBranch(Rule):
         self._mutation(node)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        if not self._classes or not self.ctx.active() or self.ctx.is_tensor(test):
+        if not self._classes or not self.ctx.active():
             return
-        for attr_node in _self_attrs(test):
+        attrs = _self_attrs(test)
+        if not attrs or self.ctx.is_tensor(test):
+            return
+        for attr_node in attrs:
             attr = attr_node.attr.value
             message = f"branch on `self.{attr}`, which compiled code also changes: each value compiles anew"
             self._classes[-1][1].append(
@@ -232,12 +236,8 @@ class MutableAttributeBranch(Rule):
 
 
 def _self_attrs(expr: cst.BaseExpression) -> list[cst.Attribute]:
-    out: list[cst.Attribute] = []
-    stack: list[cst.CSTNode] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-            out.append(node)
-            continue
-        stack.extend(node.children)
-    return out
+    """The `self.<attr>` reads in `expr`, last first."""
+    found = [node for node in find(expr, cst.Attribute)
+             if isinstance(node.value, cst.Name) and node.value.value == "self"]
+    found.reverse()
+    return found

@@ -95,7 +95,8 @@ class AutogradCall(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         lines = []
-        if mentions(self.ctx, node, ("grad", "backward")):  # a walk of the body only where it may pay
+        # the line is asked only at a `.requires_grad_()` of this function: a walk of the body only then
+        if mentions(self.ctx, node, ("requires_grad_",)):
             lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
                      if isinstance(call, cst.Call) and self._autograd(call) not in (None, *AUTOGRAD_FUNCTIONAL)]
         self._last_autograd.append(max(lines, default=0))

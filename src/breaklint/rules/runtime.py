@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .base import register
-from .untraceable import _CallRule
+from .by_name import CallRule
 
 # Probed on torch 2.13 first ("torch.* op returned non-Tensor", GB0208; `is_inference_mode_enabled`:
 # GB0046; `typename` and `backends.mkldnn.is_available`: functions dynamo skips, GB0007), and
@@ -27,7 +27,7 @@ RUNTIME_QUERIES = frozenset({
 
 
 @register
-class RuntimeQuery(_CallRule):
+class RuntimeQuery(CallRule):
     CODE = "BL432"
     NAME = "runtime-query"
     KIND = "break"

@@ -14,6 +14,7 @@ from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
 from ..fixes.numbers import torch_random
 from .base import Rule, register
+from .by_name import CallRule
 from ._util import builtin_name, keyword, logging_tokens, maybe_tensor, method_call
 
 GUARD = "guard it with `if not torch.compiler.is_compiling():` (dynamo then skips it), or move it out of forward"
@@ -27,45 +28,8 @@ LEVEL_METHOD = re.compile(r"(?:debug|info|warning|warn|error|exception|critical|
 LOGGER_NAMES = {"logger", "log", "LOGGER", "LOG", "_logger", "_log", "_LOGGER", "_LOG", "logging_"}
 
 
-class _CallRule(Rule):
-    """A rule that flags calls by their resolved dotted name."""
-
-    NAMES: frozenset[str] = frozenset()
-    PREFIXES: tuple[str, ...] = ()
-    BUILTINS: frozenset[str] = frozenset()
-    # Diagnostic output only: skipping it under compile changes nothing eager code sees.
-    GUARD_FIX = False
-
-    def matches(self, node: cst.Call) -> str | None:
-        name = builtin_name(self.ctx, node)
-        if name is not None and name in self.BUILTINS:
-            return name
-        qual = self.ctx.qualify(node.func)
-        if qual is not None and (qual in self.NAMES or qual.startswith(self.PREFIXES)):
-            return qual
-        return None
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
-            return
-        what = self.matches(node)
-        if what is not None:
-            self.report(node, self.describe(node, what), fix=self.fix_for(node, what),
-                        unless=self.settings_for(node, what))
-
-    def settings_for(self, node: cst.Call, what: str) -> tuple[str, ...]:
-        """The dynamo settings under which this call is no break (`dynamo_settings` tokens)."""
-        return ()
-
-    def fix_for(self, node: cst.Call, what: str) -> Fix | None:
-        return guard_statement(self.ctx, node) if self.GUARD_FIX else None
-
-    def describe(self, node: cst.Call, what: str) -> str:
-        return f"`{self.ctx.source(node)}`: {self.MESSAGE}"
-
-
 @register
-class PrintCall(_CallRule):
+class PrintCall(CallRule):
     CODE = "BL401"
     NAME = "print-call"
     KIND = "break"
@@ -122,7 +86,7 @@ def _size_of(node: cst.BaseExpression) -> bool:
 
 
 @register
-class WarningsCall(_CallRule):
+class WarningsCall(CallRule):
     CODE = "BL403"
     NAME = "warnings-call"
     KIND = "break"
@@ -140,7 +104,7 @@ class WarningsCall(_CallRule):
 
 
 @register
-class TimeCall(_CallRule):
+class TimeCall(CallRule):
     CODE = "BL404"
     NAME = "time-call"
     KIND = "break"
@@ -163,16 +127,16 @@ class TimeCall(_CallRule):
         if isinstance(node.test, cst.Call) and self.ctx.qualify(node.test.func) in TRUE_UNDER_COMPILE:
             self._eager_only[id(node.orelse)] = node.orelse
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def check_call(self, node: cst.Call) -> None:
         if self._eager_only.get(id(node)) is not node:
-            super().visit_Call(node)
+            super().check_call(node)
 
     def fix_for(self, node: cst.Call, what: str) -> Fix | None:
         return guard_statement(self.ctx, node) or clock_outside_compile(self.ctx, node, what)
 
 
 @register
-class PythonRandom(_CallRule):
+class PythonRandom(CallRule):
     CODE = "BL405"
     NAME = "python-random"
     KIND = "break"
@@ -188,7 +152,7 @@ class PythonRandom(_CallRule):
 
 
 @register
-class RngStateCall(_CallRule):
+class RngStateCall(CallRule):
     CODE = "BL421"
     NAME = "rng-state-call"
     KIND = "break"
@@ -205,6 +169,7 @@ class RngStateCall(_CallRule):
         "torch.cuda.get_rng_state", "torch.cuda.set_rng_state", "torch.Generator", "torch._C.Generator",
         "torch.random.fork_rng",
     })
+    ASK_ALWAYS = True  # `generator=` handed to any call
 
     def matches(self, node: cst.Call) -> str | None:
         found = super().matches(node)
@@ -223,7 +188,7 @@ class RngStateCall(_CallRule):
 
 
 @register
-class CopyCall(_CallRule):
+class CopyCall(CallRule):
     CODE = "BL406"
     NAME = "copy-call"
     KIND = "break"
@@ -240,7 +205,7 @@ class CopyCall(_CallRule):
 
 
 @register
-class DebuggerCall(_CallRule):
+class DebuggerCall(CallRule):
     CODE = "BL407"
     NAME = "debugger-call"
     KIND = "break"
@@ -255,7 +220,7 @@ class DebuggerCall(_CallRule):
 
 
 @register
-class FileIOCall(_CallRule):
+class FileIOCall(CallRule):
     CODE = "BL409"
     NAME = "file-io-call"
     KIND = "break"
@@ -291,7 +256,7 @@ class DisabledFunctionCall(Rule):
 
 
 @register
-class OpaqueExtensionCall(_CallRule):
+class OpaqueExtensionCall(CallRule):
     CODE = "BL411"
     NAME = "opaque-extension-call"
     KIND = "break"
@@ -322,7 +287,7 @@ class OpaqueExtensionCall(_CallRule):
 
 
 @register
-class IntrospectionCall(_CallRule):
+class IntrospectionCall(CallRule):
     CODE = "BL412"
     NAME = "introspection-call"
     KIND = "break"

@@ -1,0 +1,57 @@
+"""The call rules are asked about a call by the name it resolves to (`CallRules`): they must find what
+each of them, asked about every call, finds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from breaklint.analyze import analyze_source
+from breaklint.engine import lint_source
+from breaklint.rules.by_name import CallRule, CallRules
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = sorted([*(ROOT / "fixtures").glob("*.py"), *(ROOT / "examples").rglob("*.py")])
+
+
+def _candidates(path: Path) -> list[str]:
+    result = analyze_source(path.read_bytes(), path, path.stem)
+    return [repr(c) for c in result.candidates]
+
+
+def test_every_call_rule_takes_a_share_of_the_calls():
+    from breaklint.rules import load_rules
+
+    rules = [cls for cls in load_rules().values() if issubclass(cls, CallRule)]
+    assert len(rules) >= 10
+    for cls in rules:  # a call rule with no name to be asked by would never be asked
+        assert cls.NAMES or cls.PREFIXES or cls.BUILTINS or cls.ASK_ALWAYS, cls.CODE
+
+
+def test_asked_by_name_they_find_what_they_find_asked_about_every_call(monkeypatch):
+    ours = {path: _candidates(path) for path in CORPUS}
+    assert sum(len(found) for found in ours.values()) > 200
+
+    def ask_all(self, node):
+        if self._ctx.active():
+            for rule in self._rules:
+                rule.check_call(node)
+
+    monkeypatch.setattr(CallRules, "visit_Call", ask_all)
+    assert {path: _candidates(path) for path in CORPUS} == ours
+
+
+@pytest.mark.parametrize(("source", "codes"), [
+    ("import torch, time\n@torch.compile\ndef f(x):\n    t = time.perf_counter()\n    return x\n", ["BL404"]),
+    # a prefix (`scipy.`), a builtin and a keyword's value that any call may carry (`generator=`)
+    ("import torch, scipy.linalg\n@torch.compile\ndef f(x):\n    scipy.linalg.expm(x)\n    return x\n", ["BL411"]),
+    ("import torch\n@torch.compile\ndef f(x):\n    breakpoint()\n    return x\n", ["BL407"]),
+    ("import torch\n@torch.compile\ndef f(x):\n    g = torch.Generator()\n"
+     "    return torch.randn(3, generator=g)\n", ["BL421", "BL421"]),
+    # the clock read only when not compiling is no break: the rule's own `visit_IfExp` still runs
+    ("import torch, time\n@torch.compile\ndef f(x):\n"
+     "    t = 0.0 if torch.compiler.is_compiling() else time.perf_counter()\n    return x\n", []),
+])
+def test_a_call_is_put_to_the_rules_its_name_may_match(source, codes):
+    assert [f.code for f in lint_source(source)] == codes
