@@ -265,6 +265,8 @@ class Calls:
         `super().__init__(backbone, rpn)`); "@function#param" for a parameter and "%Class#attr" for
         an attribute of the instance (`Solve.apply(self.solver, x)`), which reach resolves; else the
         functions and classes it names, or "Class():method" for a method of an instance built here."""
+        if not isinstance(value, (cst.Call, cst.Name, cst.Attribute)):
+            return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
         if isinstance(value, cst.Call):
             return [f"{made}()" for made in self.built_from(value)]
         if (param := self._parameter(value)) is not None:
@@ -292,7 +294,8 @@ class Calls:
         it is (`sf.closure`, or a local bound to it): what calling it runs is that method."""
         if isinstance(value, cst.Name) and self._scopes:
             refs = self._scopes[-1].bound.get(value.value, [])
-        elif isinstance(value, cst.Attribute):
+        elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and self._scopes \
+                and value.value.value in self._scopes[-1].made:  # (the one receiver an "instcall" edge has)
             refs = self.bound_method(value)
         else:
             return []

@@ -56,6 +56,16 @@ def _selectable(ctx: "FileContext", value: cst.BaseExpression) -> bool:
     return not val.not_tensor or val.kind in ("number", "bool")
 
 
+def _has_hash(ctx: "FileContext", node: cst.If | cst.IfExp) -> bool:
+    """Whether `node` may hold a comment: one of its leading lines is one, it has parentheses of its own
+    (their whitespace lies outside its span), or its span's lines hold a `#` (a comment, or a string
+    with one). Else a search of its whitespace for a comment is spared."""
+    if getattr(node, "lpar", ()) or any(line.comment is not None for line in getattr(node, "leading_lines", ())):
+        return True
+    start, _, end, _ = ctx.positions.span(node)
+    return any("#" in line for line in ctx.lines[start - 1:end])
+
+
 def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     """Select with `torch.where` instead of branching on a tensor.
 
@@ -74,7 +84,7 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     torch = torch_name(ctx)
     if torch is None:
         return None
-    comments = list(find(node, cst.Comment))
+    comments = list(find(node, cst.Comment)) if _has_hash(ctx, node) else []
     title = f"select with `{torch}.where(cond, a, b)` instead of branching"
     if isinstance(node, cst.IfExp):
         cond = tensor_condition(ctx, node.test, torch)

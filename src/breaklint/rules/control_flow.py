@@ -67,6 +67,8 @@ class DataDependentBranch(Rule):
     def _captured_value(self, expr: cst.BaseExpression) -> V.Val | None:
         """What the tensors read into Python numbers in `expr` hold (`t.item()`, `float(t)`,
         `int(t)`, or a name holding such a number), or None where it reads none."""
+        if not self._captured[-1] and not mentions(self.ctx, expr, ("item", "float", "int")):
+            return None  # no name holds such a number yet, and no call here reads one
         found: list[V.Val] = []
         # a name counts only once one holds such a number: until then, the calls alone
         for node in [expr, *find(expr, (cst.Call, cst.Name) if self._captured[-1] else cst.Call)]:

@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis.syntax import dotted
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import keyword, method_call, positional
+from ._util import keyword, mentions, method_call, positional
 
 SYNC_CALLS = {"torch.cuda.synchronize", "torch.cuda.current_stream.synchronize", "torch.accelerator.synchronize"}
 
@@ -49,7 +49,9 @@ class DeviceToHostSync(Rule):
             self.report(node, f"`{self.ctx.source(node)}` waits for the device to finish all queued work")
             return
         call = method_call(node)
-        requires = self.ctx.tensor_requirement(call[0]) if call is not None else None
+        if call is None or call[1] not in ("cpu", "numpy", "to"):
+            return
+        requires = self.ctx.tensor_requirement(call[0])
         if requires is None:
             return
         receiver, method = call
@@ -82,7 +84,9 @@ class HostToDeviceCopy(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        requires = self.ctx.tensor_requirement(call[0]) if call is not None else None
+        if call is None or call[1] not in ("cuda", "to"):
+            return
+        requires = self.ctx.tensor_requirement(call[0])
         if requires is None:
             return
         receiver, method = call
@@ -213,7 +217,7 @@ class MutableAttributeBranch(Rule):
         self._mutation(node)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        if not self._classes or not self.ctx.active():
+        if not self._classes or not self.ctx.active() or not mentions(self.ctx, test, ("self",)):
             return
         attrs = _self_attrs(test)
         if not attrs or self.ctx.is_tensor(test):

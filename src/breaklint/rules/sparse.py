@@ -169,16 +169,21 @@ class SparseTensorCreation(Rule):
         """Take the reads of the right-hand side of an assignment before its target is bound again (the
         walk reaches them only after `visit_Assign`): attributes' names and keywords first, which read
         no local."""
-        for attribute in find(value, cst.Attribute):
+        found: dict[type, list] = {cst.Attribute: [], cst.Arg: [], cst.Name: []}
+        for node in find(value, (cst.Attribute, cst.Arg, cst.Name)):
+            found[type(node)].append(node)
+        for attribute in found[cst.Attribute]:
             self.visit_Attribute(attribute)
-        for arg in find(value, cst.Arg):
+        for arg in found[cst.Arg]:
             self.visit_Arg(arg)
-        for used in find(value, cst.Name):
+        for used in found[cst.Name]:
             self.visit_Name(used)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._held or not self.ctx.active():
             return
+        if not self._held[-1] and not any(isinstance(t.target, cst.Name) for t in original_node.targets):
+            return  # (`self.conv = Conv2d(...)`) no name to hold what it makes, nor one already held
         made = self._made(original_node.value)
         line = self.ctx.positions.span(original_node)[0]
         if made is not None:

@@ -52,7 +52,9 @@ class TensorItem(Rule):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.ctx.active():
-            for side in _with_a_tensor(self.ctx, node):
+            # (`_keep_tensor` asks only about `.item()` calls)
+            for side in _with_a_tensor(self.ctx, node, lambda side: isinstance(side, cst.Call)
+                                       and isinstance(side.func, cst.Attribute) and side.func.attr.value == "item"):
                 self._operands[id(side)] = side  # the node is held: its id is never reused
 
     def _keep_tensor(self, node: cst.Call, receiver: cst.BaseExpression) -> Fix | None:
@@ -118,10 +120,11 @@ class TensorItem(Rule):
         self._python_value_depth -= 1
 
 
-def _with_a_tensor(ctx, node: cst.BinaryOperation) -> list[cst.BaseExpression]:
-    """The operands of arithmetic whose other operand is a tensor."""
+def _with_a_tensor(ctx, node: cst.BinaryOperation, wanted) -> list[cst.BaseExpression]:
+    """The operands of arithmetic that are `wanted` (a test of the node) and whose other operand is a
+    tensor (evaluated only for those)."""
     return [side for side, other in ((node.left, node.right), (node.right, node.left))
-            if ctx.tensor_requirement(other) is not None]
+            if wanted(side) and ctx.tensor_requirement(other) is not None]
 
 
 def _only_arithmetic(function: cst.FunctionDef, name: str, target: cst.Name) -> bool:
@@ -182,15 +185,17 @@ class TensorScalarCast(Rule):
         """`x * float(t)`: the number only feeds arithmetic with a tensor, so `t` can stay a tensor."""
         if not self.ctx.active():
             return
-        for side in _with_a_tensor(self.ctx, node):
-            if not (isinstance(side, cst.Call) and builtin_name(self.ctx, side) in self.CASTS
-                    and len(side.args) == 1 and not side.args[0].keyword and not side.args[0].star):
-                continue
+        for side in _with_a_tensor(self.ctx, node, self._cast):
             inner = side.args[0].value
             if self.ctx.tensor_requirement(inner) is not None:
                 method = self.CASTS[builtin_name(self.ctx, side)]
                 self._fixes[side] = replace(self.ctx, side, f"{wrapped(inner, text_of(self.ctx, inner))}.{method}()",
                                             f"keep the value a 0-d tensor (`.{method}()`)", safe=False)
+
+    def _cast(self, side: cst.BaseExpression) -> bool:
+        """`float(t)`, `int(t)`, ...: one operand, by position."""
+        return isinstance(side, cst.Call) and builtin_name(self.ctx, side) in self.CASTS \
+            and len(side.args) == 1 and not side.args[0].keyword and not side.args[0].star
 
     def _checked(self, node: cst.Call) -> bool:
         """`torch.cov(x)`, `torch.corrcoef(x)`, `x.cov()`: torch reads a value of the data to check the
@@ -214,9 +219,11 @@ class TensorScalarCast(Rule):
     def _equal(self, node: cst.Call) -> bool:
         """`torch.equal(a, b)`, `torch.allclose(a, b)` or `a.equal(b)`, `a.allclose(b)` of tensors: a
         Python bool read from their values (the tolerances that may follow are not operands)."""
-        operands = [a.value for a in positional(node)]
         method = _torch_method(self.ctx, node, COMPARED_INTO_BOOL)
         qual = self.ctx.qualify(node.func)
+        if method is None and qual not in COMPARED_INTO_BOOL:
+            return False
+        operands = [a.value for a in positional(node)]
         if qual in COMPARED_INTO_BOOL:
             name, operands = COMPARED_INTO_BOOL[qual], operands[:2]
         elif method is not None and operands and maybe_tensor(self.ctx, method[1]):
@@ -484,7 +491,9 @@ class TensorToString(Rule):
         if not self.ctx.active():
             return
         name = builtin_name(self.ctx, node)
+        if name not in ("str", "repr", "format"):
+            return
         args = positional(node)
-        requires = self.ctx.tensor_requirement(args[0].value) if name in ("str", "repr", "format") and args else None
+        requires = self.ctx.tensor_requirement(args[0].value) if args else None
         if requires is not None:
             self.report(node, f"`{self.ctx.source(node)}` formats a tensor's values as text", requires=requires)

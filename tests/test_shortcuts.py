@@ -1,5 +1,6 @@
-"""The call rules are asked about a call by the name it resolves to (`CallRules`): they must find what
-each of them, asked about every call, finds."""
+"""Shortcuts taken for speed must give what the long way gives: the call rules, asked about a call by
+the name it resolves to (`CallRules`), find what each of them, asked about every call, finds; a
+branch's fix is the same whether or not its subtree is searched for comments."""
 
 from __future__ import annotations
 
@@ -55,3 +56,30 @@ def test_asked_by_name_they_find_what_they_find_asked_about_every_call(monkeypat
 ])
 def test_a_call_is_put_to_the_rules_its_name_may_match(source, codes):
     assert [f.code for f in lint_source(source)] == codes
+
+
+# ---------------------------------------------------------------------- the same fixes, fewer searches
+COMMENTED_BRANCHES = [  # (the function's body, whether a `torch.where` fix is offered)
+    # a comment on the line before the `if` is one of its leading lines: no fix, which would lose it
+    ("    # why\n    if x.sum() > 0:\n        y = x\n    else:\n        y = -x\n", False),
+    ("    if x.sum() > 0:  # why\n        y = x\n    else:\n        y = -x\n", True),
+    ("    if x.sum() > 0:\n        # why\n        y = x\n    else:\n        y = -x\n", False),
+    ("    if x.sum() > 0:\n        y = x\n    else:\n        y = -x\n", True),
+    # the parentheses' whitespace is the conditional expression's, outside its span
+    ("    y = (  # why\n        x if x.sum() > 0 else -x)\n", False),
+    ("    y = (x if x.sum() > 0 else -x)\n", True),
+    ("    y = x if x.sum() > 0 else -x  # why\n", True),
+    ("    s = '#'\n    if x.sum() > 0:\n        y = x\n    else:\n        y = -x\n", True),
+]
+
+
+@pytest.mark.parametrize(("body", "fixed"), COMMENTED_BRANCHES)
+def test_a_branch_is_searched_for_comments_only_where_its_lines_may_hold_one(body, fixed, monkeypatch):
+    from breaklint.fixes import where
+
+    source = f"import torch\n@torch.compile\ndef f(n):\n    x = torch.randn(n)\n{body}    return y\n"
+    ours = [(f.code, f.fix) for f in lint_source(source)]
+    assert [code for code, _ in ours] == ["BL201"]
+    assert (ours[0][1] is not None) == fixed
+    monkeypatch.setattr(where, "_has_hash", lambda ctx, node: True)  # always search
+    assert [(f.code, f.fix) for f in lint_source(source)] == ours
