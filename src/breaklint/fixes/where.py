@@ -180,6 +180,10 @@ _TESTS = (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)
 def tested_after(ctx: "FileContext", function: cst.FunctionDef, names: set[str], line: int) -> bool:
     """Whether one of `names` is read in an `if`/`while`/`assert` test after `line`: were it a tensor
     there, the break would move to that test instead of going away."""
+    end = ctx.positions.span(function)[2]
+    after = "\n".join(ctx.lines[line:end])
+    if not any(name in after for name in names):
+        return False  # (none of them is written after `line`)
     for node in find(function, _TESTS):
         for name in find(node.test, cst.Name):
             if name.value in names and ctx.positions.span(name)[0] > line:
