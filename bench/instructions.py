@@ -1,4 +1,4 @@
-"""The cold ratio of `speed.py`, counted in instructions: a measure that a shared machine cannot blur.
+"""The cold ratio of `speed.py`, counted in instructions: a measure that the load of a shared machine does not blur.
 
     python bench/instructions.py                                  # kornia and torch_geometric, every 6th file
     python bench/instructions.py --src ../old/src --src src       # two checkouts side by side
@@ -6,13 +6,17 @@
 
 Wall-clock ratios move by a tenth from one run to the next on a machine whose other tenants come and
 go, which hides a change of a few percent. Here each process runs under valgrind's cachegrind, which
-counts the instructions it executes: the same files give the same count to within a tenth of a
-percent. The rows are `speed.py`'s one-process cold row: a fresh `python -m breaklint check --jobs 1
+counts the instructions it executes, whatever else the machine runs: the same files give the same
+count to within about one percent (two runs of one tree have differed by 0.8 %; what varies was not
+traced). The rows are `speed.py`'s one-process cold row: a fresh `python -m breaklint check --jobs 1
 --no-cache` on the files (interpreter start and imports included) against a fresh process that only
 parses them with libcst (the floor), and their ratio, each with Python's bytecode cache on (as a
 user's install has it, whatever `PYTHONDONTWRITEBYTECODE` says here). `--every N` takes every N-th
 file of the trees (sorted by path), since cachegrind runs some fifty times slower than the program.
-Needs valgrind (`apt-get install valgrind`).
+Needs valgrind (`apt-get install valgrind`). Every N-th file is a sample: on kornia and
+torch_geometric the sixth part showed less of a change than the whole trees do in seconds (+10 %
+against +19 %, over 0fd6868^), so a result near a limit wants `--every 1` (about eight minutes a
+checkout) and `speed.py` as well.
 """
 
 from __future__ import annotations

@@ -83,3 +83,24 @@ def test_a_branch_is_searched_for_comments_only_where_its_lines_may_hold_one(bod
     assert (ours[0][1] is not None) == fixed
     monkeypatch.setattr(where, "_has_hash", lambda ctx, node: True)  # always search
     assert [(f.code, f.fix) for f in lint_source(source)] == ours
+
+
+def test_positions_leave_no_cycle_for_the_collector():
+    """The code generation's state (every token of the file) is freed as soon as the positions are
+    read, not at the collector's next pass."""
+    import gc
+
+    import libcst as cst
+
+    from breaklint.analysis.positions import Positions, _PositionState
+
+    module = cst.parse_module("import torch\n\ndef f(x):\n    return (x + 1) * 2\n")
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        positions = Positions(module)
+        assert positions.span(module.body[1])[0] == 3
+        assert not [o for o in gc.get_objects() if isinstance(o, _PositionState)]
+    finally:
+        if was:
+            gc.enable()
