@@ -15,8 +15,8 @@ user's install has it, whatever `PYTHONDONTWRITEBYTECODE` says here). `--every N
 file of the trees (sorted by path), since cachegrind runs some fifty times slower than the program.
 Needs valgrind (`apt-get install valgrind`). Every N-th file is a sample: on kornia and
 torch_geometric the sixth part showed less of a change than the whole trees do in seconds (+10 %
-against +19 %, over 0fd6868^), so a result near a limit wants `--every 1` (about eight minutes a
-checkout) and `speed.py` as well.
+against +19 %, over 0fd6868^), so a result near a limit wants `--every 1` (six times as long) and
+`speed.py` as well.
 """
 
 from __future__ import annotations
