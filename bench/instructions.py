@@ -14,9 +14,9 @@ parses them with libcst (the floor), and their ratio, each with Python's bytecod
 user's install has it, whatever `PYTHONDONTWRITEBYTECODE` says here). `--every N` takes every N-th
 file of the trees (sorted by path), since cachegrind runs some fifty times slower than the program.
 Needs valgrind (`apt-get install valgrind`). Every N-th file is a sample: on kornia and
-torch_geometric the sixth part showed less of a change than the whole trees do in seconds (+10 %
-against +19 %, over 0fd6868^), so a result near a limit wants `--every 1` (six times as long) and
-`speed.py` as well.
+torch_geometric, over 0fd6868^, the sixth part showed +10.7 % (at 8b2677a), every file +12.2 % and
+`speed.py`'s seconds +17 % (two small steps later): a result near a limit wants `--every 1` (six
+times as long) and `speed.py` as well.
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def main() -> int:
         listing.write_text("\n".join(str(f) for f in files))
         floor = instructions([sys.executable, str(HERE / "speed.py"), "--bare-parse", str(listing), "--jobs", "1"],
                              None, work)
-        print(f"trees: {', '.join(map(str, trees))}; every {args.every}th file: {len(files)} files, {lines:,} lines")
+        sample = "every file" if args.every == 1 else f"every {args.every}th file"
+        print(f"trees: {', '.join(map(str, trees))}; {sample}: {len(files)} files, {lines:,} lines")
         print(f"floor (a bare libcst parse, one process): {floor / 1e9:.2f} G instructions\n")
         print("| breaklint from | instructions | ratio to the floor | change |")
         print("| --- | ---: | ---: | ---: |")
