@@ -14,7 +14,7 @@ parses them with libcst (the floor), and their ratio, each with Python's bytecod
 user's install has it, whatever `PYTHONDONTWRITEBYTECODE` says here). `--every N` takes every N-th
 file of the trees (sorted by path), since cachegrind runs some fifty times slower than the program.
 Needs valgrind (`apt-get install valgrind`). Every N-th file is a sample: on kornia and
-torch_geometric, over 0fd6868^, the sixth part showed +10.7 % (at 8b2677a), every file +12.2 % and
+torch_geometric, over 0fd6868^, the sixth part showed +10.7 % (at 67dca74), every file +12.2 % and
 `speed.py`'s seconds +17 % (two small steps later): a result near a limit wants `--every 1` (six
 times as long) and `speed.py` as well.
 """
