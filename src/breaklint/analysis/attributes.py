@@ -118,9 +118,8 @@ class Attributes:
                     found.append((rhs if plain else None, at[0] if at else None))
         if len(found) != 1 or found[0][0] is None:
             return None
-        start, _, end, _ = self.positions.span(fn.body)
-        if any(":=" in line for line in self.lines[start - 1:end]) \
-                and any(_names(n.target, local) for n in find(fn.body, cst.NamedExpr)):  # `(x := ...)` binds it too
+        # `(x := ...)` binds it too
+        if self.mentions(fn.body, (":=",)) and any(_names(n.target, local) for n in find(fn.body, cst.NamedExpr)):
             return None
         return found[0][0], found[0][1]
 

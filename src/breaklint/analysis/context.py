@@ -159,6 +159,17 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
     def position(self, node: cst.CSTNode) -> CodeRange:
         return self.positions[node]
 
+    def lines_mention(self, first: int, last: int, words: tuple[str, ...]) -> bool:
+        """Whether the source lines `first` to `last` (1-based, both included) hold one of `words` (none
+        of which holds a line break): a cheap test before a search of the tree there."""
+        text = "\n".join(self.lines[first - 1:last])
+        return any(word in text for word in words)
+
+    def mentions(self, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
+        """Whether the source lines of `node` hold one of `words` (see `lines_mention`)."""
+        start, _, end, _ = self.positions.span(node)
+        return self.lines_mention(start, end, words)
+
     def add_finding(
         self,
         rule: Reporter,

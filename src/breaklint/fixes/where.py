@@ -62,8 +62,7 @@ def _has_hash(ctx: "FileContext", node: cst.If | cst.IfExp) -> bool:
     with one). Else a search of its whitespace for a comment is spared."""
     if getattr(node, "lpar", ()) or any(line.comment is not None for line in getattr(node, "leading_lines", ())):
         return True
-    start, _, end, _ = ctx.positions.span(node)
-    return any("#" in line for line in ctx.lines[start - 1:end])
+    return ctx.mentions(node, ("#",))
 
 
 def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
@@ -180,9 +179,7 @@ _TESTS = (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)
 def tested_after(ctx: "FileContext", function: cst.FunctionDef, names: set[str], line: int) -> bool:
     """Whether one of `names` is read in an `if`/`while`/`assert` test after `line`: were it a tensor
     there, the break would move to that test instead of going away."""
-    end = ctx.positions.span(function)[2]
-    after = "\n".join(ctx.lines[line:end])
-    if not any(name in after for name in names):
+    if not ctx.lines_mention(line + 1, ctx.positions.span(function)[2], tuple(names)):
         return False  # (none of them is written after `line`)
     for node in find(function, _TESTS):
         for name in find(node.test, cst.Name):

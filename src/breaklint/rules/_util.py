@@ -67,10 +67,3 @@ def logging_tokens(*keys: str, reorderable: bool = True) -> tuple[str, ...]:
     joined = "|".join(keys)
     ignored = f"ignore_logger_methods={joined}"
     return (f"reorderable_logging_functions={joined}", ignored) if reorderable else (ignored,)
-
-
-def mentions(ctx: FileContext, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
-    """Whether the source lines of `node` contain one of `words`: a cheap test before a walk of it."""
-    start, _, end, _ = ctx.positions.span(node)
-    text = "\n".join(ctx.lines[start - 1:end])  # no word holds a line break
-    return any(word in text for word in words)

@@ -12,7 +12,7 @@ from ..fixes.where import branch_to_where, logical_chain, logical_not, retyped_n
 from ..analysis import values as V
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import CAPTURE_SCALARS, builtin_name, keyword, maybe_tensor, mentions, method_call
+from ._util import CAPTURE_SCALARS, builtin_name, keyword, maybe_tensor, method_call
 
 BRANCH_SUGGESTION = (
     "compute both results and pick with `torch.where(cond, a, b)`, make the code branchless "
@@ -51,7 +51,7 @@ class DataDependentBranch(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._pending.append([])
-        self._captured.append({} if mentions(self.ctx, node, READS) else None)
+        self._captured.append({} if self.ctx.mentions(node, READS) else None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not (self._captured and self._captured[-1] is not None and self.ctx.active()):
@@ -67,7 +67,7 @@ class DataDependentBranch(Rule):
     def _captured_value(self, expr: cst.BaseExpression) -> V.Val | None:
         """What the tensors read into Python numbers in `expr` hold (`t.item()`, `float(t)`,
         `int(t)`, or a name holding such a number), or None where it reads none."""
-        if not self._captured[-1] and not mentions(self.ctx, expr, ("item", "float", "int")):
+        if not self._captured[-1] and not self.ctx.mentions(expr, ("item", "float", "int")):
             return None  # no name holds such a number yet, and no call here reads one
         found: list[V.Val] = []
         # a name counts only once one holds such a number: until then, the calls alone

@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis.syntax import dotted
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import keyword, mentions, method_call, positional
+from ._util import keyword, method_call, positional
 
 SYNC_CALLS = {"torch.cuda.synchronize", "torch.cuda.current_stream.synchronize", "torch.accelerator.synchronize"}
 
@@ -217,7 +217,7 @@ class MutableAttributeBranch(Rule):
         self._mutation(node)
 
     def _test(self, test: cst.BaseExpression) -> None:
-        if not self._classes or not self.ctx.active() or not mentions(self.ctx, test, ("self",)):
+        if not self._classes or not self.ctx.active() or not self.ctx.mentions(test, ("self",)):
             return
         attrs = _self_attrs(test)
         if not attrs or self.ctx.is_tensor(test):

@@ -8,7 +8,7 @@ import libcst as cst
 from ..analysis.hierarchy import RNN_MODULES
 from ..analysis.walk import find
 from .base import Rule, register
-from ._util import ALLOW_RNN, TRACE_AUTOGRAD, keyword, maybe_tensor, mentions, method_call
+from ._util import ALLOW_RNN, TRACE_AUTOGRAD, keyword, maybe_tensor, method_call
 
 MODULE_CLASS = ("torch.nn.Module", "torch.nn.modules.module.Module")
 
@@ -96,7 +96,7 @@ class AutogradCall(Rule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         lines = []
         # the line is asked only at a `.requires_grad_()` of this function: a walk of the body only then
-        if mentions(self.ctx, node, ("requires_grad_",)):
+        if self.ctx.mentions(node, ("requires_grad_",)):
             lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
                      if isinstance(call, cst.Call) and self._autograd(call) not in (None, *AUTOGRAD_FUNCTIONAL)]
         self._last_autograd.append(max(lines, default=0))
@@ -170,7 +170,7 @@ class ParameterConstruction(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         calls = [c for c in find(node.body, cst.Call) if isinstance(c, cst.Call)] \
-            if node.name.value == "__init__" and mentions(self.ctx, node, LAYER_WORDS) else []
+            if node.name.value == "__init__" and self.ctx.mentions(node, LAYER_WORDS) else []
         self._unbound_init.append(any(_unbound_module_init(self.ctx, c) for c in calls))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
