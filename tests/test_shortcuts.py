@@ -109,3 +109,58 @@ def test_positions_leave_no_cycle_for_the_collector():
     finally:
         if was:
             gc.enable()
+
+
+def test_a_run_frees_each_files_cycles_and_leaves_the_collector_as_it_was(tmp_path, monkeypatch):
+    """`lint` pauses the cyclic collector while it keeps results, frees what each file leaves in cycles
+    with a young pass, and hands the collector back as it found it, enabled or not."""
+    import gc
+    import weakref
+
+    from breaklint import engine
+    from breaklint.config import Config
+
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+
+    class Cycle:
+        pass
+
+    left: list[weakref.ref] = []
+    analyze = engine._analyze_path
+
+    def leaving_a_cycle(args):
+        assert not gc.isenabled()  # paused while results are kept
+        for ref in left:
+            assert ref() is None  # the file before left a cycle: freed before this one began
+        cycle = Cycle()
+        cycle.me = cycle
+        left.append(weakref.ref(cycle))
+        del cycle
+        return analyze(args)
+
+    monkeypatch.setattr(engine, "_analyze_path", leaving_a_cycle)
+    for enabled in (True, False):
+        left.clear()
+        (gc.enable if enabled else gc.disable)()
+        try:
+            result = engine.lint([tmp_path], Config(root=tmp_path), jobs=1, use_cache=False)
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+        assert len(left) == 3 and all(ref() is None for ref in left)
+        assert [f.code for f in result.findings] == ["BL101"] * 3
+
+
+def test_the_check_command_hands_the_collector_back(tmp_path):
+    import gc
+
+    from click.testing import CliRunner
+
+    from breaklint.cli import main
+
+    (tmp_path / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    assert gc.isenabled()
+    outcome = CliRunner().invoke(main, ["check", "--no-cache", "--jobs", "1", str(tmp_path / "m.py")])
+    assert outcome.exit_code == 1 and "BL101" in outcome.output
+    assert gc.isenabled()

@@ -28,6 +28,7 @@ from .diagnostics import _engine_finding
 from .dynamo_settings import describe_token, release, token_setting, token_since
 from .discovery import _rel, discover
 from .finding import Finding
+from .memory import collect_young, results_kept
 from .pool import _analyze_in_pool, _size
 from .registry import CATALOG, rule_info
 from .source import module_name_for
@@ -83,19 +84,27 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
     work = [(p, mod, cache_dir, limit) for (p, mod), res in zip(found, results) if res is None]
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     sizes = [_size(item[0]) for item in work]
-    if jobs > 1 and len(work) > 1 and sum(sizes) >= PARALLEL_BYTES:
-        fresh = iter(_analyze_in_pool(work, jobs, sizes))
-        results = [res if res is not None else next(fresh) for res in results]
-    else:
-        results = [res if res is not None else _analyze_path((p, mod, cache_dir, limit))
-                   for res, (p, mod) in zip(results, found)]
-    result = combine(results, config)
+    with results_kept():
+        if jobs > 1 and len(work) > 1 and sum(sizes) >= PARALLEL_BYTES:
+            fresh = iter(_analyze_in_pool(work, jobs, sizes))
+            results = [res if res is not None else next(fresh) for res in results]
+        else:
+            results = [res if res is not None else _analyze_kept((p, mod, cache_dir, limit))
+                       for res, (p, mod) in zip(results, found)]
+        result = combine(results, config)
     result.notes = notes
     if run_entry is not None and state is not None:
         record = cache.RunRecord(state=state, findings=result.findings, errors=result.errors, files=result.files,
                                  digests={str(k): v for k, v in result.digests.items()},
                                  reached=sorted(result.reached))
         cache.write_atomic(run_entry, cache.dumps(record))
+    return result
+
+
+def _analyze_kept(args: tuple[Path, str, str | None, int]) -> FileResult:
+    """One file analyzed in this process, whose result the run keeps (`results_kept`)."""
+    result = _analyze_path(args)
+    collect_young()
     return result
 
 
