@@ -111,45 +111,49 @@ def test_positions_leave_no_cycle_for_the_collector():
             gc.enable()
 
 
-def test_a_run_frees_each_files_cycles_and_leaves_the_collector_as_it_was(tmp_path, monkeypatch):
-    """`lint` pauses the cyclic collector while it keeps results, frees what each file leaves in cycles
-    with a young pass, and hands the collector back as it found it, enabled or not."""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_run_frees_each_files_cycles_and_leaves_the_collector_as_it_was(jobs, tmp_path, monkeypatch):
+    """`lint` pauses the cyclic collector while it keeps results (its pool's workers too), frees what
+    each file leaves in cycles with a young pass, and hands the collector back as it found it."""
     import gc
     import weakref
 
-    from breaklint import engine
+    from breaklint import analyze, engine
     from breaklint.config import Config
 
-    for i in range(3):
+    for i in range(4):
         (tmp_path / f"m{i}.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
 
     class Cycle:
         pass
 
-    left: list[weakref.ref] = []
-    analyze = engine._analyze_path
+    left: list[weakref.ref] = []  # in each process that analyzes files
+    original = analyze._analyze_path
 
     def leaving_a_cycle(args):
-        assert not gc.isenabled()  # paused while results are kept
-        for ref in left:
-            assert ref() is None  # the file before left a cycle: freed before this one began
+        if gc.isenabled():
+            raise AssertionError("the collector runs while results are kept")
+        if any(ref() is not None for ref in left):
+            raise AssertionError("a cycle the file before left was not freed")
         cycle = Cycle()
         cycle.me = cycle
         left.append(weakref.ref(cycle))
         del cycle
-        return analyze(args)
+        return original(args)
 
-    monkeypatch.setattr(engine, "_analyze_path", leaving_a_cycle)
+    monkeypatch.setattr(analyze, "_analyze_path", leaving_a_cycle)
+    monkeypatch.setattr(engine, "PARALLEL_BYTES", 0)  # a pool for four small files
     for enabled in (True, False):
         left.clear()
         (gc.enable if enabled else gc.disable)()
         try:
-            result = engine.lint([tmp_path], Config(root=tmp_path), jobs=1, use_cache=False)
+            result = engine.lint([tmp_path], Config(root=tmp_path), jobs=jobs, use_cache=False)
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
-        assert len(left) == 3 and all(ref() is None for ref in left)
-        assert [f.code for f in result.findings] == ["BL101"] * 3
+        assert [f.code for f in result.findings] == ["BL101"] * 4 and not result.errors
+        if jobs == 1:
+            assert len(left) == 4 and all(ref() is None for ref in left)
 
 
 def test_the_check_command_hands_the_collector_back(tmp_path):

@@ -19,7 +19,7 @@ from .analysis.parse import (
 from .analysis.summary import Candidate, ModuleSummary
 from .diagnostics import _engine_finding, _internal_error, _too_large
 from .finding import Finding
-from .memory import _memory_turn
+from .memory import _memory_turn, collect_young
 from .source import decode_source, source_lines
 
 
@@ -164,6 +164,14 @@ def _analyze_path(args: tuple[Path, str, str | None, int]) -> FileResult:
         result = FileResult(path=path, module=module)
         result.errors.append(_internal_error(path, exc))
         return result
+
+
+def _analyze_kept(args: tuple[Path, str, str | None, int]) -> FileResult:
+    """`_analyze_path` in a run that keeps its results with the collector paused (`memory.results_kept`;
+    a pool's workers inherit the pause): what the file left in cycles is freed before the next one."""
+    result = _analyze_path(args)
+    collect_young()
+    return result
 
 
 def _analyze_file(path: Path, module: str, cache_dir: str | None, max_size: int) -> FileResult:

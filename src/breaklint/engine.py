@@ -22,13 +22,13 @@ from .analysis.resume import breaking, eager_constructors, held_methods, unresum
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate
 from .analysis.values import Val
-from .analyze import FileResult, _analyze_path, _entry, analyze_source
+from .analyze import FileResult, _analyze_kept, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
 from .dynamo_settings import describe_token, release, token_setting, token_since
 from .discovery import _rel, discover
 from .finding import Finding
-from .memory import collect_young, results_kept
+from .memory import results_kept
 from .pool import _analyze_in_pool, _size
 from .registry import CATALOG, rule_info
 from .source import module_name_for
@@ -98,13 +98,6 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
                                  digests={str(k): v for k, v in result.digests.items()},
                                  reached=sorted(result.reached))
         cache.write_atomic(run_entry, cache.dumps(record))
-    return result
-
-
-def _analyze_kept(args: tuple[Path, str, str | None, int]) -> FileResult:
-    """One file analyzed in this process, whose result the run keeps (`results_kept`)."""
-    result = _analyze_path(args)
-    collect_young()
     return result
 
 

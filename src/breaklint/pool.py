@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from .analyze import FileResult, _analyze_path
+from .analyze import FileResult, _analyze_kept
 from .diagnostics import _engine_finding
 from .memory import ALONE_FROM, Turns, _init_worker
 
@@ -45,7 +45,7 @@ def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int,
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                                  initargs=(Turns() if large else None,)) as pool:
             chunk = 1 if large else max(1, min(8, len(work) // (jobs * 16)))
-            for i, res in zip(order, pool.map(_analyze_path, [work[i] for i in order], chunksize=chunk)):
+            for i, res in zip(order, pool.map(_analyze_kept, [work[i] for i in order], chunksize=chunk)):
                 done[i] = res
     except BrokenProcessPool:
         for i in order:
@@ -53,7 +53,7 @@ def _analyze_in_pool(work: list[tuple[Path, str, str | None, int]], jobs: int,
                 continue
             try:
                 with ProcessPoolExecutor(max_workers=1) as alone:
-                    done[i] = alone.submit(_analyze_path, work[i]).result()
+                    done[i] = alone.submit(_analyze_kept, work[i]).result()
             except BrokenProcessPool:
                 path, module = work[i][0], work[i][1]
                 crashed = FileResult(path=path, module=module)
