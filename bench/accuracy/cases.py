@@ -408,6 +408,11 @@ GENERIC = {
     "moe": {"moe": "mixture_of_experts"}, "stmoe": {"moe": "st_moe_pytorch"},
     "colt5": {"attn": "colt5_attention"}, "softmoe": {"moe": "soft_moe_pytorch"},
     "performer": {"attn": "performer_pytorch"},
+    # the tenth round: rotary position embeddings, low-rank and routed (k-means) attention,
+    # log-mel spectrograms and SpecAugment, discrete wavelet transforms
+    "rotary": {"emb": "rotary_embedding_torch"}, "linformer": {"attn": "linformer"},
+    "librosa": {"stft": "torchlibrosa.stft", "aug": "torchlibrosa.augmentation"},
+    "routing": {"attn": "routing_transformer"}, "wavelets": {"dwt": "pytorch_wavelets"},
     # more of two studied libraries, by the same rule
     "monai": {"blocks": "monai.networks.blocks"},
     "diffusers": {"embed": "diffusers.models.embeddings", "norm": "diffusers.models.normalization"},
@@ -1524,6 +1529,8 @@ PACKAGES = {
     "moe": "mixture_of_experts", "stmoe": "st_moe_pytorch", "colt5": "colt5_attention",
     "softmoe": "soft_moe_pytorch", "performer": "performer_pytorch", "torchani": "torchani",
     "afb": "asteroid_filterbanks", "kbnufft": "torchkbnufft",
+    "rotary": "rotary_embedding_torch", "linformer": "linformer", "librosa": "torchlibrosa",
+    "routing": "routing_transformer", "wavelets": "pytorch_wavelets",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1536,7 +1543,8 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "auraloss", "msssim", "reformer", "egnn", "snn", "ptwt",
           "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
-          "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft")
+          "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
+          "rotary", "linformer", "librosa", "routing", "wavelets")
 
 
 def _sha(lib: str) -> str:
