@@ -71,7 +71,8 @@ CATALOG = {'BL101': ('tensor-item',
  'BL303': ('tensor-as-size',
            'break',
            "a tensor's value used as a size or a count: of a new tensor, a range bound, of `view`, "
-           "`reshape`, `expand`, `split`, `chunk`, `narrow`, `topk`'s `k`, ...",
+           "`reshape`, `expand`, `split`, `chunk`, `narrow`, `topk`'s `k`, `randint`'s upper bound, `roll`'s "
+           "shift, `F.pad`'s widths, ...",
            'size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; or '
            'build a fixed-size tensor and mask it',
            ('GB0033',),

@@ -221,22 +221,26 @@ SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "tile", "new_ze
 # Other calls that read a count, a length or a bound as a Python int: the positions (after the tensor
 # itself, for a method) and keywords that hold one. The function form counts the tensor as position 0.
 # `capture_scalar_outputs` lets dynamo trace some of them; those of `SPECIALIZED` it makes specialize
-# the value, which still breaks. (`randint`'s bounds and `roll`'s shifts break too, and with the
-# setting dynamo fails on them, as on `kthvalue`'s k: no fixture can show it, so they are left out.)
+# the value, which still breaks, and on those of `FAILING` (`roll`'s shifts, `pad`'s widths,
+# `randint`'s upper bound) the compile fails with the setting. (`kthvalue`'s k fails with the setting
+# too, and does not break without it: no fixture can show a break, so it is left out.)
 COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "topk": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
     "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
     "unfold": ((1, 2), ("size", "step")), "tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
-    "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)),
+    "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)), "roll": ((0,), ("shifts",)),
 }
 COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()
        if name != "unfold"},
     "torch.tril_indices": ((0, 1), ("row", "col")), "torch.triu_indices": ((0, 1), ("row", "col")),
     "torch.nn.functional.interpolate": ((1,), ("size",)), "torch.nn.functional.one_hot": ((1,), ("num_classes",)),
-    "torch.tile": ((1,), ("dims",)),
+    "torch.tile": ((1,), ("dims",)), "torch.nn.functional.pad": ((1,), ("pad",)),
 }
 SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag"})
+FAILING = frozenset({"roll", "pad", "randint"})
+# what the value is of the calls whose integer argument is no size
+READS = {"randint": "upper bound", "roll": "shift", "pad": "padding"}
 
 
 @register
@@ -245,7 +249,8 @@ class TensorAsSize(Rule):
     NAME = "tensor-as-size"
     KIND = "break"
     MESSAGE = ("a tensor's value used as a size or a count: of a new tensor, a range bound, of `view`, "
-               "`reshape`, `expand`, `split`, `chunk`, `narrow`, `topk`'s `k`, ...")
+               "`reshape`, `expand`, `split`, `chunk`, `narrow`, `topk`'s `k`, `randint`'s upper bound, "
+               "`roll`'s shift, `F.pad`'s widths, ...")
     SUGGESTION = (
         "size new tensors from shapes (`x.shape[0]`, `x.size(1)`), which dynamo knows while tracing; "
         "or build a fixed-size tensor and mask it"
@@ -259,19 +264,23 @@ class TensorAsSize(Rule):
         args = positional(node)
         call = method_call(node)
         unless: tuple[str, ...] = (CAPTURE_SCALARS,)
-        if qual in SIZE_FACTORIES:
+        if qual == "torch.randint":
+            # its upper bound: `randint(high, size)`, `randint(low, high, size)`, or the last positional
+            # argument where `size=` is a keyword (its size is not looked at)
+            high = (len(args) - 1,) if keyword(node, "size") is not None else (1,) if len(args) >= 3 else (0,)
+            sizes = _counts(node, args, high if args else (), ("high",))
+            unless = ()
+        elif qual in SIZE_FACTORIES:
             sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
-                args[:1] if qual in ("torch.full", "torch.randint") and len(args) < 3 else args
-            if qual == "torch.randint":
-                sizes = []
+                args[:1] if qual == "torch.full" and len(args) < 3 else args
         elif qual in COUNT_FUNCTIONS:
             # `topk`'s k, `split`'s sizes, `tril_indices`' rows, ...: read as Python ints
             sizes = _counts(node, args, *COUNT_FUNCTIONS[qual])
-            unless = () if qual.rsplit(".", 1)[-1] in SPECIALIZED else unless
+            unless = () if qual.rsplit(".", 1)[-1] in SPECIALIZED | FAILING else unless
         elif call is not None and call[1] in COUNT_ARGS and maybe_tensor(self.ctx, call[0]) \
                 and not (qual or "").startswith("torch."):
             sizes = _counts(node, args, *COUNT_ARGS[call[1]])
-            unless = () if call[1] in SPECIALIZED else unless
+            unless = () if call[1] in SPECIALIZED | FAILING else unless
         elif call is not None and call[1] in SIZE_METHODS and maybe_tensor(self.ctx, call[0]):
             # `x.view(-1, n)`, `x.new_zeros(n)`: a tensor method that reads its sizes as Python ints; a
             # shape built by concatenating tuples (`lead + (m, d)`) is a tuple, whatever its parts hold
@@ -286,7 +295,8 @@ class TensorAsSize(Rule):
             for el in elements:
                 value = self.ctx.value(el)
                 if value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret")):
-                    self.report(node, f"`{self.ctx.source(node)}` takes its size from the value of tensor "
+                    what = READS.get((qual or (call[1] if call is not None else "")).rsplit(".", 1)[-1], "size")
+                    self.report(node, f"`{self.ctx.source(node)}` takes its {what} from the value of tensor "
                                       f"`{self.ctx.source(el)}`", requires=value, unless=unless)
                     return
 
