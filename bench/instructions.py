@@ -36,6 +36,12 @@ LIBRARIES = ("kornia", "torch_geometric")
 _COUNT = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
+def _ordinal(n: int) -> str:
+    """2nd, 3rd, 6th, 11th, 22nd."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _env(src: Path | None) -> dict[str, str]:
     """The children's environment: bytecode is written and read (an installed breaklint has it, as
     libcst has for the floor), hashing is fixed, and `src` (if given) is what `breaklint` imports."""
@@ -82,7 +88,7 @@ def main() -> int:
         listing.write_text("\n".join(str(f) for f in files))
         floor = instructions([sys.executable, str(HERE / "speed.py"), "--bare-parse", str(listing), "--jobs", "1"],
                              None, work)
-        sample = "every file" if args.every == 1 else f"every {args.every}th file"
+        sample = "every file" if args.every == 1 else f"every {_ordinal(args.every)} file"
         print(f"trees: {', '.join(map(str, trees))}; {sample}: {len(files)} files, {lines:,} lines")
         print(f"floor (a bare libcst parse, one process): {floor / 1e9:.2f} G instructions\n")
         print("| breaklint from | instructions | ratio to the floor | change |")
