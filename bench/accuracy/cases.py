@@ -413,6 +413,9 @@ GENERIC = {
     "rotary": {"emb": "rotary_embedding_torch"}, "linformer": {"attn": "linformer"},
     "librosa": {"stft": "torchlibrosa.stft", "aug": "torchlibrosa.augmentation"},
     "routing": {"attn": "routing_transformer"}, "wavelets": {"dwt": "pytorch_wavelets"},
+    # the eleventh round: tensorized and factorized layers, temporal convolutional networks (with
+    # their streaming buffers)
+    "tltorch": {"layers": "tltorch"}, "tcn": {"tcn": "pytorch_tcn"},
     # more of two studied libraries, by the same rule
     "monai": {"blocks": "monai.networks.blocks"},
     "diffusers": {"embed": "diffusers.models.embeddings", "norm": "diffusers.models.normalization"},
@@ -1530,7 +1533,7 @@ PACKAGES = {
     "softmoe": "soft_moe_pytorch", "performer": "performer_pytorch", "torchani": "torchani",
     "afb": "asteroid_filterbanks", "kbnufft": "torchkbnufft",
     "rotary": "rotary_embedding_torch", "linformer": "linformer", "librosa": "torchlibrosa",
-    "routing": "routing_transformer", "wavelets": "pytorch_wavelets",
+    "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1544,7 +1547,7 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
-          "rotary", "linformer", "librosa", "routing", "wavelets")
+          "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn")
 
 
 def _sha(lib: str) -> str:
