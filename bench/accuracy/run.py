@@ -21,7 +21,8 @@ Scoring, per distinct statement (a finding anywhere on the statement dynamo name
 - a false alarm is a static `break` finding on a statement that ran eagerly in some case, where no
   case broke, and whose function dynamo did not abandon: a break inside a loop or a `try` of the
   function, or one after which dynamo says it is "skipping the function and falling back to
-  eager", means the rest of the frame runs eagerly and is never traced;
+  eager" or, where it cannot resume, "skipping the rest of the function", means the rest of the
+  frame runs eagerly and is never traced;
 - findings on statements no case ran are "unjudged" and only counted;
 - a case counts only in its own library's files: its breaks there, and the lines it ran there (a
   held-out library's case that runs a studied library's code says nothing of that library).
@@ -51,6 +52,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CACHE = ROOT / ".cache" / "accuracy"
 RUNS = CACHE / "runs"
+# what dynamo says of a break after which it runs the rest of the frame eagerly: at a break it cannot
+# handle, and at one it cannot resume from (it compiles up to the last point it can resume at)
+_GIVES_UP = ("Skipping the function and falling back to eager", "then skipping the rest of the function")
 VENV = CACHE / "venv"
 
 
@@ -276,7 +280,7 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
             if site is None or not mine(site[0]):
                 continue
             key = stmt_key(*site)
-            if "Skipping the function and falling back to eager" in (brk.get("reason") or ""):
+            if any(words in (brk.get("reason") or "") for words in _GIVES_UP):
                 abandoned.add(site)
             sites.setdefault(key, {"gb": brk.get("gb_type") or "?", "reason": brk["reason"].splitlines()[0][:100]
                                    if brk["reason"] else "", "case": name, "gb_name": brk.get("gb_name", "")})
