@@ -222,8 +222,9 @@ SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "tile", "new_ze
 # itself, for a method) and keywords that hold one. The function form counts the tensor as position 0.
 # `capture_scalar_outputs` lets dynamo trace some of them; those of `SPECIALIZED` it makes specialize
 # the value, which still breaks, and on those of `FAILING` (`roll`'s shifts, `pad`'s widths,
-# `randint`'s upper bound) the compile fails with the setting. (`kthvalue`'s k fails with the setting
-# too, and does not break without it: no fixture can show a break, so it is left out.)
+# `randint`'s upper bound) the compile fails with the setting. (`kthvalue`'s k behaves as those do on
+# torch 2.13, and a tensor as `randint`'s lower bound fails the compile without the setting too; no
+# fixture has either yet, so both are left out.)
 COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "topk": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
     "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
@@ -239,7 +240,8 @@ COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
 }
 SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag"})
 FAILING = frozenset({"roll", "pad", "randint"})
-# what the value is of the calls whose integer argument is no size
+NO_SETTING = SPECIALIZED | FAILING  # no setting lifts these
+# the message's word for what the calls whose integer argument is no size read from the tensor
 READS = {"randint": "upper bound", "roll": "shift", "pad": "padding"}
 
 
@@ -276,11 +278,11 @@ class TensorAsSize(Rule):
         elif qual in COUNT_FUNCTIONS:
             # `topk`'s k, `split`'s sizes, `tril_indices`' rows, ...: read as Python ints
             sizes = _counts(node, args, *COUNT_FUNCTIONS[qual])
-            unless = () if qual.rsplit(".", 1)[-1] in SPECIALIZED | FAILING else unless
+            unless = () if qual.rsplit(".", 1)[-1] in NO_SETTING else unless
         elif call is not None and call[1] in COUNT_ARGS and maybe_tensor(self.ctx, call[0]) \
                 and not (qual or "").startswith("torch."):
             sizes = _counts(node, args, *COUNT_ARGS[call[1]])
-            unless = () if call[1] in SPECIALIZED | FAILING else unless
+            unless = () if call[1] in NO_SETTING else unless
         elif call is not None and call[1] in SIZE_METHODS and maybe_tensor(self.ctx, call[0]):
             # `x.view(-1, n)`, `x.new_zeros(n)`: a tensor method that reads its sizes as Python ints; a
             # shape built by concatenating tuples (`lead + (m, d)`) is a tuple, whatever its parts hold
