@@ -28,6 +28,14 @@ def _img(*shape: int):
     return torch.rand(*shape)
 
 
+def _tokens(*shape: int):
+    """Token ids, for a module whose forward embeds its input (below 8, the smallest vocabulary and
+    length `_fill` gives)."""
+    import torch
+
+    return torch.randint(0, 8, shape)
+
+
 def _no_arg_modules(namespace: str) -> list[str]:
     """Public nn.Module classes of a namespace that can be built without arguments."""
     import torch
@@ -426,6 +434,8 @@ _SHAPES = [(4, 8), (4, 10), (2, 16, 8), (2, 8, 16, 16), (2, 8, 16), (4, 8, 8)]
 # its buckets divide
 _LONG = {"auraloss": [(2, 1, 4096)], "msssim": [(2, 3, 32, 32), (2, 3, 176, 176)], "reformer": [(2, 128, 8)],
          "julius": [(2, 1, 4096)], "nnaudio": [(2, 16384)]}
+# token ids tried after every float input: a batch of sequences as long as `_fill` makes a length
+_TOKENS = [(2, 8)]
 # required arguments that only one library's constructors take, by that library (before `_fill`)
 _FILLS = {
     "julius": {"cutoff": 0.1, "cutoff_low": 0.1, "cutoff_high": 0.3, "cutoffs": [0.1, 0.3], "old_sr": 4,
@@ -522,8 +532,10 @@ def _generic_build(lib: str, group: str, name: str) -> tuple[Any, tuple, Any]:
     module = cls(**_constructible(cls, lib))
     n = _required_inputs(module) if type(module).forward is not torch.nn.Module.forward else 1
     last: BaseException | None = None
-    for shape in ([()] if n == 0 else [*_SHAPES, *_LONG.get(lib, [])]):
-        inputs = tuple(_img(*shape) for _ in range(n))
+    # floats of each shape first, then token ids (a language model's input)
+    tries = [(_img, shape) for shape in [*_SHAPES, *_LONG.get(lib, [])]] + [(_tokens, shape) for shape in _TOKENS]
+    for make, shape in ([(_img, ())] if n == 0 else tries):
+        inputs = tuple(make(*shape) for _ in range(n))
         try:
             with torch.no_grad():
                 out = _as_callable(copy.deepcopy(module))(*inputs)
