@@ -211,8 +211,8 @@ class BooleanMaskIndex(Rule):
 
 SIZE_FACTORIES = frozenset({
     "torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
-    "torch.randint", "torch.randperm", "torch.eye", "torch.linspace", "torch.logspace",
-})
+    "torch.randperm", "torch.eye", "torch.linspace", "torch.logspace",
+})  # (`torch.randint` has a branch of its own: its upper bound is read, not its size)
 
 
 # Tensor methods whose positional arguments are sizes (`new_full`: its first).
