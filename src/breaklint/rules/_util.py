@@ -15,6 +15,11 @@ def method_call(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     return None
 
 
+def call_of(node: cst.BaseExpression, *methods: str) -> bool:
+    """Whether `node` calls one of `methods` on a receiver (`t.item()`, `i.clamp(min=0)`)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
+
+
 def builtin_name(ctx: FileContext, node: cst.Call) -> str | None:
     """The name of a call to a builtin that no import or def shadows."""
     if isinstance(node.func, cst.Name) and node.func.value not in ctx.aliases:

@@ -17,7 +17,7 @@ import libcst as cst
 from ..analysis.literals import integer
 from ..analysis.syntax import dotted
 from ..fixes.masks import position_lookup, positions_of
-from ._util import method_call
+from ._util import call_of, method_call
 
 INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char"})
 INTEGER_DTYPES = frozenset({"torch.long", "torch.int", "torch.int64", "torch.int32", "torch.int16", "torch.int8",
@@ -122,7 +122,7 @@ class Ranks:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
             sides = (node.left, node.right)
             return any(isinstance(s, cst.Integer) for s in sides) and any(self.zero_d(s) for s in sides)
-        if integer_cast(node) or _call_of(node, "clamp", "clamp_min", "clamp_max", "detach"):
+        if integer_cast(node) or call_of(node, "clamp", "clamp_min", "clamp_max", "detach"):
             return self.zero_d(node.func.value)
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
                 and self._python_int(node.slice[0].slice.value) and self.vector(node.value):
@@ -191,10 +191,6 @@ class Ranks:
             return True
         return isinstance(node, cst.Name) and (bool(self._scopes) and node.value in self._scopes[-1][2]
                                                or self.ctx.value(node).kind == "number")
-
-
-def _call_of(node: cst.BaseExpression, *methods: str) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
 
 
 def _full(element: cst.Slice) -> bool:

@@ -13,7 +13,7 @@ from ..fixes.numbers import SCALED, arange_to_range, math_to_torch, scale_instea
 from .base import Rule, register
 from ..analysis.walk import find
 from .ranks import Ranks, integer_cast
-from ._util import CAPTURE_SCALARS, builtin_name, keyword, maybe_tensor, method_call, positional
+from ._util import CAPTURE_SCALARS, builtin_name, call_of, keyword, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (
     "keep the value a tensor (drop the conversion and compute with torch ops); if a Python "
@@ -53,8 +53,7 @@ class TensorItem(Rule):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.ctx.active():
             # (`_keep_tensor` asks only about `.item()` calls)
-            for side in _with_a_tensor(self.ctx, node, lambda side: isinstance(side, cst.Call)
-                                       and isinstance(side.func, cst.Attribute) and side.func.attr.value == "item"):
+            for side in _with_a_tensor(self.ctx, node, lambda side: call_of(side, "item")):
                 self._operands[id(side)] = side  # the node is held: its id is never reused
 
     def _keep_tensor(self, node: cst.Call, receiver: cst.BaseExpression) -> Fix | None:
