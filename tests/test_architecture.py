@@ -59,3 +59,49 @@ def test_the_rule_base_class_needs_neither_the_context_nor_the_registry() -> Non
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def _leaf_node_classes() -> set[str]:
+    import inspect
+
+    import libcst as cst
+
+    return {name for name, cls in vars(cst).items() if inspect.isclass(cls) and issubclass(cls, cst.CSTNode)
+            and not inspect.isabstract(cls) and not cls.__subclasses__()}
+
+
+def _exact_type_tests(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, class name) of each `type(x) is cst.C`, `is not`, `in (cst.A, ...)` and `not in`."""
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and isinstance(node.left, ast.Call)
+                and isinstance(node.left.func, ast.Name) and node.left.func.id == "type"):
+            continue
+        for op, right in zip(node.ops, node.comparators):
+            kinds = right.elts if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Tuple) else [right]
+            for kind in kinds:
+                if isinstance(kind, ast.Attribute) and isinstance(kind.value, ast.Name) and kind.value.id == "cst":
+                    out.append((node.lineno, kind.attr))
+    return out
+
+
+def test_exact_type_tests_name_leaf_node_classes() -> None:
+    """`type(node) is cst.C` equals `isinstance(node, cst.C)` only where no class derives from C: an
+    abstract kind (`cst.BaseExpression`) there would never match."""
+    leaves = _leaf_node_classes()
+    assert {"Name", "Call", "Attribute"} <= leaves and "BaseExpression" not in leaves
+    seen, wrong = 0, []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, name in _exact_type_tests(ast.parse(path.read_text(encoding="utf-8"))):
+            seen += 1
+            if name not in leaves:
+                wrong.append(f"{path.relative_to(PACKAGE).as_posix()}:{line}: cst.{name}")
+    assert seen > 100 and wrong == []
+
+
+def test_the_exact_type_check_finds_an_abstract_kind() -> None:
+    tree = ast.parse("ok = type(n) is cst.Name\nbad = type(n) in (cst.Name, cst.BaseSuite)\n"
+                     "worse = type(n) is not cst.BaseExpression\n")
+    leaves = _leaf_node_classes()
+    assert [(line, name) for line, name in _exact_type_tests(tree) if name not in leaves] == [
+        (2, "BaseSuite"), (3, "BaseExpression")]

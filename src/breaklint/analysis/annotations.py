@@ -33,7 +33,7 @@ class Annotations:
         if param.annotation is None:
             return None
         ann = self._unwrap_optional(param.annotation.annotation)
-        if not isinstance(ann, (cst.Name, cst.Attribute)):
+        if type(ann) not in (cst.Name, cst.Attribute):
             return None
         qual = self.qualify(ann)
         if not qual or not qual.rsplit(".", 1)[-1][:1].isupper() or qual.startswith(("typing.", "collections.")):
@@ -42,8 +42,8 @@ class Annotations:
 
     def _unwrap_optional(self, ann: cst.BaseExpression) -> cst.BaseExpression:
         """`Optional[X]` -> `X` (what it holds when it holds anything); any other annotation as it is."""
-        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Optional"):
-            inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+        if type(ann) is cst.Subscript and (self.qualify(ann.value) or "").endswith("Optional"):
+            inner = [el.slice.value for el in ann.slice if type(el.slice) is cst.Index]
             if len(inner) == 1:
                 return inner[0]
         return ann
@@ -61,14 +61,14 @@ class Annotations:
         scalar = self._scalar_annotation(ann)
         if scalar is not None:
             return scalar
-        if isinstance(ann, cst.BinaryOperation) or (
-                isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Union")):
+        if type(ann) is cst.BinaryOperation or (
+                type(ann) is cst.Subscript and (self.qualify(ann.value) or "").endswith("Union")):
             return V.UNKNOWN  # float | Tensor: either
-        if isinstance(ann, cst.SimpleString) and "Tensor" in ann.value:
+        if type(ann) is cst.SimpleString and "Tensor" in ann.value:
             return V.UNKNOWN
-        name = self.qualify(ann.value if isinstance(ann, cst.Subscript) else ann) or ""
-        if isinstance(ann, cst.Subscript) and name.split(".")[-1] == "Literal":
-            values = [self.literal_value(el.slice.value) for el in ann.slice if isinstance(el.slice, cst.Index)]
+        name = self.qualify(ann.value if type(ann) is cst.Subscript else ann) or ""
+        if type(ann) is cst.Subscript and name.split(".")[-1] == "Literal":
+            values = [self.literal_value(el.slice.value) for el in ann.slice if type(el.slice) is cst.Index]
             return V.join(*[v or V.UNKNOWN for v in values]) if values else V.OBJECT
         if name.split(".")[-1].lower() in ("dict", "list", "tuple", "set", "str", "callable", "mapping",
                                            "sequence", "iterable", "any") or name.startswith(
@@ -78,79 +78,79 @@ class Annotations:
         return UNREADABLE
 
     def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
-        if isinstance(ann, cst.BinaryOperation):
-            parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
+        if type(ann) is cst.BinaryOperation:
+            parts = [p for p in (ann.left, ann.right) if not (type(p) is cst.Name and p.value == "None")]
             if len(parts) == 1:
                 return self._scalar_annotation(parts[0])
             vals = [self._scalar_annotation(p) for p in parts]
             return V.NUMBER if all(v is not None and v.kind == "number" for v in vals) else None
-        name = dotted(ann) if not isinstance(ann, cst.SimpleString) else ann.evaluated_value
+        name = dotted(ann) if type(ann) is not cst.SimpleString else ann.evaluated_value
         return {"int": V.NUMBER, "float": V.NUMBER, "complex": V.NUMBER, "bool": V.BOOL, "str": V.STR,
                 "bytes": V.STR}.get(name or "")
 
     def _default_value(self, param: cst.Param) -> Val | None:
         """What a parameter's default holds, for a default other than `None`."""
         default = param.default
-        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        if default is None or (type(default) is cst.Name and default.value == "None"):
             return None
         value = self.literal_value(default)
         return value if value is not None else V.UNKNOWN
 
     def _is_tensor_annotation(self, ann: cst.BaseExpression) -> bool:
-        if isinstance(ann, cst.SimpleString):
+        if type(ann) is cst.SimpleString:
             text = ann.evaluated_value
             return text.replace("Optional[", "").rstrip("]").split(" |")[0] in ("Tensor", "torch.Tensor")
-        if isinstance(ann, cst.BinaryOperation):  # Tensor | None is a tensor; float | Tensor may not be
-            parts = [p for p in (ann.left, ann.right) if not (isinstance(p, cst.Name) and p.value == "None")]
+        if type(ann) is cst.BinaryOperation:  # Tensor | None is a tensor; float | Tensor may not be
+            parts = [p for p in (ann.left, ann.right) if not (type(p) is cst.Name and p.value == "None")]
             return bool(parts) and all(self._is_tensor_annotation(p) for p in parts)
-        if isinstance(ann, cst.Subscript) and self.qualify(ann.value) in ("typing.Optional", "Optional"):
+        if type(ann) is cst.Subscript and self.qualify(ann.value) in ("typing.Optional", "Optional"):
             return any(
-                isinstance(el.slice, cst.Index) and self._is_tensor_annotation(el.slice.value)
+                type(el.slice) is cst.Index and self._is_tensor_annotation(el.slice.value)
                 for el in ann.slice
             )
-        if isinstance(ann, cst.Subscript):
+        if type(ann) is cst.Subscript:
             # shape-typed tensors: torchtyping's `TensorType["batch", "feature"]`, and jaxtyping's
             # `Float[Tensor, "b c"]` (any of its dtype forms over a tensor type)
             kind = self.qualify(ann.value) or ""
             first = ann.slice[0].slice
-            return kind == "torchtyping.TensorType" or (kind.startswith("jaxtyping.") and isinstance(first, cst.Index)
+            return kind == "torchtyping.TensorType" or (kind.startswith("jaxtyping.") and type(first) is cst.Index
                                                          and self._is_tensor_annotation(first.value))
         return self.qualify(ann) in TENSOR_ANNOTATIONS
 
     def _of_bools(self, ann: cst.BaseExpression) -> bool:
         """A shape-typed tensor of bools: `Bool[Tensor, "b"]`, `TensorType["b", torch.bool]`."""
-        if not isinstance(ann, cst.Subscript):
+        if type(ann) is not cst.Subscript:
             return False
         kind = self.qualify(ann.value)
         return kind == "jaxtyping.Bool" or kind == "torchtyping.TensorType" and any(
-            isinstance(el.slice, cst.Index) and self.qualify(el.slice.value) == "torch.bool" for el in ann.slice)
+            type(el.slice) is cst.Index and self.qualify(el.slice.value) == "torch.bool" for el in ann.slice)
 
     def _is_tensor_mapping(self, ann: cst.BaseExpression) -> bool:
         """`Dict[str, Tensor]`, `dict[str, Tensor]`, `Mapping[str, Tensor]`: every value a tensor."""
-        if not (isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
+        if not (type(ann) is cst.Subscript and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
                 "dict", "mapping", "mutablemapping", "ordereddict") and len(ann.slice) == 2):
             return False
         value = ann.slice[1].slice
-        return isinstance(value, cst.Index) and self._is_tensor_annotation(value.value)
+        return type(value) is cst.Index and self._is_tensor_annotation(value.value)
 
     def _tensor_elements(self, ann: cst.BaseExpression) -> bool:
         """`Union[Tensor, tuple[Tensor, Tensor]]`, `Tensor | list[Tensor]`: either way, its elements are
         tensors (a value the `isinstance` tests of the body tell apart)."""
-        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        if type(ann) is cst.BinaryOperation and type(ann.operator) is cst.BitOr:
             members = [ann.left, ann.right]
-        elif isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").endswith("Union"):
-            members = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+        elif type(ann) is cst.Subscript and (self.qualify(ann.value) or "").endswith("Union"):
+            members = [el.slice.value for el in ann.slice if type(el.slice) is cst.Index]
         else:
             return False
-        members = [m for m in members if not (isinstance(m, cst.Name) and m.value == "None")]
+        members = [m for m in members if not (type(m) is cst.Name and m.value == "None")]
         return (any(self._is_sequence_annotation(m) or self._tensor_elements(m) for m in members)
                 and all(self._is_tensor_annotation(m) or self._is_sequence_annotation(m) or self._tensor_elements(m)
                         for m in members))
 
     def _is_sequence_annotation(self, ann: cst.BaseExpression) -> bool:
-        if isinstance(ann, cst.Subscript) and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
+        if type(ann) is cst.Subscript and (self.qualify(ann.value) or "").split(".")[-1].lower() in (
             "list", "tuple", "sequence"
         ):
-            return any(isinstance(el.slice, cst.Index) and self._is_tensor_annotation(el.slice.value)
+            return any(type(el.slice) is cst.Index and self._is_tensor_annotation(el.slice.value)
                        for el in ann.slice)
         return False

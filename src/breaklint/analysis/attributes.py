@@ -29,20 +29,20 @@ class Attributes:
         params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
         constructor = fn.name.value == "__init__"
         # a parameter `__init__` rebinds is not kept as it came (other methods keep none: not walked)
-        rebound = {t.value for stmt in iter_statements(fn.body) if isinstance(stmt, (cst.Assign, cst.AugAssign,
-                                                                                     cst.AnnAssign))
-                   for t in ([x.target for x in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target])
-                   if isinstance(t, cst.Name)} if constructor else set()
+        rebound = {t.value for stmt in iter_statements(fn.body) if type(stmt) in (cst.Assign, cst.AugAssign,
+                                                                                     cst.AnnAssign)
+                   for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target])
+                   if type(t) is cst.Name} if constructor else set()
         for stmt in iter_statements(fn.body):
-            if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
-                targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+            if type(stmt) in (cst.Assign, cst.AnnAssign):
+                targets = [t.target for t in stmt.targets] if type(stmt) is cst.Assign else [stmt.target]
                 value = stmt.value
                 for target in targets:
                     attr = self._self_attr(target)
                     if attr is None or value is None:
                         continue
                     bound = self._bound_once(value.value, fn) \
-                        if isinstance(value, cst.Name) and value.value not in params and value.value != "self" else None
+                        if type(value) is cst.Name and value.value not in params and value.value != "self" else None
                     if bound is not None and bound[1] is None:
                         # `x = torch.zeros(n)`, then `self.buf = x`: as `self.buf = torch.zeros(n)`
                         value, bound = bound[0], None
@@ -50,16 +50,16 @@ class Attributes:
                         info.sparse_attrs.add(attr)
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
-                    elif isinstance(value, cst.Call):
+                    elif type(value) is cst.Call:
                         self._classify_attr(attr, value, info, params)
                         if attr not in info.tensor_attrs and attr not in info.submodules \
                                 and (helper := self._helper_call(value, params, f"{info.qualname}.{fn.name.value}")):
                             # `self.sampler = build_sampler(cfg)` of this package: what the function returns
                             info.callables.setdefault(attr, []).append(helper[0])
                             info.returned_calls[attr] = helper[1]
-                        if constructor and isinstance(value.func, cst.Name) and value.func.value in params:
+                        if constructor and type(value.func) is cst.Name and value.func.value in params:
                             info.from_params.setdefault(attr, f"{value.func.value}()")
-                    elif isinstance(value, cst.Name) and value.value in params:
+                    elif type(value) is cst.Name and value.value in params:
                         param = params[value.value]
                         declared = self._annotated_class(param)
                         if declared:
@@ -74,7 +74,7 @@ class Attributes:
                         info.callables.setdefault(attr, []).extend(held)
                     if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
                         literal = self.literal_value(value)
-                        if literal is None and isinstance(value, cst.Name) and value.value in params:
+                        if literal is None and type(value) is cst.Name and value.value in params:
                             literal = self._declared_value(params[value.value])
                             if literal is None and constructor and value.value not in rebound:
                                 info.kept_params[attr] = value.value  # `self.t_eval = t_eval`
@@ -86,21 +86,21 @@ class Attributes:
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
-            elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
+            elif type(stmt) is cst.Expr and type(stmt.value) is cst.Call \
                     and self._self_attr(stmt.value.func) in ("register_buffer", "register_parameter"):
                 args = stmt.value.args
-                if args and isinstance(args[0].value, cst.SimpleString):
+                if args and type(args[0].value) is cst.SimpleString:
                     info.tensor_attrs.add(args[0].value.evaluated_value)
                     if len(args) > 1 and self._makes_sparse(args[1].value):
                         info.sparse_attrs.add(args[0].value.evaluated_value)
 
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
         """`torch.sparse_coo_tensor(...)`, `x.to_sparse()`: a call that surely gives a sparse tensor."""
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         func = value.func
         return self.qualify(func) in SPARSE_CONSTRUCTORS or (
-            isinstance(func, cst.Attribute) and func.attr.value in SPARSE_CONVERSIONS)
+            type(func) is cst.Attribute and func.attr.value in SPARSE_CONVERSIONS)
 
     def _bound_once(self, local: str, fn: cst.FunctionDef) -> tuple[cst.BaseExpression, int | None] | None:
         """The expression a local of the method is bound to, where the method binds it once, by an
@@ -108,13 +108,13 @@ class Attributes:
         found: list[tuple[cst.BaseExpression | None, int | None]] = []
         for stmt in iter_statements(fn.body):
             for target, rhs in _bindings(stmt):
-                if isinstance(target, cst.Name) and target.value == local:
+                if type(target) is cst.Name and target.value == local:
                     found.append((rhs, None))
-                elif isinstance(target, (cst.Tuple, cst.List)) and _names(target, local):
+                elif type(target) in (cst.Tuple, cst.List) and _names(target, local):
                     parts = target.elements
-                    at = [i for i, e in enumerate(parts) if isinstance(e.value, cst.Name) and e.value.value == local]
+                    at = [i for i, e in enumerate(parts) if type(e.value) is cst.Name and e.value.value == local]
                     # a starred or nested target (`a, (b, x) = ...`) binds it to no one element
-                    plain = at and not any(isinstance(e, cst.StarredElement) for e in parts)
+                    plain = at and not any(type(e) is cst.StarredElement for e in parts)
                     found.append((rhs if plain else None, at[0] if at else None))
         if len(found) != 1 or found[0][0] is None:
             return None
@@ -129,9 +129,9 @@ class Attributes:
         (which the tree decides), literals, and calls of this package's functions with what they
         pass in turn (`check(cast(k))`); None where a `*` or `**` hides it."""
         def value(node: cst.BaseExpression) -> V.Val:
-            if isinstance(node, cst.Name) and node.value in params and node.value not in ("self", "cls"):
+            if type(node) is cst.Name and node.value in params and node.value not in ("self", "cls"):
                 return V.param(method, node.value)
-            if isinstance(node, cst.Call) and (helper := self._helper_call(node, params, method)):
+            if type(node) is cst.Call and (helper := self._helper_call(node, params, method)):
                 return helper[1]
             return self.literal_value(node) or V.UNKNOWN
         return call_arguments(call, value)
@@ -149,14 +149,14 @@ class Attributes:
         """What a call of a method of the class (`self._count()`), of a function of this package or
         of a parameter of `method` (`closure(x)`, whatever its callers hand over) returns, which the
         tree decides; None for any other expression."""
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return None
         func = value.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             return V.ret("self", func.attr.value, info.qualname)
-        if isinstance(func, cst.Name) and params and func.value in params and method:
+        if type(func) is cst.Name and params and func.value in params and method:
             return V.ret("paramcall", f"{method}#{func.value}:", info.qualname)
-        name = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        name = self.qualify(func) if type(func) in (cst.Name, cst.Attribute) else None
         if not name or name.split(".")[0] != self.module.split(".")[0]:
             return None
         return V.ret("name", name, info.qualname)
@@ -165,7 +165,7 @@ class Attributes:
                         info: ClassInfo, method: str = "", params: dict[str, cst.Param] | None = None) -> V.Val | None:
         """`self.time = self._times()`, or `times, counts = self._count()` then `self.time = times`: what
         that call returns, or its element (`bound`: the local's one binding, from `_bound_once`)."""
-        if not isinstance(value, cst.Name):
+        if type(value) is not cst.Name:
             return self._call_return(value, info, method, params)
         if bound is None or bound[1] is None:
             return None
@@ -175,11 +175,11 @@ class Attributes:
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
                        params: dict[str, cst.Param] | None = None) -> None:
         func = unseeded(value.func)
-        if isinstance(func, cst.Name) and params and func.value in params:
+        if type(func) is cst.Name and params and func.value in params:
             # `self.rnn = rnn_layer(...)` with `rnn_layer=nn.LSTM` a parameter of the method: a
             # class handed in, built here; what the default names is what it builds unless told
             default = params[func.value].default
-            if not isinstance(default, (cst.Name, cst.Attribute)) or dotted(default) == "None":
+            if type(default) not in (cst.Name, cst.Attribute) or dotted(default) == "None":
                 return
             func = default
         callee = self.qualify(func)
@@ -199,8 +199,8 @@ class Attributes:
 def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:
     """`time.to(self.device)`, `x.detach()`, `scores.float()` with the receiver a parameter of the
     method that stores it: a tensor exactly when what the callers pass is one (the tree decides)."""
-    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-            and isinstance(value.func.value, cst.Name) and value.func.value.value in params
+    if not (type(value) is cst.Call and type(value.func) is cst.Attribute
+            and type(value.func.value) is cst.Name and value.func.value.value in params
             and value.func.value.value not in ("self", "cls")):
         return None
     if value.func.attr.value not in RECEIVER_KIND_METHODS:
@@ -212,25 +212,25 @@ def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpre
     """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
     `with ... as`, an `except ... as`, a `def`, an import); value None where the statement binds no
     single expression."""
-    if isinstance(stmt, cst.Assign):
+    if type(stmt) is cst.Assign:
         return [(t.target, stmt.value) for t in stmt.targets]
-    if isinstance(stmt, cst.AnnAssign):
+    if type(stmt) is cst.AnnAssign:
         return [(stmt.target, stmt.value)]
-    if isinstance(stmt, cst.AugAssign):
+    if type(stmt) is cst.AugAssign:
         return [(stmt.target, None)]
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+    if type(stmt) in (cst.FunctionDef, cst.ClassDef):
         return [(stmt.name, None)]
-    if isinstance(stmt, (cst.Import, cst.ImportFrom)) and not isinstance(stmt.names, cst.ImportStar):
+    if type(stmt) in (cst.Import, cst.ImportFrom) and type(stmt.names) is not cst.ImportStar:
         return [(a.asname.name if a.asname else cst.Name(dotted(a.name).split(".")[0]), None) for a in stmt.names]
-    if isinstance(stmt, cst.For):
+    if type(stmt) is cst.For:
         return [(stmt.target, None)]
-    if isinstance(stmt, cst.With):
+    if type(stmt) is cst.With:
         return [(item.asname.name, None) for item in stmt.items if item.asname is not None]
-    if isinstance(stmt, cst.Try):
+    if type(stmt) is cst.Try:
         return [(h.name.name, None) for h in stmt.handlers if h.name is not None]
     return []
 
 
 def _names(node: cst.CSTNode, local: str) -> bool:
     """Whether `node` is, or holds, the name `local`."""
-    return any(isinstance(n, cst.Name) and n.value == local for n in find(node, cst.Name))
+    return any(type(n) is cst.Name and n.value == local for n in find(node, cst.Name))

@@ -27,14 +27,14 @@ class Bindings:
         parameters (or one negated, or in arithmetic with something), the function takes that
         parameter for a Python scalar."""
         while True:
-            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+            if type(node) is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
                 self._note_scalar_use(node.left)
                 node = node.right
-            elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            elif type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
                 node = node.expression
             else:
                 break
-        if isinstance(node, cst.Name) and self._scopes:
+        if type(node) is cst.Name and self._scopes:
             value = self._scopes[-1].values.get(node.value)
             info = self._scopes[-1].info
             if value is not None and value.kind == "param" and value.ref == info.qualname:
@@ -46,15 +46,15 @@ class Bindings:
         left = node.left
         for comparison in node.comparisons:
             right = comparison.comparator
-            if isinstance(comparison.operator, (cst.In, cst.NotIn)):
+            if type(comparison.operator) in (cst.In, cst.NotIn):
                 if _strings(right):
                     self._note_scalar_use(left)
-            elif not isinstance(comparison.operator, (cst.Is, cst.IsNot)):
+            elif type(comparison.operator) not in (cst.Is, cst.IsNot):
                 if isinstance(right, _STRING):
                     self._note_scalar_use(left)
                 elif isinstance(left, _STRING):
                     self._note_scalar_use(right)
-                elif isinstance(comparison.operator, (cst.Equal, cst.NotEqual)) and self._scopes:
+                elif type(comparison.operator) in (cst.Equal, cst.NotEqual) and self._scopes:
                     _note_peers(self._scopes[-1], left, right)
                 if self._scopes:
                     self._note_size_peer(left, right)
@@ -63,7 +63,7 @@ class Bindings:
 
     def _note_size_peer(self, name: cst.BaseExpression, other: cst.BaseExpression) -> None:
         """`x.shape[-2] <= num_tokens`: a parameter compared with a size (of a shape) is a count."""
-        if isinstance(name, cst.Name) and (held := self._scopes[-1].values.get(name.value)) is not None \
+        if type(name) is cst.Name and (held := self._scopes[-1].values.get(name.value)) is not None \
                 and held.kind == "param" and self.value(other).kind == "size":
             self._note_scalar_use(name)
 
@@ -77,7 +77,7 @@ class Bindings:
         self._bind_loop_target(node.target, node.iter)
         attr = self._self_attr(node.iter)
         cls = self._classes[-1] if self._classes else None
-        if isinstance(node.target, cst.Name) and attr and cls and attr in cls.submodules:
+        if type(node.target) is cst.Name and attr and cls and attr in cls.submodules:
             self._scopes[-1].modules.add(node.target.value)
 
     # A comprehension has a scope of its own (Python 3). libcst walks its element before its `for`
@@ -137,8 +137,8 @@ class Bindings:
     def _bind_loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """`for t in it`: t holds an element of `it`; `zip` and `enumerate` are taken apart."""
         scope = self._scopes[-1]
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value in ("zip", "enumerate") \
-                and it.func.value not in self.aliases and isinstance(target, (cst.Tuple, cst.List)):
+        if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value in ("zip", "enumerate") \
+                and it.func.value not in self.aliases and type(target) in (cst.Tuple, cst.List):
             names = [el.value for el in target.elements]
             args = [a.value for a in it.args if a.keyword is None and not a.star]
             if it.func.value == "enumerate" and len(names) == 2 and args:
@@ -153,7 +153,7 @@ class Bindings:
                 self._assign_value(sub, V.UNKNOWN)
             return
         self._assign_value(target, V.elem(self.value(it)))
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             scope.values.setdefault(target.value, V.UNKNOWN)
             self._qualified = (None, None)  # names changed meaning
 
@@ -162,7 +162,7 @@ class Bindings:
             self.assign_targets.add(target.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if not isinstance(node.target, cst.Subscript):  # `x[i] += v` reads `x[i]` too
+        if type(node.target) is not cst.Subscript:  # `x[i] += v` reads `x[i]` too
             self.assign_targets.add(node.target)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -177,12 +177,12 @@ class Bindings:
             if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
-            if isinstance(target.target, (cst.Tuple, cst.List)):
+            if type(target.target) in (cst.Tuple, cst.List):
                 self._hold_elements(target.target, original_node.value)
-            if isinstance(target.target, cst.Name):
+            if type(target.target) is cst.Name:
                 scope = self._scopes[-1]
                 self._hold(target.target.value, attr)
-                if isinstance(original_node.value, (cst.Name, cst.Attribute, cst.IfExp)):
+                if type(original_node.value) in (cst.Name, cst.Attribute, cst.IfExp):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
                 elif held := self.held_in_literal(original_node.value):
@@ -194,14 +194,14 @@ class Bindings:
                 if bound := self.bound_method(original_node.value):
                     scope.bound[target.target.value] = bound
                 scope.tuples.pop(target.target.value, None)
-                if isinstance(original_node.value, cst.Tuple):
+                if type(original_node.value) is cst.Tuple:
                     scope.tuples[target.target.value] = original_node.value
                 made = self.built_from(original_node.value)
                 if made:
                     scope.made[target.target.value] = made
                 else:
                     scope.made.pop(target.target.value, None)
-            if isinstance(target.target, cst.Name) and isinstance(original_node.value, cst.Call) \
+            if type(target.target) is cst.Name and type(original_node.value) is cst.Call \
                     and self.qualify(original_node.value.func) == "logging.getLogger":
                 self._scopes[-1].loggers.add(target.target.value)
 
@@ -217,14 +217,14 @@ class Bindings:
     def _hold_elements(self, target: cst.Tuple | cst.List, value: cst.BaseExpression) -> None:
         """`step, control = self.step, self.control`: each name holds its attribute, as one assignment
         of each would."""
-        pairs = isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
-            and not any(isinstance(el, cst.StarredElement) for el in (*value.elements, *target.elements))
+        pairs = type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(target.elements) \
+            and not any(type(el) is cst.StarredElement for el in (*value.elements, *target.elements))
         for i, el in enumerate(target.elements):
-            if isinstance(el.value, cst.Name):
+            if type(el.value) is cst.Name:
                 self._hold(el.value.value, self._self_attr(value.elements[i].value) if pairs else None)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        if not self._scopes or not isinstance(original_node.target, cst.Name):
+        if not self._scopes or type(original_node.target) is not cst.Name:
             return
         declared = self.annotation_value(original_node.annotation.annotation)
         if declared is UNREADABLE:
@@ -235,7 +235,7 @@ class Bindings:
             self._assign_value(original_node.target, self.value(original_node.value))
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        if self._scopes and isinstance(original_node.target, cst.Name):
+        if self._scopes and type(original_node.target) is cst.Name:
             scope = self._scopes[-1]
             name = original_node.target.value
             before = scope.values.get(name, V.UNKNOWN)
@@ -246,7 +246,7 @@ class Bindings:
         """What a one-parameter `lambda` returns when handed `argument` (`key=lambda d: d[4]` of
         `sorted` over tensor rows: a tensor); unknown for other lambdas."""
         params = fn.params
-        if len(params.params) != 1 or isinstance(params.star_arg, cst.Param) or params.kwonly_params \
+        if len(params.params) != 1 or type(params.star_arg) is cst.Param or params.kwonly_params \
                 or not self._scopes:
             return V.UNKNOWN
         values = self._scopes[-1].values
@@ -268,18 +268,18 @@ class Bindings:
         branches of an `if` are joined when it ends (`leave_If`), so a flag set to `False` and
         reassigned only in training stays a Python bool."""
         scope = self._scopes[-1]
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             name = target.value
             if self._branch_names:
                 self._branch_names[-1].setdefault(name, scope.values.get(name))
             scope.values[name] = value
             scope.typed.pop(name, None)  # rebound: its parameter's annotation no longer says what it is
             self._qualified = (None, None)  # names changed meaning
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             elements = list(target.elements)
-            starred = any(isinstance(el, cst.StarredElement) for el in elements)
+            starred = any(type(el) is cst.StarredElement for el in elements)
             for index, el in enumerate(elements):
-                if isinstance(el, cst.StarredElement):
+                if type(el) is cst.StarredElement:
                     self._assign_value(el.value, V.OBJECT)
                 else:
                     self._assign_value(el.value, V.elem(value, None if starred else index))
@@ -292,10 +292,10 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide,
 
 def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:
     """`state["step"]` as the target of a store: ("state", "step"); None for any other target."""
-    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1):
+    if not (type(target) is cst.Subscript and type(target.value) is cst.Name and len(target.slice) == 1):
         return None
     index = target.slice[0].slice
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
+    if not (type(index) is cst.Index and type(index.value) is cst.SimpleString):
         return None
     key = index.value.evaluated_value
     return (target.value.value, key) if isinstance(key, str) else None
@@ -307,10 +307,10 @@ def _unstarred(target: cst.BaseExpression, value: cst.BaseExpression,
     lined up with a target of fixed length (the names before and after the star take the
     elements around it, the names between take elements of what is starred). None where the
     lengths do not say which is which."""
-    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+    if not (type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)):
         return None
-    stars = [i for i, el in enumerate(value.elements) if isinstance(el, cst.StarredElement)]
-    if len(stars) != 1 or any(isinstance(el, cst.StarredElement) for el in target.elements):
+    stars = [i for i, el in enumerate(value.elements) if type(el) is cst.StarredElement]
+    if len(stars) != 1 or any(type(el) is cst.StarredElement for el in target.elements):
         return None
     lead, trail = value.elements[:stars[0]], value.elements[stars[0] + 1:]
     between = len(target.elements) - len(lead) - len(trail)
@@ -323,7 +323,7 @@ def _unstarred(target: cst.BaseExpression, value: cst.BaseExpression,
 
 def _strings(node: cst.BaseExpression) -> bool:
     """A tuple, list or set literal of strings only."""
-    return isinstance(node, (cst.Tuple, cst.List, cst.Set)) and bool(node.elements) and all(
+    return type(node) in (cst.Tuple, cst.List, cst.Set) and bool(node.elements) and all(
         isinstance(el.value, _STRING) for el in node.elements)
 
 
@@ -343,7 +343,7 @@ def _note_peers(scope, left: cst.BaseExpression, right: cst.BaseExpression) -> N
 
 def _own_params(scope, node: cst.BaseExpression) -> set[str]:
     """The parameters of the scope's function that a bare name holds (one, or either of several)."""
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return set()
     value = scope.values.get(node.value)
     parts = value.parts if value is not None and value.kind == "join" else (value,)

@@ -27,7 +27,7 @@ class Calls:
             ref = self.qualify(target)
             if ref:
                 self.summary.entries.append(self.summary.instances.get(dotted(target) or "", ref))
-            elif isinstance(target, cst.Call):
+            elif type(target) is cst.Call:
                 ctor = self.qualify(target.func)
                 if ctor:
                     self.summary.entries.append(ctor)
@@ -78,9 +78,9 @@ class Calls:
             target = None
             if arg_attr is not None:
                 target = ("self", arg_attr)
-            elif isinstance(arg.value, cst.Name) and arg.value.value in self.aliases:
+            elif type(arg.value) is cst.Name and arg.value.value in self.aliases:
                 target = ("ref", self.aliases[arg.value.value])
-            elif isinstance(arg.value, cst.Name) and arg.value.value in self._scopes[-1].bound:
+            elif type(arg.value) is cst.Name and arg.value.value in self._scopes[-1].bound:
                 # `evaluate = sf.evaluate` then `line_search(evaluate, x)`: the method may run there
                 calls.extend(CallRef(kind, bound, *pos, star=True)
                              for kind, bound in self._scopes[-1].bound[arg.value.value])
@@ -99,7 +99,7 @@ class Calls:
                 value = self.value(receiver)
                 found = (outer, value) if value.is_tensor or value.symbolic else found
                 break
-        if isinstance(node.func, cst.Attribute) and node.args and not node.func.attr.value.startswith("__"):
+        if type(node.func) is cst.Attribute and node.args and not node.func.attr.value.startswith("__"):
             first, last = self.positions.span(node.args[0]), self.positions.span(node.args[-1])
             stack.append((first[:2], last[2:], span, node.func.value))
         return found
@@ -109,69 +109,69 @@ class Calls:
         says."""
         fn = self.function
         refs: list[tuple[str, str]] = []
-        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].bound:
+        if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].bound:
             return list(self._scopes[-1].bound[func.value])  # `closure = sf.closure` then `closure(x)`
         cls = self.class_info()
         attr = self._self_attr(func)
         if attr is not None:
             held = cls is not None and cls.holds_object(attr)
             refs.append(("selfattr" if held else "self", attr))
-        elif isinstance(func, cst.Attribute) and is_super_call(func.value):
+        elif type(func) is cst.Attribute and is_super_call(func.value):
             refs.append(("super", func.attr.value))
-        elif isinstance(func, cst.Attribute) and self._self_attr(func.value) is not None:
+        elif type(func) is cst.Attribute and self._self_attr(func.value) is not None:
             refs.append(("attrcall", f"{self._self_attr(func.value)}.{func.attr.value}"))
-        elif isinstance(func, cst.Subscript) and self.is_module_ref(func):
+        elif type(func) is cst.Subscript and self.is_module_ref(func):
             inner = self._self_attr(func.value)
             if inner:
                 refs.append(("selfattr", inner))
-        elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].held:
+        elif type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
                 and func.value.value in self._scopes[-1].held:
             # `control = self.control` then `control.adapt(y)`: `self.control.adapt(y)`
             refs.append(("attrcall", f"{self._scopes[-1].held[func.value.value]}.{func.attr.value}"))
-        elif isinstance(func, cst.Name) and self._scopes and self._scopes[-1].functions.get(func.value):
+        elif type(func) is cst.Name and self._scopes and self._scopes[-1].functions.get(func.value):
             refs.extend(_held_ref(f) for f in self._scopes[-1].functions[func.value])
-        elif isinstance(func, cst.Subscript) and (inner := self._self_attr(func.value)) is not None \
+        elif type(func) is cst.Subscript and (inner := self._self_attr(func.value)) is not None \
                 and cls is not None and inner in cls.callables:
             refs.append(("selfattr", inner))  # `self.loss_map[name](...)`: each method or function it holds
-        elif isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name) and self._scopes \
+        elif type(func) is cst.Subscript and type(func.value) is cst.Name and self._scopes \
                 and self._scopes[-1].functions.get(func.value.value):
             refs.extend(_held_ref(f) for f in self._scopes[-1].functions[func.value.value])  # `loss_map[name](...)`
-        elif isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].made:
+        elif type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].made:
             # `matcher = Matcher(cost)` then `matcher(x)`: its `__call__` (a module's `forward`) runs
             refs.extend(("instcall", f"{made}:") for made in self._scopes[-1].made[func.value])
-        elif isinstance(func, cst.Call) and (built := self.built_from(func)):
+        elif type(func) is cst.Call and (built := self.built_from(func)):
             refs.extend(("instcall", f"{made}:") for made in built)  # `Loss(weight)(x, y)`
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
                 and func.value.value in self._scopes[-1].made:
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in self._scopes[-1].made[func.value.value])
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
                 and func.value.value in self._scopes[-1].typed:
             refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self._scopes \
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
                 and (returned := self._returned_held(func.value.value)):
             # `bm = make_noise(shape)` then `bm.sample(t)`: the method of what the call returned
             refs.extend(("retcall", f"{held}:{func.attr.value}") for held in returned)
-        elif (param := self._parameter(func.value if isinstance(func, cst.Attribute) else func)) is not None:
+        elif (param := self._parameter(func.value if type(func) is cst.Attribute else func)) is not None:
             # `sde.f(t, y)`, `fn(x)` on a parameter: what the callers hand over decides (reach)
-            called = func.attr.value if isinstance(func, cst.Attribute) else ""
+            called = func.attr.value if type(func) is cst.Attribute else ""
             refs.append(("paramcall", f"{fn.qualname}#{param}:{called}"))
         elif (method := self.self_getattr(func)) is not None:
             refs.append(("self", method))  # `getattr(self, "name")(...)`; a "prefix*" for each match
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
+        elif type(func) is cst.Attribute and type(func.value) is cst.Call \
                 and (built := self.built_from(func.value)):
             # `Euler(dt).integrate(y)`: the constructor runs (its own call) and then the method
             refs.extend(("instcall", f"{made}:{func.attr.value}") for made in built)
-        elif isinstance(func, cst.Attribute) and (returned := self.returned_by(func.value)) is not None:
+        elif type(func) is cst.Attribute and (returned := self.returned_by(func.value)) is not None:
             refs.append(("retcall", f"{returned}:{func.attr.value}"))  # `make_noise(shape).sample(t)`
-        elif isinstance(func, cst.Subscript) and (held := self._held_functions(func)):
+        elif type(func) is cst.Subscript and (held := self._held_functions(func)):
             refs.extend(("name", h) for h in held)  # `TABLE[key](...)`: each function or class of the table
         elif name is not None:
             if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
                 name = f"{self.module}.{name}"
             refs.append(("name", name))
-        elif isinstance(func, cst.Attribute) and is_protocol(func.attr.value):
+        elif type(func) is cst.Attribute and is_protocol(func.attr.value):
             refs.append(("duck", func.attr.value))  # `op._solve(rhs)` on an object nothing here names
         return refs
 
@@ -179,10 +179,10 @@ class Calls:
         """What calling a local bound to `value` runs, where `value` is a method of an object the
         function knows (`closure = sf.closure` on an instance built here, `step = self.step`,
         `f = self.solver.step`): the edges the call `value(...)` would have; else []."""
-        if not isinstance(value, cst.Attribute) or self._self_attr(value.value) is None \
-                and not isinstance(value.value, cst.Name):
+        if type(value) is not cst.Attribute or self._self_attr(value.value) is None \
+                and type(value.value) is not cst.Name:
             return []
-        if isinstance(value.value, cst.Name) and value.value.value == "self":
+        if type(value.value) is cst.Name and value.value.value == "self":
             cls = self.class_info()
             if cls is None or value.attr.value not in cls.methods:
                 return []  # `x = self.weight`: a value, not a method
@@ -228,14 +228,14 @@ class Calls:
             return
         item = node.item
         refs: list[tuple[str, str]] = []
-        if isinstance(item, cst.Call) and (built := self.built_from(item)):
+        if type(item) is cst.Call and (built := self.built_from(item)):
             refs = [("instcall", f"{made}:{method}") for made in built for method in ("__enter__", "__exit__")]
-        elif isinstance(item, cst.Call) and (returned := self._returned_by(item)) is not None:
+        elif type(item) is cst.Call and (returned := self._returned_by(item)) is not None:
             refs = [("retcall", f"{returned}:{method}") for method in ("__enter__", "__exit__")]
-        elif isinstance(item, cst.Name) and self._scopes and item.value in self._scopes[-1].made:
+        elif type(item) is cst.Name and self._scopes and item.value in self._scopes[-1].made:
             refs = [("instcall", f"{made}:{method}") for made in self._scopes[-1].made[item.value]
                     for method in ("__enter__", "__exit__")]
-        elif isinstance(item, cst.Name) and self._scopes and (returned := self._returned_held(item.value)):
+        elif type(item) is cst.Name and self._scopes and (returned := self._returned_held(item.value)):
             refs = [("retcall", f"{held}:{method}") for held in returned for method in ("__enter__", "__exit__")]
         elif (attr := self._self_attr(item)) is not None:
             refs = [("attrcall", f"{attr}.{method}") for method in ("__enter__", "__exit__")]
@@ -252,7 +252,7 @@ class Calls:
         if not self.active():
             return
         # `self.scale`: a property of the class (or of a subclass) runs its getter under compile
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
+        if type(node.value) is cst.Name and node.value.value == "self":
             reads = self.function.reads
             if node.attr.value not in reads:
                 reads.append(node.attr.value)
@@ -265,15 +265,15 @@ class Calls:
         `super().__init__(backbone, rpn)`); "@function#param" for a parameter and "%Class#attr" for
         an attribute of the instance (`Solve.apply(self.solver, x)`), which reach resolves; else the
         functions and classes it names, or "Class():method" for a method of an instance built here."""
-        if not isinstance(value, (cst.Call, cst.Name, cst.Attribute)):
+        if type(value) not in (cst.Call, cst.Name, cst.Attribute):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             return [f"{made}()" for made in self.built_from(value)]
         if (param := self._parameter(value)) is not None:
             return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over
         if (attr := self._self_attr(value)) is not None and self.function.cls is not None:
             return [f"%{self.function.cls}#{attr}"]  # what the instance's attribute holds (reach)
-        if isinstance(value, cst.Name) and self._scopes:
+        if type(value) is cst.Name and self._scopes:
             scope = self._scopes[-1]
             if value.value in scope.made:
                 return [f"{made}()" for made in scope.made[value.value]]
@@ -281,7 +281,7 @@ class Calls:
                 return [f"%{self.function.cls}#{scope.held[value.value]}"]
             if value.value in scope.functions:
                 return list(scope.functions[value.value]) or self._built_methods(value)
-        if isinstance(value, (cst.Name, cst.Attribute)):
+        if type(value) in (cst.Name, cst.Attribute):
             qual = self.qualify(value) or ""
             if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
                 return [qual]  # a torch module class (`rnn_layer=nn.LSTM`): what the constructor builds
@@ -292,9 +292,9 @@ class Calls:
     def _built_methods(self, value: cst.BaseExpression) -> list[str]:
         """"Class():method" for a bound method of an instance built in this function, handed over as
         it is (`sf.closure`, or a local bound to it): what calling it runs is that method."""
-        if isinstance(value, cst.Name) and self._scopes:
+        if type(value) is cst.Name and self._scopes:
             refs = self._scopes[-1].bound.get(value.value, [])
-        elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and self._scopes \
+        elif type(value) is cst.Attribute and type(value.value) is cst.Name and self._scopes \
                 and value.value.value in self._scopes[-1].made:  # (the one receiver an "instcall" edge has)
             refs = self.bound_method(value)
         else:
@@ -309,7 +309,7 @@ class Calls:
     def _parameter(self, node: cst.BaseExpression) -> str | None:
         """The parameter a bare name is, while it still holds what the caller passed (unannotated,
         not rebound)."""
-        if not isinstance(node, cst.Name) or not self._scopes:
+        if type(node) is not cst.Name or not self._scopes:
             return None
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
@@ -321,7 +321,7 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
     parameter, `self.helper`): a "propread" edge, which reach follows where the attribute is a
     property of what the object turns out to be (its getter runs under compile)."""
     value = node.value
-    if isinstance(value, cst.Name):
+    if type(value) is cst.Name:
         scope = ctx._scopes[-1]
         name = value.value
         if not (name in scope.made or name in scope.typed or name in scope.held

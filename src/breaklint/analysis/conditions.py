@@ -50,14 +50,14 @@ class Conditions:
     @staticmethod
     def _chain(test: cst.BaseExpression) -> tuple[list[cst.BaseExpression], bool]:
         """The operands of a top-level `and` (or `or`) chain, in order; and whether it is `and`."""
-        if not isinstance(test, cst.BooleanOperation):
+        if type(test) is not cst.BooleanOperation:
             return [test], True
-        is_and = isinstance(test.operator, cst.And)
+        is_and = type(test.operator) is cst.And
         parts: list[cst.BaseExpression] = []
         stack = [test]
         while stack:
             cur = stack.pop()
-            if isinstance(cur, cst.BooleanOperation) and isinstance(cur.operator, cst.And) == is_and:
+            if type(cur) is cst.BooleanOperation and (type(cur.operator) is cst.And) == is_and:
                 stack.extend([cur.right, cur.left])  # `and` and `or` are associative: parentheses change nothing
             else:
                 parts.append(cur)
@@ -83,16 +83,16 @@ class Conditions:
         return []
 
     def _is_half_dtype_check(self, node: cst.BaseExpression) -> bool:
-        if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        if type(node) is not cst.Comparison or len(node.comparisons) != 1:
             return False
         left, comp = node.left, node.comparisons[0]
-        if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+        if not (type(left) is cst.Attribute and left.attr.value == "dtype"):
             return False
         right = comp.comparator
-        options = [el.value for el in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
+        options = [el.value for el in right.elements] if type(right) in (cst.Tuple, cst.List, cst.Set) else [right]
         names = {self.qualify(o) for o in options}
         half = {"torch.float16", "torch.half", "torch.bfloat16"}
-        if isinstance(comp.operator, (cst.Equal, cst.In, cst.Is)):
+        if type(comp.operator) in (cst.Equal, cst.In, cst.Is):
             return bool(names) and names <= half
         return False
 

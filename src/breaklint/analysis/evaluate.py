@@ -83,13 +83,13 @@ class Evaluation:
             base = self.value(node.value)
             if base.is_tensor:
                 return V.TENSOR
-            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
                 index = node.slice[0].slice.value
-                if isinstance(index, cst.SimpleString) and isinstance(node.value, cst.Name) and self._scopes \
+                if type(index) is cst.SimpleString and type(node.value) is cst.Name and self._scopes \
                         and (node.value.value, index.evaluated_value) in self._scopes[-1].items:
                     # `state["exp_avg"]` where the function stored a value under that key
                     return self._scopes[-1].items[(node.value.value, index.evaluated_value)]
-                if isinstance(index, cst.SimpleString) and base.kind in ("dict", "elem", "param", "ret", "join"):
+                if type(index) is cst.SimpleString and base.kind in ("dict", "elem", "param", "ret", "join"):
                     key = index.evaluated_value
                     return V.item(base, key if isinstance(key, str) else None)
                 number = integer(index)
@@ -101,60 +101,60 @@ class Evaluation:
             if base.kind == "size":
                 return V.SIZE  # a slice of a shape
             return V.elem(base) if base.symbolic else V.UNKNOWN
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left, right = self.value(node.left), self.value(node.right)
-            logical = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
+            logical = type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor)
             if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
                     and not (right.is_tensor and not right.bool_shaped):
                 return V.op(left, right, comparison=True)
             return V.op(left, right)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             inner = self.value(node.expression)
-            if isinstance(node.operator, cst.Not):
+            if type(node.operator) is cst.Not:
                 return V.op(inner, comparison=True)
-            if isinstance(node.operator, cst.BitInvert) and inner.bool_shaped:
+            if type(node.operator) is cst.BitInvert and inner.bool_shaped:
                 return V.op(inner, comparison=True)
             return V.op(inner)
-        if isinstance(node, cst.Comparison):
-            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+        if type(node) is cst.Comparison:
+            if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
                 return V.BOOL
             operands = [self.value(node.left), *(self.value(c.comparator) for c in node.comparisons)]
             if any(v.kind in ("str", "none") for v in operands):  # a tensor never equals a str or None
                 return V.BOOL
             return V.op(*operands, comparison=True)
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             # Every operand but the last is tested for truth, and the result is one of them:
             # for a test, it holds a tensor as soon as one operand does. The right operand runs
             # only where the left one is true (`and`) or false (`or`); never, under compile, after
             # `not is_compiling() and` or `is_compiling() or`, whose left operand is then the result.
-            if self.compile_value(node.left) is (not isinstance(node.operator, cst.And)):
+            if self.compile_value(node.left) is (type(node.operator) is not cst.And):
                 return V.BOOL
-            self._narrow(node.left, isinstance(node.operator, cst.And))
+            self._narrow(node.left, type(node.operator) is cst.And)
             try:
                 right = self.value(node.right)
             finally:
                 self._unnarrow()
             return V.op(self.value(node.left), right, comparison=True)
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             return V.join(self.value(node.body), self.value(node.orelse))
-        if isinstance(node, (cst.Tuple, cst.List)):
-            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+        if type(node) in (cst.Tuple, cst.List):
+            if any(type(el) is cst.StarredElement for el in node.elements):
                 return V.Val("seq")
             return V.seq([self.value(el.value) for el in node.elements])
-        if isinstance(node, cst.Dict):
+        if type(node) is cst.Dict:
             keys, vals = [], []
             for el in node.elements:
-                if not isinstance(el, cst.DictElement) or not isinstance(el.key, cst.SimpleString):
+                if type(el) is not cst.DictElement or type(el.key) is not cst.SimpleString:
                     return V.Val("dict")
                 keys.append(el.key.evaluated_value)
                 vals.append(self.value(el.value))
             return V.dict_of(keys, vals)
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        if type(node) in (cst.ListComp, cst.GeneratorExp):
             element = self._comprehension_element(node)
             if V.holds_tensor(element):  # (a generator: what iterating it gives)
                 return V.seq([element])
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Lambda)):
-            return V.Val("seq") if isinstance(node, cst.ListComp) else V.OBJECT
+        if type(node) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp, cst.Set, cst.Lambda):
+            return V.Val("seq") if type(node) is cst.ListComp else V.OBJECT
         return V.UNKNOWN
 
     def _comprehension_element(self, node: cst.ListComp | cst.GeneratorExp) -> Val:
@@ -228,12 +228,12 @@ class Evaluation:
             return record
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
             return einops_value(name, node, self.value)
-        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].bound:
+        if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].bound:
             # `closure = sf.closure` then `closure(x)`: what the bound method returns
             cls = self.class_info()
             return V.join(*(V.ret(kind, target, cls.qualname if cls else None)
                             for kind, target in self._scopes[-1].bound[func.value]))
-        if isinstance(func, cst.Name) and func.value not in self.aliases:
+        if type(func) is cst.Name and func.value not in self.aliases:
             if func.value == "getattr" and node.args and self.qualify(node.args[0].value) in SPARSE_CLASS_MODULES:
                 return V.SPARSE_CLASS  # `cls = getattr(torch.sparse, type_name)`
             if self.value(func) == V.SPARSE_CLASS:
@@ -241,7 +241,7 @@ class Evaluation:
             builtin = builtin_value(func.value, node, self.value, self._attribute_value)
             if builtin is not None:
                 return builtin
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             method = func.attr.value
             receiver = func.value
             base = self.value(receiver)
@@ -259,23 +259,23 @@ class Evaluation:
                 return result
             if self.is_module_ref(func):
                 return V.TENSOR
-            if isinstance(receiver, cst.Name) and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
+            if type(receiver) is cst.Name and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
                 head = self.aliases.get(receiver.value, "")
                 if head == "" and receiver.value not in ("self", "cls"):
                     # a guess from the method's name alone: assumed, never known
                     return V.tensor(method in BOOL_METHODS, known=False)
-            if (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and base.kind == "unknown"
+            if (type(receiver) is cst.Call and type(receiver.func) is cst.Name and base.kind == "unknown"
                     and method in TENSOR_ONLY_METHODS and self._is_local(receiver.func.value)):
                 # the result of a function the code was handed (`norm(y).abs()`, `norm` a parameter):
                 # assumed, like an unknown name calling the method
                 return V.tensor(method in BOOL_METHODS, known=False)
             cls = self.class_info()
-            if isinstance(receiver, cst.Name) and receiver.value == "self" and cls is not None:
+            if type(receiver) is cst.Name and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)
             # `sf = Scalar(fun)` then `sf.closure(x)`, or `Scalar(fun).closure(x)`: what the method of the
             # class built returns
-            built = (self._scopes[-1].made.get(receiver.value) if isinstance(receiver, cst.Name) else
-                     self.built_from(receiver) if isinstance(receiver, cst.Call) else None) if self._scopes else None
+            built = (self._scopes[-1].made.get(receiver.value) if type(receiver) is cst.Name else
+                     self.built_from(receiver) if type(receiver) is cst.Call else None) if self._scopes else None
             if built:
                 return V.join(*(V.ret("instcall", f"{made}:{method}", cls.qualname if cls else None) for made in built))
             if is_super_call(receiver) and cls:
@@ -293,13 +293,13 @@ class Evaluation:
                 # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
                 return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
             return V.UNKNOWN
-        if isinstance(func, cst.Subscript) and self.is_module_ref(func):
+        if type(func) is cst.Subscript and self.is_module_ref(func):
             return V.TENSOR
-        if isinstance(func, cst.Name) and self._scopes and func.value in self._scopes[-1].modules:
+        if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].modules:
             return V.TENSOR
         cls = self.class_info()
         attr = self._self_attr(func)
-        if attr is None and isinstance(func, cst.Name) and self._scopes:
+        if attr is None and type(func) is cst.Name and self._scopes:
             attr = self._scopes[-1].held.get(func.value)
         if attr is not None and cls is not None:
             return V.ret("selfattr", attr, cls.qualname)
@@ -350,9 +350,9 @@ def _sparse_operands(name: str, node: cst.Call, value_of) -> list[Val]:
     (`torch.sparse.mm(a, b)`, `torch.cat([a, b])`); empty for any other call."""
     if name in SPARSE_PRODUCTS and len(node.args) == 2:
         return [value_of(arg.value) for arg in node.args]
-    if name == "torch.cat" and node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
+    if name == "torch.cat" and node.args and type(node.args[0].value) in (cst.List, cst.Tuple):
         elements = node.args[0].value.elements
-        if elements and not any(isinstance(e, cst.StarredElement) for e in elements):
+        if elements and not any(type(e) is cst.StarredElement for e in elements):
             return [value_of(e.value) for e in elements]
     return []
 
@@ -385,8 +385,8 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     a string; `einsum` takes several); `pack` adds the packed shapes, `unpack` gives a list of tensors.
     `value_of` is the evaluation of an expression (`Evaluation.value`)."""
     handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
-              and not isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))]
-    if name != "einops.einsum":
+              and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
+    if (name) != "einops.einsum":
         handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
     if name == "einops.pack" and handed:
         return V.seq([V.method_result(V.elem(handed[0])), V.OBJECT])
@@ -435,7 +435,7 @@ def numpy_value(node: cst.Call, value_of) -> Val:
     (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
     for arg in node.args:
         value = arg.value
-        if isinstance(value, (cst.List, cst.Tuple)) or value_of(value).is_tensor or _whole_shape(value):
+        if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):
             return V.NUMPY_ARRAY
     return V.UNKNOWN
 
@@ -452,7 +452,7 @@ def _result_field(base: Val) -> Val | None:
 
 def _getattr_read(node: cst.Call) -> cst.Attribute | None:
     """`getattr(self, "scale")` (a default or not) as the attribute it reads, `self.scale`."""
-    if not 2 <= len(node.args) <= 3 or not isinstance(name := node.args[1].value, cst.SimpleString):
+    if not 2 <= len(node.args) <= 3 or type(name := node.args[1].value) is not cst.SimpleString:
         return None
     text = name.evaluated_value
     return cst.Attribute(value=node.args[0].value, attr=cst.Name(text)) \
@@ -461,17 +461,17 @@ def _getattr_read(node: cst.Call) -> cst.Attribute | None:
 
 def _whole_shape(node: cst.BaseExpression) -> bool:
     """`x.shape`, `x.shape[1:]`, `x.size()`: a shape, not one of its elements."""
-    if isinstance(node, cst.Subscript) and all(isinstance(el.slice, cst.Slice) for el in node.slice):
+    if type(node) is cst.Subscript and all(type(el.slice) is cst.Slice for el in node.slice):
         node = node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value == "shape"
-    return (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute)
+    return (type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute
             and node.func.attr.value == "size")
 
 
 def _plain_target(node: cst.BaseExpression) -> bool:
     """A comprehension target that binds names only: `t`, `(b, s)`, `i, (b, s)`."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return True
-    return isinstance(node, (cst.Tuple, cst.List)) and all(
-        isinstance(el, cst.Element) and _plain_target(el.value) for el in node.elements)
+    return type(node) in (cst.Tuple, cst.List) and all(
+        type(el) is cst.Element and _plain_target(el.value) for el in node.elements)

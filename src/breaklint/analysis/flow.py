@@ -21,10 +21,10 @@ class Flow:
 
     def compile_value(self, test: cst.BaseExpression) -> bool | None:
         """The value of a condition under torch.compile, when it is known statically."""
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             inner = self.compile_value(test.expression)
             return None if inner is None else not inner
-        if isinstance(test, cst.Call) and not test.args:
+        if type(test) is cst.Call and not test.args:
             name = self.qualify(test.func)
             # Libraries wrap the check in helpers of the same name (`kornia.core.utils.is_compiling`).
             if name in TRUE_UNDER_COMPILE or (name or "").rsplit(".", 1)[-1] in COMPILING_HELPERS:
@@ -33,9 +33,9 @@ class Flow:
                 return False
             if name in self.compile_helpers:
                 return self.compile_helpers[name]
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             left, right = self.compile_value(test.left), self.compile_value(test.right)
-            if isinstance(test.operator, cst.And):
+            if type(test.operator) is cst.And:
                 if left is False or right is False:
                     return False
                 return True if left and right else None
@@ -47,10 +47,10 @@ class Flow:
     # `not is_compiling() and bool(t)`: under compile the right operand is never evaluated.
     def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         left = self.compile_value(node.left)
-        skipped = left is not None and left == isinstance(node.operator, cst.Or)
+        skipped = left is not None and left == (type(node.operator) is cst.Or)
         self._short_circuits.append(skipped)
         self._dead_depth += skipped
-        self._narrow(node.left, isinstance(node.operator, cst.And))
+        self._narrow(node.left, type(node.operator) is cst.And)
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         self._unnarrow()
@@ -61,7 +61,7 @@ class Flow:
         self._testing.append(node)
         # [values before the `if`, then the values its body left]
         self._if_frames.append([dict(self._scopes[-1].values)] if self._scopes else None)
-        if isinstance(node.orelse, cst.Else):
+        if type(node.orelse) is cst.Else:
             self._if_elses.add(node.orelse)
         value = self.compile_value(node.test)
         if value is True and node.orelse is not None:
@@ -233,12 +233,12 @@ class Flow:
 
     def _mark_condition(self, test: cst.BaseExpression) -> None:
         self.condition_parts.add(test)
-        if isinstance(test, cst.Name):
+        if type(test) is cst.Name:
             self._note_scalar_use(test)
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             self._mark_condition(test.left)
             self._mark_condition(test.right)
-        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        elif type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             self._mark_condition(test.expression)
 
     def _enter_maybe_dead(self, node: cst.CSTNode) -> None:
@@ -277,9 +277,9 @@ class Flow:
             self._leave_branch()
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        if node.orelse is not None and isinstance(node.orelse, cst.If):
+        if node.orelse is not None and type(node.orelse) is cst.If:
             self._enter_maybe_dead(node.orelse)
 
     def leave_If_orelse(self, node: cst.If) -> None:
-        if node.orelse is not None and isinstance(node.orelse, cst.If):
+        if node.orelse is not None and type(node.orelse) is cst.If:
             self._leave_maybe_dead(node.orelse)

@@ -14,11 +14,11 @@ def number(node: cst.BaseExpression) -> int | float | complex | None:
     """The value of a numeric literal, or of one under unary `-`/`+` (`-1`, `+0x10`); None for
     anything else."""
     sign = 1
-    while isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        if isinstance(node.operator, cst.Minus):
+    while type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        if type(node.operator) is cst.Minus:
             sign = -sign
         node = node.expression
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+    if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
         return sign * node.evaluated_value
     return None
 

@@ -24,7 +24,7 @@ class Names:
     def visit_Module(self, node: cst.Module) -> None:
         self.indent_unit = node.default_indent
         for stmt in iter_statements(node):
-            if isinstance(stmt, cst.Import):
+            if type(stmt) is cst.Import:
                 for alias in stmt.names:
                     full = dotted(alias.name)
                     if alias.asname is not None:
@@ -32,40 +32,40 @@ class Names:
                     else:
                         top = full.split(".")[0]
                         self.aliases[top] = top
-            elif isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+            elif type(stmt) is cst.ImportFrom and type(stmt.names) is not cst.ImportStar:
                 base = self._import_base(stmt)
                 for alias in stmt.names:
                     name = alias.name.value
                     local = alias.asname.name.value if alias.asname else name
                     self.aliases[local] = f"{base}.{name}" if base else name
-            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
         self.scan_records(node)
         # Module-level helpers that only wrap the compile checks (`def _tracing(): return
         # torch.compiler.is_compiling() or torch.jit.is_tracing()`) decide branches as they do.
         for stmt in node.body:
-            if isinstance(stmt, cst.FunctionDef) and len(stmt.body.body) == 1:
+            if type(stmt) is cst.FunctionDef and len(stmt.body.body) == 1:
                 only = stmt.body.body[0]
-                if isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1 \
-                        and isinstance(only.body[0], cst.Return) and only.body[0].value is not None:
+                if type(only) is cst.SimpleStatementLine and len(only.body) == 1 \
+                        and type(only.body[0]) is cst.Return and only.body[0].value is not None:
                     value = self.compile_value(only.body[0].value)
                     if value is not None:
                         self.compile_helpers[f"{self.module}.{stmt.name.value}"] = value
         self.summary.imports = {k: v for k, v in self.aliases.items()
                                 if v and v != f"{self.module}.{k}" and "." in v and not v.startswith("torch.")}
         for stmt in iter_statements(node):
-            if isinstance(stmt, cst.Assign) and isinstance(stmt.value, (cst.Dict, cst.List, cst.Tuple)):
-                elements = [el.value for el in stmt.value.elements if isinstance(el, (cst.DictElement, cst.Element))]
-                held = [self.aliases[e.value] for e in elements if isinstance(e, cst.Name) and e.value in self.aliases]
+            if type(stmt) is cst.Assign and type(stmt.value) in (cst.Dict, cst.List, cst.Tuple):
+                elements = [el.value for el in stmt.value.elements if type(el) in (cst.DictElement, cst.Element)]
+                held = [self.aliases[e.value] for e in elements if type(e) is cst.Name and e.value in self.aliases]
                 if held:
                     for target in stmt.targets:
-                        if isinstance(target.target, cst.Name):
+                        if type(target.target) is cst.Name:
                             self.summary.function_tables[target.target.value] = held
-            if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            if type(stmt) is cst.Assign and len(stmt.targets) == 1 and type(stmt.targets[0].target) is cst.Name:
                 name = stmt.targets[0].target.value
-                if isinstance(stmt.value, cst.Call) and self.qualify(unseeded(stmt.value.func)) in GENERATORS:
+                if type(stmt.value) is cst.Call and self.qualify(unseeded(stmt.value.func)) in GENERATORS:
                     value = V.GENERATOR  # `RNG = torch.Generator().manual_seed(0)`
-                elif isinstance(stmt.value, cst.Call):
+                elif type(stmt.value) is cst.Call:
                     made = self.qualify(stmt.value.func)
                     value = self.record_value(made or "", stmt.value) \
                         or (V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN)
@@ -73,10 +73,10 @@ class Names:
                     value = self.literal_value(stmt.value) or V.UNKNOWN
                 old = self.globals.get(name)
                 self.globals[name] = value if old is None else V.join(old, value)
-            if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call):
+            if type(stmt) is cst.Assign and type(stmt.value) is cst.Call:
                 callee = self.qualify(stmt.value.func)
                 for target in stmt.targets:
-                    if not isinstance(target.target, cst.Name):
+                    if type(target.target) is not cst.Name:
                         continue
                     name = target.target.value
                     if callee == "logging.getLogger":
@@ -127,7 +127,7 @@ class Names:
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         qual = f"{self._prefix()}{node.name.value}"
         # a generic base is its class: `Controller[State]` is `Controller`, `Generic[T]` is `Generic`
-        bases = [self.qualify(arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value) or ""
+        bases = [self.qualify(arg.value.value if type(arg.value) is cst.Subscript else arg.value) or ""
                  for arg in node.bases if arg.keyword is None]
         info = ClassInfo(qualname=qual, bases=[b for b in bases if b])
         fields = self.records.get(qual)
@@ -139,7 +139,7 @@ class Names:
         else:
             self.class_attributes(node, info)
         for stmt in node.body.body:
-            if isinstance(stmt, cst.FunctionDef):
+            if type(stmt) is cst.FunctionDef:
                 info.methods.add(stmt.name.value)
                 if any(self.qualify(d.decorator) in PROPERTIES for d in stmt.decorators):
                     info.properties.add(stmt.name.value)
@@ -156,25 +156,25 @@ class Names:
 
     def module_instance(self, node: cst.BaseExpression) -> V.Val | None:
         """`HEUN`, a module-level object of the file built from a class: an instance of that class."""
-        if isinstance(node, cst.Name) and node.value in self.summary.instances:
+        if type(node) is cst.Name and node.value in self.summary.instances:
             return V.Val("object", ref=self.summary.instances[node.value])
         return None
 
     def _held_functions(self, value: cst.BaseExpression) -> list[str]:
         """Functions an attribute may hold: `fn`, `TABLE[key]` (a module-level table of functions),
         `a if c else b`."""
-        if isinstance(value, cst.IfExp):
+        if type(value) is cst.IfExp:
             return self._held_functions(value.body) + self._held_functions(value.orelse)
-        if isinstance(value, cst.Subscript) and isinstance(value.value, (cst.Dict, cst.List, cst.Tuple)):
+        if type(value) is cst.Subscript and type(value.value) in (cst.Dict, cst.List, cst.Tuple):
             # `{"euler": Euler, "rk4": RK4}[method]`: each function or class the literal holds
             return [f for f in self.held_in_literal(value.value) if not f.startswith("self:")]
-        if isinstance(value, cst.Subscript):
+        if type(value) is cst.Subscript:
             name = dotted(value.value)
             if name in self.summary.function_tables:
                 return [f"{self.module}.{name}"]
             qual = self.qualify(value.value) if name else None
             return [qual] if qual and qual != name else []
-        if isinstance(value, (cst.Name, cst.Attribute)):
+        if type(value) in (cst.Name, cst.Attribute):
             name = dotted(value)
             head = (name or "").split(".")[0]
             if name and head in self.aliases and head != "self":
@@ -186,11 +186,11 @@ class Names:
     def held_in_literal(self, value: cst.BaseExpression) -> list[str]:
         """What a dict, list or tuple literal of callables holds: `{"boxes": self.loss_boxes}` (a method
         of the instance, as "self:loss_boxes") or `[focal_loss, dice_loss]` (functions)."""
-        if not isinstance(value, (cst.Dict, cst.List, cst.Tuple)):
+        if type(value) not in (cst.Dict, cst.List, cst.Tuple):
             return []
         out: list[str] = []
         for el in value.elements:
-            if not isinstance(el, (cst.DictElement, cst.Element)):
+            if type(el) not in (cst.DictElement, cst.Element):
                 continue
             method = self._self_attr(el.value)
             out.extend([f"self:{method}"] if method is not None else self._held_functions(el.value))
@@ -199,25 +199,25 @@ class Names:
     def self_getattr(self, node: cst.BaseExpression) -> str | None:
         """`getattr(self, "name")` -> "name"; `getattr(self, f"_run_{mode}")` or `getattr(self,
         "_run_" + mode)` -> "_run_*", the methods whose name starts so; else None."""
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr"
-                and len(node.args) >= 2 and isinstance(node.args[0].value, cst.Name)
+        if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "getattr"
+                and len(node.args) >= 2 and type(node.args[0].value) is cst.Name
                 and node.args[0].value.value == "self" and "getattr" not in self.aliases):
             return None
         name = node.args[1].value
-        if isinstance(name, cst.SimpleString):
+        if type(name) is cst.SimpleString:
             text = name.evaluated_value
             return text if isinstance(text, str) and text.isidentifier() else None
-        if isinstance(name, cst.BinaryOperation) and isinstance(name.operator, cst.Add):
+        if type(name) is cst.BinaryOperation and type(name.operator) is cst.Add:
             name = name.left
-            prefix = name.evaluated_value if isinstance(name, cst.SimpleString) else None
-        elif isinstance(name, cst.FormattedString) and name.parts and isinstance(name.parts[0], cst.FormattedStringText):
+            prefix = name.evaluated_value if type(name) is cst.SimpleString else None
+        elif type(name) is cst.FormattedString and name.parts and type(name.parts[0]) is cst.FormattedStringText:
             prefix = name.parts[0].value
         else:
             prefix = None
         return f"{prefix}*" if isinstance(prefix, str) and len(prefix) > 1 and prefix.isidentifier() else None
 
     def _self_attr(self, node: cst.BaseExpression) -> str | None:
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
             return node.attr.value
         return None
 
@@ -234,8 +234,8 @@ class Names:
         attr = self._self_attr(node)
         if attr is not None:
             return bool(cls and attr in cls.submodules)
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self.is_module_ref(node.value)
-        if isinstance(node, cst.Name) and self._scopes:
+        if type(node) is cst.Name and self._scopes:
             return node.value in self._scopes[-1].modules
         return False

@@ -80,17 +80,17 @@ class Narrowing:
 
     def _type_facts(self, test: cst.BaseExpression, holds: bool) -> dict[str, Val]:
         """What names hold where `test` is `holds`, from its isinstance tests."""
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self._type_facts(test.expression, not holds)
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             # `a and b` true: both hold; `a or b` false: neither holds
-            if isinstance(test.operator, cst.And) == holds:
+            if (type(test.operator) is cst.And) == holds:
                 return {**self._type_facts(test.left, holds), **self._type_facts(test.right, holds)}
             return {}
-        if not (isinstance(test, cst.Call) and test.args):
+        if not (type(test) is cst.Call and test.args):
             return {}
         tested = test.args[0].value
-        if isinstance(tested, cst.Name):
+        if type(tested) is cst.Name:
             name = tested.value
         elif (attr := self._self_attr(tested)) is not None:
             name = f"self.{attr}"  # `isinstance(self.value, list)`: kept apart from names (evaluate.py)
@@ -102,9 +102,9 @@ class Narrowing:
         if callee != "isinstance" or len(test.args) != 2:
             return {}
         kinds = test.args[1].value
-        if isinstance(kinds, cst.Name) and self._scopes and kinds.value in self._scopes[-1].tuples:
+        if type(kinds) is cst.Name and self._scopes and kinds.value in self._scopes[-1].tuples:
             kinds = self._scopes[-1].tuples[kinds.value]  # `vector = (np.ndarray, torch.Tensor)` earlier
-        types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        types = [el.value for el in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
         held = [self._type_value(t) for t in types]
         if holds:
             if all(v is not None for v in held) and any(v.is_tensor for v in held) \

@@ -36,13 +36,13 @@ class Records:
         """The file's records, before the walk: module-level code may build one before its class
         statement is walked."""
         for stmt in node.body:
-            if isinstance(stmt, cst.ClassDef):
+            if type(stmt) is cst.ClassDef:
                 self.class_fields(stmt, f"{self.module}.{stmt.name.value}")
-            elif isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-                    and isinstance(stmt.body[0], cst.Assign) and isinstance(stmt.body[0].value, cst.Call):
+            elif type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 \
+                    and type(stmt.body[0]) is cst.Assign and type(stmt.body[0].value) is cst.Call:
                 assign = stmt.body[0]
                 fields = self._factory_fields(assign.value)
-                if fields is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+                if fields is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
                     continue
                 name = assign.targets[0].target.value
                 qual = f"{self.module}.{name}"
@@ -56,7 +56,7 @@ class Records:
         annotations declare (kept in `records`); None for any other class. A dataclass that derives
         from another class may have more fields before its own: it is built by keyword only (it is
         not put in `positional`)."""
-        decorated = any(self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+        decorated = any(self.qualify(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
                         in DATACLASS for d in node.decorators)
         based = any(self.qualify(arg.value) in NAMED_TUPLE for arg in node.bases if arg.keyword is None)
         if not (decorated or based):
@@ -65,9 +65,9 @@ class Records:
             self.positional.add(qual)
         fields: dict[str, Val] = {}
         for stmt in node.body.body:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
-                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                    if type(small) is cst.AnnAssign and type(small.target) is cst.Name \
                             and not (self.qualify(_head(small.annotation.annotation)) or "").endswith("ClassVar"):
                         fields[small.target.value] = self._field_value(small.annotation.annotation)
         self.records[qual] = fields
@@ -83,18 +83,18 @@ class Records:
         if call.args[1].keyword is not None and call.args[1].keyword.value != "field_names":
             return None
         spec = call.args[1].value
-        if isinstance(spec, cst.SimpleString) and isinstance(text := spec.evaluated_value, str):
+        if type(spec) is cst.SimpleString and isinstance(text := spec.evaluated_value, str):
             names = text.replace(",", " ").split()
             return {n: V.UNKNOWN for n in names} if all(n.isidentifier() for n in names) else None
-        if not isinstance(spec, (cst.List, cst.Tuple)):
+        if type(spec) not in (cst.List, cst.Tuple):
             return None
         fields: dict[str, Val] = {}
         for element in spec.elements:
             item = element.value
-            if isinstance(item, cst.SimpleString) and isinstance(item.evaluated_value, str):
+            if type(item) is cst.SimpleString and isinstance(item.evaluated_value, str):
                 fields[item.evaluated_value] = V.UNKNOWN
-            elif isinstance(item, cst.Tuple) and len(item.elements) == 2 \
-                    and isinstance(item.elements[0].value, cst.SimpleString) \
+            elif type(item) is cst.Tuple and len(item.elements) == 2 \
+                    and type(item.elements[0].value) is cst.SimpleString \
                     and isinstance(key := item.elements[0].value.evaluated_value, str):
                 fields[key] = self._field_value(item.elements[1].value)
             else:
@@ -126,17 +126,17 @@ class Records:
         tensor attribute, `mid: torch.Tensor` declares one, `tableau: Tableau` declares its class;
         a record built there is its fields."""
         for stmt in node.body.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is not cst.SimpleStatementLine:
                 continue
             for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                        and isinstance(small.targets[0].target, cst.Name):
+                if type(small) is cst.Assign and len(small.targets) == 1 \
+                        and type(small.targets[0].target) is cst.Name:
                     name, value, annotation = small.targets[0].target.value, small.value, None
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                elif type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                     name, value, annotation = small.target.value, small.value, small.annotation.annotation
                 else:
                     continue
-                if isinstance(value, cst.Call):
+                if type(value) is cst.Call:
                     record = self.record_value(self.qualify(value.func) or "", value)
                     if record is not None:
                         info.attr_values.setdefault(name, record)
@@ -144,16 +144,16 @@ class Records:
                         self._classify_attr(name, value, info)
                 elif (instance := self.module_instance(value)) is not None:
                     info.attr_values.setdefault(name, instance)  # `tableau = HEUN`
-                elif isinstance(value, (cst.Name, cst.Attribute)) and not name.isupper() \
+                elif type(value) in (cst.Name, cst.Attribute) and not name.isupper() \
                         and (held := [h for h in self._held_functions(value) if h.rsplit(".", 1)[-1][:1].isupper()]):
                     # `noise_cls = Noise`: a class, which `self.noise_cls(...)` builds
                     info.callables.setdefault(name, held)
                 elif value is None and annotation is not None:
                     if self.annotation_value(annotation).is_tensor:
                         info.tensor_attrs.add(name)
-                    elif isinstance(annotation, (cst.Name, cst.Attribute)) and (held := self.qualify(annotation)) \
+                    elif type(annotation) in (cst.Name, cst.Attribute) and (held := self.qualify(annotation)) \
                             and not held.startswith(("torch.", "typing.")):
                         info.declared.setdefault(name, held)  # the class of what it holds: calls dispatch on it
 
 def _head(annotation: cst.BaseExpression) -> cst.BaseExpression:
-    return annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    return annotation.value if type(annotation) is cst.Subscript else annotation

@@ -29,9 +29,9 @@ def dict_tables(module: cst.Module) -> set[str]:
     """Module-level names bound to a dict display or `dict()`."""
     out: set[str] = set()
     for stmt in _module_statements(module):
-        if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and _is_dict(stmt.value):
-            targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
-            out.update(t.value for t in targets if isinstance(t, cst.Name))
+        if type(stmt) in (cst.Assign, cst.AnnAssign) and _is_dict(stmt.value):
+            targets = [t.target for t in stmt.targets] if type(stmt) is cst.Assign else [stmt.target]
+            out.update(t.value for t in targets if type(t) is cst.Name)
     return out
 
 
@@ -41,7 +41,7 @@ def registrars(module: cst.Module, tables: set[str]) -> dict[str, list[str]]:
     [table, DECORATED, ""] for a factory whose inner function stores its own parameter."""
     out: dict[str, list[str]] = {}
     for stmt in module.body if tables else ():
-        if not isinstance(stmt, cst.FunctionDef):
+        if type(stmt) is not cst.FunctionDef:
             continue
         own = _positional(stmt)
         inner = [p for node in _nested_functions(stmt) for p in _positional(node)]
@@ -64,12 +64,12 @@ def registrations(module: cst.Module, qualify: Callable[[cst.BaseExpression], st
     calls: dict[str, list[dict[str, str]]] = {}
     direct: dict[str, list[str]] = {}
     for stmt in _module_statements(module):
-        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+        if type(stmt) is cst.Expr and type(stmt.value) is cst.Call:
             callee = qualify(stmt.value.func)
             passed = _passed(stmt.value, qualify)
             if callee and passed:
                 calls.setdefault(callee, []).append(passed)
-        elif isinstance(stmt, cst.Assign):
+        elif type(stmt) is cst.Assign:
             for table, stored in _subscript_stores(stmt, None):
                 held = qualify(cst.Name(stored))
                 imported = qualify(cst.Name(table))
@@ -77,11 +77,11 @@ def registrations(module: cst.Module, qualify: Callable[[cst.BaseExpression], st
                     direct.setdefault(table, []).append(held)
                 elif held and imported and imported != table:
                     calls.setdefault(imported, []).append({STORED: held})
-        elif isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
+        elif type(stmt) in (cst.ClassDef, cst.FunctionDef):
             made = qualify(stmt.name)
             for decorator in stmt.decorators:
                 deco = decorator.decorator
-                if isinstance(deco, cst.Call) and (callee := qualify(deco.func)):
+                if type(deco) is cst.Call and (callee := qualify(deco.func)):
                     calls.setdefault(callee, []).append({DECORATED: made or stmt.name.value})
                 elif (callee := qualify(deco)) is not None:
                     calls.setdefault(callee, []).append({"#0": made or stmt.name.value})
@@ -91,12 +91,12 @@ def registrations(module: cst.Module, qualify: Callable[[cst.BaseExpression], st
 def _module_statements(module: cst.Module) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for stmt in module.body:
-        out.extend(stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt])
+        out.extend(stmt.body if type(stmt) is cst.SimpleStatementLine else [stmt])
     return out
 
 
 def _is_dict(value: cst.BaseExpression | None) -> bool:
-    return isinstance(value, cst.Dict) or (isinstance(value, cst.Call) and dotted(value.func) == "dict"
+    return type(value) is cst.Dict or (type(value) is cst.Call and dotted(value.func) == "dict"
                                            and not value.args)
 
 
@@ -105,7 +105,7 @@ def _positional(fn: cst.FunctionDef) -> list[str]:
 
 
 def _nested_functions(fn: cst.FunctionDef) -> list[cst.FunctionDef]:
-    return [stmt for stmt in fn.body.body if isinstance(stmt, cst.FunctionDef)]
+    return [stmt for stmt in fn.body.body if type(stmt) is cst.FunctionDef]
 
 
 def _stores(fn: cst.FunctionDef, tables: set[str]) -> list[tuple[str, str]]:
@@ -115,17 +115,17 @@ def _stores(fn: cst.FunctionDef, tables: set[str]) -> list[tuple[str, str]]:
 
 def _subscript_stores(node: cst.Assign, tables: set[str] | None) -> list[tuple[str, str]]:
     """(table, name) for `TABLE[key] = name`, on one of `tables` (None: on any name)."""
-    if not isinstance(node.value, cst.Name):
+    if type(node.value) is not cst.Name:
         return []
     return [(t.target.value.value, node.value.value) for t in node.targets
-            if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+            if type(t.target) is cst.Subscript and type(t.target.value) is cst.Name
             and (tables is None or t.target.value.value in tables)]
 
 
 def _passed(call: cst.Call, qualify: Callable[[cst.BaseExpression], str | None]) -> dict[str, str]:
     """What a call hands over by name (`Dopri5`, `solvers.Euler`), by "#i" or keyword."""
     def named(node: cst.BaseExpression) -> str | None:
-        return qualify(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        return qualify(node) if type(node) in (cst.Name, cst.Attribute) else None
     arguments = call_arguments(call, named)
     if arguments is None:
         return {}

@@ -72,7 +72,7 @@ class Scopes:
         return bool(self._scopes) and self._dead_depth == 0 and self._disabled_depth == 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorators = [self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+        decorators = [self.qualify(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
                       for d in node.decorators]
         disabled = any(d in DISABLE for d in decorators)
         self._def_disabled.append(disabled)
@@ -118,7 +118,7 @@ class Scopes:
                 info.optional.add(name)
             scope.values[name] = V.param(qual, name)
         for star in (node.params.star_arg, node.params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 scope.values[star.name.value] = V.OBJECT
         info.name_defaults = self._name_defaults(node)
         if cls is not None and node.name.value == "__init__" and info.params:
@@ -131,20 +131,20 @@ class Scopes:
         """The span of the constructor's first statement that uses the instance (names it, or calls
         `super()`); None where that is a compound statement or there is none."""
         for stmt in node.body.body:
-            uses = any((isinstance(n, cst.Name) and n.value == instance) or is_super_call(n)
+            uses = any((type(n) is cst.Name and n.value == instance) or is_super_call(n)
                        for n in find(stmt, (cst.Name, cst.Call)))
             if not uses:
                 continue
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 first = stmt.body[0]
-                return self.positions.span(first.value if isinstance(first, cst.Expr) else first)
+                return self.positions.span(first.value if type(first) is cst.Expr else first)
             return None
         return None
 
     def _name_defaults(self, node: cst.FunctionDef) -> dict[str, str]:
         """The parameters whose default is a name (`norm=rms_norm`): parameter -> the default, qualified."""
         defaults = {p.name.value: self.qualify(p.default) for p in (*node.params.params, *node.params.kwonly_params)
-                    if isinstance(p.default, (cst.Name, cst.Attribute)) and dotted(p.default) not in ("None", "True",
+                    if type(p.default) in (cst.Name, cst.Attribute) and dotted(p.default) not in ("None", "True",
                                                                                                      "False")}
         return {name: held for name, held in defaults.items() if held}
 
@@ -155,8 +155,8 @@ class Scopes:
         if not defaults:
             return {}
         stored = {stmt.value.value for stmt in find(node.body, (cst.Assign,))
-                  if isinstance(stmt.value, cst.Name)
-                  and any(isinstance(t.target, cst.Attribute) and dotted(t.target.value) == instance
+                  if type(stmt.value) is cst.Name
+                  and any(type(t.target) is cst.Attribute and dotted(t.target.value) == instance
                           for t in stmt.targets)}
         return {name: held for name, held in defaults.items() if name in stored}
 
@@ -182,19 +182,19 @@ class Scopes:
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names if self._scopes else ():
             full = dotted(alias.name)
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 self._bind_import(alias.asname.name.value, full)
             elif alias.asname is None:
                 top = full.split(".")[0]
                 self._bind_import(top, top)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if not self._scopes or isinstance(node.names, cst.ImportStar):
+        if not self._scopes or type(node.names) is cst.ImportStar:
             return
         base = self._import_base(node)
         for alias in node.names:
             name = alias.name.value
-            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            local = alias.asname.name.value if alias.asname and type(alias.asname.name) is cst.Name else name
             self._bind_import(local, f"{base}.{name}" if base else name)
 
     def _bind_import(self, local: str, full: str) -> None:
@@ -233,11 +233,11 @@ class Scopes:
         """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,
         `SOLVERS[name](...)`, or what a parameter holds, called ("@function#param"); reach decides
         which of them are classes of the tree."""
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return []
-        if isinstance(value.func, cst.Subscript):
+        if type(value.func) is cst.Subscript:
             return self._held_functions(value.func)
-        if isinstance(value.func, cst.Name) and self._scopes and self._scopes[-1].functions.get(value.func.value):
+        if type(value.func) is cst.Name and self._scopes and self._scopes[-1].functions.get(value.func.value):
             return list(self._scopes[-1].functions[value.func.value])  # `solver = solver_cls(...)`
         if self._scopes and (param := self._parameter(value.func)) is not None:
             # `m = subproblem(x)` of a class the callers hand over: reach looks up what they pass
@@ -247,8 +247,8 @@ class Scopes:
                 return [cls.qualname]
             # `noise = self.noise_cls(shape)` of a class the attribute holds, or one a subclass puts there
             return _built_by_attribute(cls, attr)
-        if isinstance(value.func, cst.Call) and self.qualify(value.func.func) == "type" and len(value.func.args) == 1 \
-                and isinstance(value.func.args[0].value, cst.Name) and value.func.args[0].value.value == "self" \
+        if type(value.func) is cst.Call and self.qualify(value.func.func) == "type" and len(value.func.args) == 1 \
+                and type(value.func.args[0].value) is cst.Name and value.func.args[0].value.value == "self" \
                 and (cls := self.class_info()) is not None:
             return [cls.qualname]  # `type(self)(*args)`
         name = self.qualify(value.func)
@@ -261,14 +261,14 @@ class Scopes:
         the function ("Class()"; `cls(...)` in a classmethod, one of its own class), or what a call of
         a function of the tree returned (`return make_noise(shape)`: "pkg.make_noise()")."""
         scope = self._scopes[-1]
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             if value.value in scope.made:
                 return [f"{made}()" for made in scope.made[value.value]]
             return [held for held in scope.functions.get(value.value, []) if held.endswith("()")]
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return []
         cls = self.class_info()
-        if isinstance(value.func, cst.Name) and value.func.value == "cls" and cls is not None \
+        if type(value.func) is cst.Name and value.func.value == "cls" and cls is not None \
                 and scope.info.params[:1] == ["cls"] and not scope.info.is_static:
             return [f"{cls.qualname}()"]  # `return cls(f, **options)`
         if made := self.built_from(value):
@@ -280,8 +280,8 @@ class Scopes:
         """`_returned_by`, and `op.transpose(...)` of a local built from one class of the tree here:
         `"pkg.Op.transpose()"`, what that method (or an override) returns."""
         returned = self._returned_by(value)
-        if returned is not None or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) \
-                or not isinstance(value.func.value, cst.Name) or not self._scopes:
+        if returned is not None or type(value) is not cst.Call or type(value.func) is not cst.Attribute \
+                or type(value.func.value) is not cst.Name or not self._scopes:
             return returned
         made = self._scopes[-1].made.get(value.func.value.value, [])
         return f"{made[0]}.{value.func.attr.value}()" if len(made) == 1 and not made[0].startswith("@") else None
@@ -290,7 +290,7 @@ class Scopes:
         """`f(...)` of a function named from the module level (`select(method)`): `"pkg.f()"`, which
         stands for the functions and classes `f` returns (`Reach.expand_table`); `self.make(...)` of a
         method of the instance: `"pkg.Cls.make()"` (an inherited method, or a subclass's override)."""
-        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+        if type(value) is not cst.Call or type(value.func) not in (cst.Name, cst.Attribute):
             return None
         cls = self.class_info()
         if cls is not None and (method := self._self_attr(value.func)) is not None and not cls.holds_object(method) \
@@ -316,6 +316,6 @@ def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
 def _returns_its_own_function(node: cst.FunctionDef) -> bool:
     """Whether a function returns a function it defines (`def cached(fn): def wrapped(...): ...;
     return wrapped`): a decorator whose wrapper runs wherever what it decorates is called."""
-    nested = {stmt.name.value for stmt in node.body.body if isinstance(stmt, cst.FunctionDef)}
-    return bool(nested) and any(isinstance(ret.value, cst.Name) and ret.value.value in nested
+    nested = {stmt.name.value for stmt in node.body.body if type(stmt) is cst.FunctionDef}
+    return bool(nested) and any(type(ret.value) is cst.Name and ret.value.value in nested
                                 for ret in find(node.body, cst.Return))

@@ -51,7 +51,7 @@ class HelperBlocks(cst.BatchableCSTVisitor):
         start, _, end, _ = self.ctx.positions.span(node.body)
         for item in node.items:
             call = item.item
-            if not isinstance(call, cst.Call) or self._patch_block(call, node.body, start, end):
+            if type(call) is not cst.Call or self._patch_block(call, node.body, start, end):
                 continue
             if fn is not None and not (self.ctx.qualify(call.func) or "").startswith(FOREIGN):
                 line, col, _, _ = self.ctx.positions.span(call)
@@ -82,13 +82,13 @@ class SettingsReader(HelperBlocks):
     # ------------------------------------------------------------------ values
     def _members(self, node: cst.BaseExpression) -> list[str] | None:
         """The functions a set, list or tuple literal (or `set()`) names, as dotted names."""
-        if isinstance(node, cst.Call) and dotted(node.func) == "set" and not node.args:
+        if type(node) is cst.Call and dotted(node.func) == "set" and not node.args:
             return []
-        if not isinstance(node, (cst.Set, cst.List, cst.Tuple)):
+        if type(node) not in (cst.Set, cst.List, cst.Tuple):
             return None
         out = []
         for el in node.elements:
-            if not isinstance(el, cst.Element):
+            if type(el) is not cst.Element:
                 return None
             name = self.ctx.qualify(el.value) or dotted(el.value)
             if name is None:
@@ -98,7 +98,7 @@ class SettingsReader(HelperBlocks):
 
     def _value(self, setting: str, node: cst.BaseExpression) -> list[str] | None:
         if setting in FLAGS:
-            if isinstance(node, cst.Name) and node.value in ("True", "False"):
+            if type(node) is cst.Name and node.value in ("True", "False"):
                 return [node.value.lower()]
             return None
         return self._members(node)
@@ -110,11 +110,11 @@ class SettingsReader(HelperBlocks):
         for arg in call.args:
             if arg.keyword is not None:
                 pairs.append((arg.keyword.value, arg.value))
-        if len(positional) == 1 and isinstance(positional[0], cst.Dict):
+        if len(positional) == 1 and type(positional[0]) is cst.Dict:
             for el in positional[0].elements:
-                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+                if type(el) is cst.DictElement and type(el.key) is cst.SimpleString:
                     pairs.append((el.key.evaluated_value, el.value))
-        elif len(positional) == 2 and isinstance(positional[0], cst.SimpleString):
+        elif len(positional) == 2 and type(positional[0]) is cst.SimpleString:
             pairs.append((positional[0].evaluated_value, positional[1]))
         out: dict[str, list[str]] = {}
         for name, value in pairs:
@@ -126,11 +126,11 @@ class SettingsReader(HelperBlocks):
         return out
 
     def _is_patch(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Call) and self.ctx.qualify(node.func) == PATCH
+        return type(node) is cst.Call and self.ctx.qualify(node.func) == PATCH
 
     def _setting_of(self, target: cst.BaseExpression) -> str | None:
         """`torch._dynamo.config.NAME` -> the supported setting it names."""
-        if isinstance(target, cst.Attribute) and self.ctx.qualify(target.value) == CONFIG:
+        if type(target) is cst.Attribute and self.ctx.qualify(target.value) == CONFIG:
             return canonical(target.attr.value)
         return None
 
@@ -154,14 +154,14 @@ class SettingsReader(HelperBlocks):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         setting = self._setting_of(node.target)
-        if setting is not None and setting not in FLAGS and isinstance(node.operator, cst.BitOrAssign):
+        if setting is not None and setting not in FLAGS and type(node.operator) is cst.BitOrAssign:
             values = self._members(node.value)
             if values is not None:
                 self._record(setting, values, add=True)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        if not (type(call) is cst.Call and type(call.func) is cst.Attribute
                 and call.func.attr.value in SET_METHODS and len(call.args) == 1):
             return
         setting = self._setting_of(call.func.value)

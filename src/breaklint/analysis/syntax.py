@@ -11,9 +11,9 @@ import libcst as cst
 
 def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` as a string, or None for anything that is not a plain name chain."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
@@ -26,31 +26,31 @@ def leaves_block(body: cst.BaseSuite) -> bool:
     if not statements:
         return False
     last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    if type(last) is cst.SimpleStatementLine:
+        return bool(last.body) and type(last.body[-1]) in (cst.Return, cst.Raise, cst.Continue, cst.Break)
     return False
 
 
 def is_super_call(node: cst.BaseExpression) -> bool:
     """`super()` (with or without arguments)."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "super"
 
 
 def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
     """Small statements and compound statements of a block, into nested blocks but not defs."""
     stmts = body.body if isinstance(body, (cst.BaseSuite, cst.Module)) else body
     for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             yield from stmt.body
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
             yield stmt
         elif isinstance(stmt, cst.BaseCompoundStatement):
             yield stmt
             for attr in ("body", "orelse", "finalbody"):
                 child = getattr(stmt, attr, None)
-                if isinstance(child, cst.If):
+                if type(child) is cst.If:
                     yield from iter_statements([child])
-                elif isinstance(child, (cst.Else, cst.Finally)):
+                elif type(child) in (cst.Else, cst.Finally):
                     yield from iter_statements(child.body)
                 elif isinstance(child, cst.BaseSuite):
                     yield from iter_statements(child)
@@ -61,7 +61,7 @@ def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
 def unseeded(func: cst.BaseExpression) -> cst.BaseExpression:
     """The callee that makes a generator seeded on the spot: `torch.Generator` of
     `torch.Generator(device).manual_seed(seed)`; any other callee as it is."""
-    while isinstance(func, cst.Attribute) and func.attr.value == "manual_seed" and isinstance(func.value, cst.Call):
+    while type(func) is cst.Attribute and func.attr.value == "manual_seed" and type(func.value) is cst.Call:
         func = func.value.func
     return func
 

@@ -27,14 +27,14 @@ def _raise_message(stmt: cst.Raise) -> str | None:
     exc = stmt.exc
     if stmt.cause is not None or exc is None:
         return None
-    name = dotted(exc.func if isinstance(exc, cst.Call) else exc)
-    if not isinstance(exc, cst.Call) or not exc.args:
+    name = dotted(exc.func if type(exc) is cst.Call else exc)
+    if type(exc) is not cst.Call or not exc.args:
         return f'"{name} raised"' if name else None
     if len(exc.args) > 1:
         return None
     arg = exc.args[0]
-    if arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString,
-                                                                        cst.FormattedString)):
+    if arg.keyword is not None or arg.star or type(arg.value) not in (cst.SimpleString, cst.ConcatenatedString,
+                                                                        cst.FormattedString):
         return None
     strings = find(arg.value, cst.SimpleString)
     if any("b" in s.prefix.lower() for s in strings):
@@ -45,7 +45,7 @@ def _raise_message(stmt: cst.Raise) -> str | None:
 
 
 def _string_pieces(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.ConcatenatedString):
+    if type(node) is cst.ConcatenatedString:
         return _string_pieces(node.left) + _string_pieces(node.right)
     return [node]
 
@@ -55,11 +55,11 @@ def _elided(message: cst.BaseExpression) -> str | None:
     format tensors while tracing, and `_assert_async` takes a constant message."""
     parts: list[str] = []
     for piece in _string_pieces(message):
-        if isinstance(piece, cst.SimpleString) and isinstance(piece.evaluated_value, str):
+        if type(piece) is cst.SimpleString and isinstance(piece.evaluated_value, str):
             parts.append(piece.evaluated_value)
-        elif isinstance(piece, cst.FormattedString) and "r" not in piece.prefix.lower():
+        elif type(piece) is cst.FormattedString and "r" not in piece.prefix.lower():
             for part in piece.parts:
-                if isinstance(part, cst.FormattedStringText):
+                if type(part) is cst.FormattedStringText:
                     text = ast.literal_eval(piece.end + part.value + piece.end)
                     parts.append(text.replace("{{", "{").replace("}}", "}"))
                 else:
@@ -76,11 +76,11 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     failure is a RuntimeError instead of E, and on CUDA it is raised asynchronously (a device-side
     assert, at the next synchronization)."""
     torch = torch_name(ctx)
-    if torch is None or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+    if torch is None or node.orelse is not None or type(node.body) is not cst.IndentedBlock:
         return None
     body = node.body.body
-    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1 \
-            or not isinstance(body[0].body[0], cst.Raise):
+    if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+            or type(body[0].body[0]) is not cst.Raise:
         return None
     header = node.body.header.comment  # moves to the new line; any other comment would be lost: no fix
     if any(c is not header for c in find(node, cst.Comment)):
@@ -92,7 +92,7 @@ def check_to_assert(ctx: "FileContext", node: cst.If) -> Fix | None:
     if split is None:
         return None
     guard, fails, test = split
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and not test.lpar:
         holds = tensor_condition(ctx, test.expression, torch)
     else:
         holds = f"{torch}.logical_not({fails})"

@@ -27,23 +27,23 @@ def tensor_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str) -
     every operand is a tensor: Python's `x and y` on a plain bool has no tensor form); any other
     tensor is tested for truth, which is `!= 0`.
     """
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         inner = tensor_condition(ctx, test.expression, torch)
         return None if inner is None else f"{torch}.logical_not({inner})"
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         if ctx.tensor_requirement(test.left) is None or ctx.tensor_requirement(test.right) is None:
             return None
         left, right = tensor_condition(ctx, test.left, torch), tensor_condition(ctx, test.right, torch)
         if left is None or right is None:
             return None
-        return f"{torch}.logical_{'and' if isinstance(test.operator, cst.And) else 'or'}({left}, {right})"
+        return f"{torch}.logical_{'and' if type(test.operator) is cst.And else 'or'}({left}, {right})"
     inner = _unwrapped(ctx, test)
     if inner is not None:
         return tensor_condition(ctx, inner, torch)
     if ctx.tensor_requirement(test) is None:
         return None
     text = text_of(ctx, test)
-    if isinstance(test, cst.Comparison):
+    if type(test) is cst.Comparison:
         if any(isinstance(c.operator, _NOT_ELEMENTWISE) for c in test.comparisons):
             return None
         if len(test.comparisons) == 1:
@@ -64,9 +64,9 @@ def tensor_operands(ctx: "FileContext", test: cst.BaseExpression) -> tuple[Val, 
     """The values of the parts of a test that `tensor_condition` hands to torch (a comparison, a
     tensor tested for truth, `t` of `t.item()` and `bool(t)`); Python parts that stay a Python test
     give nothing. A rewrite through them must only be offered where each is a known tensor."""
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         test = test.expression
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         return tensor_operands(ctx, test.left) + tensor_operands(ctx, test.right)
     inner = _unwrapped(ctx, test)
     if inner is not None:
@@ -76,14 +76,14 @@ def tensor_operands(ctx: "FileContext", test: cst.BaseExpression) -> tuple[Val, 
 
 
 def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And and not test.lpar:
         return _conjuncts(test.left) + _conjuncts(test.right)
     return [test]
 
 
 def _tests_a_tensor(ctx: "FileContext", part: cst.BaseExpression) -> bool:
     """A tensor, `t.item()` or `bool(t)`, or `not` of one."""
-    while isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Not):
+    while type(part) is cst.UnaryOperation and type(part.operator) is cst.Not:
         part = part.expression
     return ctx.tensor_requirement(part) is not None or _unwrapped(ctx, part) is not None
 
@@ -96,7 +96,7 @@ def guarded_condition(ctx: "FileContext", test: cst.BaseExpression, torch: str
     guard: list[cst.BaseExpression] = []
     while parts and not _tests_a_tensor(ctx, parts[0]):
         guard.append(parts.pop(0))
-    if not parts or (guard and any(isinstance(g, cst.BooleanOperation) and not g.lpar for g in guard)):
+    if not parts or (guard and any(type(g) is cst.BooleanOperation and not g.lpar for g in guard)):
         return None
     if not guard:
         cond = tensor_condition(ctx, test, torch)

@@ -93,10 +93,10 @@ def _fold(torch: str, name: str, parts: list[str]) -> str:
 
 def _unwrapped(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpression | None:
     """`t` for `t.item()` or `bool(t)` of a tensor: a Python value, whose truth is `t`'s."""
-    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+    if type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute \
             and node.func.attr.value == "item":
         inner = node.func.value
-    elif isinstance(node, cst.Call) and len(node.args) == 1 and ctx.qualify(node.func) == "bool" \
+    elif type(node) is cst.Call and len(node.args) == 1 and ctx.qualify(node.func) == "bool" \
             and not node.args[0].keyword and not node.args[0].star:
         inner = node.args[0].value
     else:
@@ -107,7 +107,7 @@ def _unwrapped(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpressi
 def sole_statement(ctx: "FileContext") -> cst.BaseSmallStatement | None:
     """The small statement being walked, when it is alone on its line (no `;`)."""
     stmt = ctx.current_statement()
-    return stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    return stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 else None
 
 
 def own_line_indent(ctx: "FileContext", node: cst.CSTNode) -> str | None:

@@ -27,8 +27,8 @@ def guard_statement(ctx: "FileContext", call: cst.Call) -> Fix | None:
     """
     stmt = ctx.current_statement()
     torch = torch_name(ctx)
-    if (torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1
-            or not isinstance(stmt.body[0], cst.Expr) or stmt.body[0].value is not call):
+    if (torch is None or type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1
+            or type(stmt.body[0]) is not cst.Expr or stmt.body[0].value is not call):
         return None
     indent = own_line_indent(ctx, stmt)
     if indent is None:
@@ -52,20 +52,21 @@ def _diagnostic(ctx: "FileContext", stmt: cst.BaseStatement) -> tuple[cst.Call, 
     """A statement that only reports: a call, its result unused, of `print`, a logger, `warnings`
     (known: True), or a function of a module (not a method of a value) whose arguments are all
     literals (known: False)."""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, cst.Call)):
+    if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Expr
+            and type(stmt.body[0].value) is cst.Call):
         return None
     call = stmt.body[0].value
     qual = ctx.qualify(call.func) or ""
-    receiver = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else None
+    receiver = dotted(call.func.value) if type(call.func) is cst.Attribute else None
     if (qual == "print" or qual.startswith(("logging.", "warnings."))
             or (receiver is not None and ctx.is_logger(receiver))):
         return call, True
     literal = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float)
-    plain = isinstance(call.func, cst.Name) or (receiver is not None and receiver.split(".")[0] in ctx.aliases)
-    if plain and call.args and all(isinstance(a.value, literal) or (a.keyword is not None and isinstance(
-            a.value, (cst.Name, cst.Attribute)) and not ctx.value(a.value).is_tensor) or (
-            isinstance(a.value, (cst.Name, cst.Attribute)) and (dotted(a.value) or "").endswith("Warning"))
+    plain = type(call.func) is cst.Name or (receiver is not None and receiver.split(".")[0] in ctx.aliases)
+    if plain and call.args and all(isinstance(a.value, literal) or (
+            a.keyword is not None and type(a.value) in (cst.Name, cst.Attribute)
+            and not ctx.value(a.value).is_tensor) or (
+            type(a.value) in (cst.Name, cst.Attribute) and (dotted(a.value) or "").endswith("Warning"))
             for a in call.args):
         return call, False
     return None

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def _mask(ctx: "FileContext", node: cst.BaseExpression) -> cst.BaseExpression | None:
     """The mask of `x[mask]`: one index, a bool tensor."""
-    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+    if not (type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index):
         return None
     mask = node.slice[0].slice.value
     return mask if ctx.value(mask).bool_shaped and ctx.tensor_requirement(mask) is not None else None
@@ -38,7 +38,7 @@ def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
     inside = {id(n) for r in reads for n in find(r, (cst.Name, cst.Attribute))}
     # a function's or method's own name; a method's receiver is a value like any other
     callees = {id(n) for c in find(value, cst.Call)
-               for n in ([c.func, c.func.attr] if isinstance(c.func, cst.Attribute) else [c.func])}
+               for n in ([c.func, c.func.attr] if type(c.func) is cst.Attribute else [c.func])}
     attrs = {id(a.attr) for a in find(value, cst.Attribute)}
     # `x.dtype`, `x.device`: what is read is not the tensor's elements
     described = {id(n) for a in find(value, cst.Attribute) if ctx.value(a).not_tensor and id(a) not in callees
@@ -46,10 +46,10 @@ def _unmasked(ctx: "FileContext", value: cst.BaseExpression, mask: str
     for leaf in find(value, (cst.Name, cst.Attribute, cst.Subscript)):
         if id(leaf) in inside or id(leaf) in callees or id(leaf) in attrs or id(leaf) in described or leaf in reads:
             continue
-        if isinstance(leaf, cst.Subscript) and _mask(ctx, leaf) is not None:
+        if type(leaf) is cst.Subscript and _mask(ctx, leaf) is not None:
             return None  # a read through another mask
-        if isinstance(leaf, (cst.Name, cst.Attribute)) and not ctx.value(leaf).not_tensor \
-                and not (isinstance(leaf, cst.Name) and leaf.value in ctx.aliases):  # `torch`, `F`
+        if type(leaf) in (cst.Name, cst.Attribute) and not ctx.value(leaf).not_tensor \
+                and not (type(leaf) is cst.Name and leaf.value in ctx.aliases):  # `torch`, `F`
             return None  # a tensor, or not known not to be one
     return value.visit(_Unmask({id(r) for r in reads})), reads
 
@@ -80,12 +80,12 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
         return None
     torch = torch_name(ctx)
     small = sole_statement(ctx)
-    if isinstance(small, cst.Assign):
+    if type(small) is cst.Assign:
         own = small.targets[0].target if len(small.targets) == 1 else None
     else:
-        own = small.target if isinstance(small, cst.AugAssign) else None
-    if torch is None or mask_node is None or own is not target or not isinstance(target.value, (cst.Name,
-                                                                                                cst.Attribute)):
+        own = small.target if type(small) is cst.AugAssign else None
+    if torch is None or mask_node is None or own is not target or type(target.value) not in (cst.Name,
+                                                                                                cst.Attribute):
         return None
     mask = text_of(ctx, mask_node)
     found = _unmasked(ctx, value, mask)
@@ -112,7 +112,7 @@ _NOT_ELEMENTWISE_OPS = (cst.MatrixMultiply,)
 def whole_test_operand(ctx: "FileContext", call: cst.Call) -> cst.BaseExpression | None:
     """E of `torch.any(E)`, `E.all()`, `E.max()`, ...: a reduction over every element that gives the
     same answer for a tensor and for its distinct values."""
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in _WHOLE_TESTS and not call.args:
+    if type(call.func) is cst.Attribute and call.func.attr.value in _WHOLE_TESTS and not call.args:
         return call.func.value
     qual = ctx.qualify(call.func) or ""
     if (qual.startswith("torch.") and qual[6:] in _WHOLE_TESTS and len(call.args) == 1
@@ -124,17 +124,17 @@ def whole_test_operand(ctx: "FileContext", call: cst.Call) -> cst.BaseExpression
 def elementwise_names(ctx: "FileContext", node: cst.BaseExpression) -> list[cst.Name] | None:
     """The names an element-by-element expression reads (comparisons, arithmetic and `~`/`-` of
     names and numbers), when every other leaf is known not to be a tensor; None for anything else."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return [node]
-    if isinstance(node, cst.Comparison):
+    if type(node) is cst.Comparison:
         parts = [node.left, *(c.comparator for c in node.comparisons)]
-        if any(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons):
+        if any(type(c.operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot) for c in node.comparisons):
             return None
-    elif isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, _NOT_ELEMENTWISE_OPS):
+    elif type(node) is cst.BinaryOperation and not isinstance(node.operator, _NOT_ELEMENTWISE_OPS):
         parts = [node.left, node.right]
-    elif isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+    elif type(node) is cst.UnaryOperation and type(node.operator) is not cst.Not:
         parts = [node.expression]
-    elif isinstance(node, (cst.Integer, cst.Float)) or ctx.value(node).not_tensor:
+    elif type(node) in (cst.Integer, cst.Float) or ctx.value(node).not_tensor:
         return []
     else:
         return None
@@ -156,20 +156,20 @@ def unique_to_input(ctx: "FileContext", call: cst.Call) -> tuple[Fix, cst.Name] 
     and no longer needs a tensor whose length depends on the data.
     """
     small = sole_statement(ctx)
-    if not (isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1
-            and isinstance(small.targets[0].target, cst.Name)):
+    if not (type(small) is cst.Assign and small.value is call and len(small.targets) == 1
+            and type(small.targets[0].target) is cst.Name):
         return None
     if ctx.qualify(call.func) == "torch.unique":
         if not call.args or call.args[0].keyword is not None:
             return None
         source, rest = call.args[0].value, list(call.args[1:])
-    elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "unique":
+    elif type(call.func) is cst.Attribute and call.func.attr.value == "unique":
         source, rest = call.func.value, list(call.args)
     else:
         return None
     for arg in rest:  # `sorted=` changes nothing a test sees; `dim=None` is the default
         key = arg.keyword.value if arg.keyword is not None else None
-        if arg.star or not (key == "sorted" or key == "dim" and isinstance(arg.value, cst.Name)
+        if arg.star or not (key == "sorted" or key == "dim" and type(arg.value) is cst.Name
                             and arg.value.value == "None"):
             return None
     fix = replace(ctx, call, text_of(ctx, source), "test the tensor itself, not its distinct values "
@@ -179,8 +179,8 @@ def unique_to_input(ctx: "FileContext", call: cst.Call) -> tuple[Fix, cst.Name] 
 
 def _index_constant(subscript: cst.BaseExpression) -> int | None:
     """`k` for `x[k]` with a literal integer `k` (negative ones too), else None."""
-    if not (isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1
-            and isinstance(subscript.slice[0].slice, cst.Index)):
+    if not (type(subscript) is cst.Subscript and len(subscript.slice) == 1
+            and type(subscript.slice[0].slice) is cst.Index):
         return None
     return integer(subscript.slice[0].slice.value)
 
@@ -190,8 +190,8 @@ def position_lookup(ctx: "FileContext", node: cst.BaseExpression
     """(the call, `c`, `k`) for `torch.where(c)[0][k]` or `c.nonzero(as_tuple=True)[0][k]`, a literal
     `k`: one position where `c` holds, a 0-d tensor."""
     which = _index_constant(node)
-    inner = node.value if isinstance(node, cst.Subscript) else None
-    if which is None or _index_constant(inner) != 0 or not isinstance(inner.value, cst.Call):
+    inner = node.value if type(node) is cst.Subscript else None
+    if which is None or _index_constant(inner) != 0 or type(inner.value) is not cst.Call:
         return None
     cond = positions_of(ctx, inner.value)
     return (inner.value, cond, which) if cond is not None else None
@@ -203,13 +203,13 @@ def positions_of(ctx: "FileContext", call: cst.Call) -> cst.BaseExpression | Non
     qual = ctx.qualify(call.func)
     args = [a for a in call.args if a.keyword is None]
     as_tuple = [a for a in call.args if a.keyword is not None and a.keyword.value == "as_tuple"]
-    if as_tuple and not (isinstance(as_tuple[0].value, cst.Name) and as_tuple[0].value.value == "True"):
+    if as_tuple and not (type(as_tuple[0].value) is cst.Name and as_tuple[0].value.value == "True"):
         return None
     if qual == "torch.where" and len(call.args) == 1 and len(args) == 1:
         cond = args[0].value
     elif qual == "torch.nonzero" and len(args) == 1 and len(call.args) == 2 and as_tuple:
         cond = args[0].value
-    elif (isinstance(call.func, cst.Attribute) and call.func.attr.value == "nonzero" and not args
+    elif (type(call.func) is cst.Attribute and call.func.attr.value == "nonzero" and not args
           and len(call.args) == 1 and as_tuple and not ctx.is_module_ref(call.func.value)):
         cond = call.func.value
     else:
@@ -243,12 +243,12 @@ def name_uses(function: cst.FunctionDef, name: str) -> list[cst.Name]:
     others: set[int] = set()
     uses = []
     for node in find(function, (cst.Attribute, cst.Arg, cst.Param, cst.Name)):
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             others.add(id(node.attr))
-        elif isinstance(node, cst.Arg):
+        elif type(node) is cst.Arg:
             if node.keyword is not None:
                 others.add(id(node.keyword))
-        elif isinstance(node, cst.Param):
+        elif type(node) is cst.Param:
             others.add(id(node.name))
         elif node.value == name:
             uses.append(node)
@@ -270,7 +270,7 @@ def masked_reduction(ctx: "FileContext", call: cst.Call) -> tuple[Fix, list[cst.
     Unsafe: the mask must have the shape of `x` (a mask over leading dimensions broadcasts
     against the trailing ones instead), and the sum's dtype follows `torch.where`'s promotion.
     """
-    if call.args or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _REDUCTIONS:
+    if call.args or type(call.func) is not cst.Attribute or call.func.attr.value not in _REDUCTIONS:
         return None
     torch = torch_name(ctx)
     if torch is None:

@@ -58,14 +58,14 @@ def torch_random(ctx: "FileContext", call: cst.Call, name: str) -> Fix | None:
 
 def _int_expression(ctx: "FileContext", node: cst.BaseExpression) -> bool:
     """An int literal, a `len(...)`, or `+ - * //` of those."""
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return True
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         return ctx.qualify(node.func) == "len"
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         return _int_expression(ctx, node.expression)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply,
-                                                                              cst.FloorDivide)):
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract, cst.Multiply,
+                                                                              cst.FloorDivide):
         return _int_expression(ctx, node.left) and _int_expression(ctx, node.right)
     return False
 
@@ -76,7 +76,7 @@ def arange_to_range(ctx: "FileContext", call: cst.Call, tensor: cst.BaseExpressi
     Safe when every argument is built from int literals and `len(...)`, where `arange` and `range` give the
     same ints; otherwise unsafe (`arange` also takes floats and tensors, `range` does not).
     """
-    if not (isinstance(tensor, cst.Call) and ctx.qualify(tensor.func) == "torch.arange"
+    if not (type(tensor) is cst.Call and ctx.qualify(tensor.func) == "torch.arange"
             and 1 <= len(tensor.args) <= 3 and all(a.keyword is None and not a.star for a in tensor.args)):
         return None
     ints = all(_int_expression(ctx, a.value) for a in tensor.args)

@@ -29,7 +29,7 @@ def _branch(ctx: "FileContext", suite: cst.BaseSuite) -> tuple[list[tuple[str, c
     """A branch made of `name = value` lines and reporting calls: (assignments in order, reports).
     None also when a report reads a name assigned before it in the branch (the reports move
     before the assignments)."""
-    if not isinstance(suite, cst.IndentedBlock):
+    if type(suite) is not cst.IndentedBlock:
         return None
     assigns: list[tuple[str, cst.BaseExpression]] = []
     reports: list[tuple[cst.Call, bool]] = []
@@ -40,11 +40,11 @@ def _branch(ctx: "FileContext", suite: cst.BaseSuite) -> tuple[list[tuple[str, c
                 return None
             reports.append(report)
             continue
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                and isinstance(stmt.body[0], cst.Assign)):
+        if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1
+                and type(stmt.body[0]) is cst.Assign):
             return None
         assign = stmt.body[0]
-        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
             return None
         assigns.append((assign.targets[0].target.value, assign.value))
     return assigns, reports
@@ -85,14 +85,14 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
         return None
     comments = list(find(node, cst.Comment)) if _has_hash(ctx, node) else []
     title = f"select with `{torch}.where(cond, a, b)` instead of branching"
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         cond = tensor_condition(ctx, node.test, torch)
         if cond is None or comments or not (_selectable(ctx, node.body) and _selectable(ctx, node.orelse)):
             return None
         content = f"{torch}.where({cond}, {text_of(ctx, node.body)}, {text_of(ctx, node.orelse)})"
         return replace(ctx, node, content, title, safe=False)
     split = guarded_condition(ctx, node.test, torch)
-    if split is None or isinstance(node.orelse, cst.If) or not isinstance(node.body, cst.IndentedBlock):
+    if split is None or type(node.orelse) is cst.If or type(node.body) is not cst.IndentedBlock:
         return None
     guard, cond, _ = split
     # The comment on the `if` line moves to the first new line, and those inside the test stay in it
@@ -155,19 +155,19 @@ def retyped_names(ctx: "FileContext", node: cst.If | cst.IfExp) -> set[str]:
     def tensor(value: cst.BaseExpression | None) -> bool:  # or a tensor once the tree is known
         return value is not None and ctx.tensor_requirement(value) is not None
 
-    if isinstance(node, cst.IfExp):
+    if type(node) is cst.IfExp:
         small = sole_statement(ctx)
-        if not (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)):
+        if not (type(small) is cst.Assign and small.value is node and len(small.targets) == 1
+                and type(small.targets[0].target) is cst.Name):
             return set()
         return set() if tensor(node.body) and tensor(node.orelse) else {small.targets[0].target.value}
-    sides = [node.body, *([node.orelse.body] if isinstance(node.orelse, cst.Else) else [])]
+    sides = [node.body, *([node.orelse.body] if type(node.orelse) is cst.Else else [])]
     values: dict[str, list[cst.BaseExpression | None]] = {}
     for side in sides:
         for stmt in getattr(side, "body", ()):
-            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
-            if isinstance(target, cst.Name):
+            small = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 else None
+            target = small.targets[0].target if type(small) is cst.Assign and len(small.targets) == 1 else None
+            if type(target) is cst.Name:
                 values.setdefault(target.value, []).append(small.value)
     # a side that does not assign the name keeps its old value, whose type is not known here
     return {name for name, found in values.items() if len(found) < 2 or not all(map(tensor, found))}
@@ -214,11 +214,11 @@ def _same_reads(order: list[str], side: list[tuple[str, cst.BaseExpression]]) ->
 def _return_pair(ctx: "FileContext", node: cst.If) -> tuple[cst.BaseExpression, cst.Return] | None:
     """For `if c: return a` followed by `return b` in the same block: (a, that `return b`)."""
     body = node.body.body
-    if node.orelse is not None or len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) \
-            or len(body[0].body) != 1 or not isinstance(body[0].body[0], cst.Return) or body[0].body[0].value is None:
+    if node.orelse is not None or len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine \
+            or len(body[0].body) != 1 or type(body[0].body[0]) is not cst.Return or body[0].body[0].value is None:
         return None
     after = ctx.next_statement(node)
-    if not (isinstance(after, cst.SimpleStatementLine) and len(after.body) == 1 and isinstance(after.body[0], cst.Return)
+    if not (type(after) is cst.SimpleStatementLine and len(after.body) == 1 and type(after.body[0]) is cst.Return
             and after.body[0].value is not None and not after.leading_lines and not any(find(after, cst.Comment))):
         return None
     if not (_selectable(ctx, body[0].body[0].value) and _selectable(ctx, after.body[0].value)):
@@ -253,7 +253,7 @@ def logical_chain(ctx: "FileContext", node: cst.BooleanOperation, operands: list
         return None
     if not all(ctx.value(o).bool_shaped and ctx.tensor_requirement(o) is not None for o in operands):
         return None
-    name = "logical_and" if isinstance(ops[0], cst.And) else "logical_or"
+    name = "logical_and" if type(ops[0]) is cst.And else "logical_or"
     text = _fold(torch, name, [text_of(ctx, o) for o in operands])
     return replace(ctx, node, text, f"combine with `{torch}.{name}`", safe=False)
 

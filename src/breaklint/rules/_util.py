@@ -10,19 +10,19 @@ from ..analysis.syntax import dotted
 
 def method_call(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     """(receiver, method) for `receiver.method(...)`."""
-    if isinstance(node.func, cst.Attribute):
+    if type(node.func) is cst.Attribute:
         return node.func.value, node.func.attr.value
     return None
 
 
 def call_of(node: cst.BaseExpression, *methods: str) -> bool:
     """Whether `node` calls one of `methods` on a receiver (`t.item()`, `i.clamp(min=0)`)."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in methods
 
 
 def builtin_name(ctx: FileContext, node: cst.Call) -> str | None:
     """The name of a call to a builtin that no import or def shadows."""
-    if isinstance(node.func, cst.Name) and node.func.value not in ctx.aliases:
+    if type(node.func) is cst.Name and node.func.value not in ctx.aliases:
         return node.func.value
     return None
 
@@ -34,8 +34,8 @@ def maybe_tensor(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
         return True
     if value.not_tensor:
         return False
-    if isinstance(receiver, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-                             cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple)):
+    if type(receiver) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+                             cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple):
         return False
     name = dotted(receiver)
     if name is not None:

@@ -58,7 +58,7 @@ class DataDependentBranch(Rule):
             return
         value = self._captured_value(node.value)
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
+            if type(target.target) is cst.Name:
                 if value is not None:
                     self._captured[-1][target.target.value] = value
                 else:
@@ -72,9 +72,9 @@ class DataDependentBranch(Rule):
         found: list[V.Val] = []
         # a name counts only once one holds such a number: until then, the calls alone
         for node in [expr, *find(expr, (cst.Call, cst.Name) if self._captured[-1] else cst.Call)]:
-            if isinstance(node, cst.Name) and node.value in self._captured[-1]:
+            if type(node) is cst.Name and node.value in self._captured[-1]:
                 found.append(self._captured[-1][node.value])
-            elif isinstance(node, cst.Call):
+            elif type(node) is cst.Call:
                 call = method_call(node)
                 if call and call[1] == "item" and not node.args and maybe_tensor(self.ctx, call[0]):
                     req = self.ctx.tensor_requirement(call[0])
@@ -125,7 +125,7 @@ class DataDependentBranch(Rule):
         else:
             message = f"{what} on tensor value `{text}`: dynamo cannot trace both branches"
         fix = None
-        if isinstance(owner, cst.If):
+        if type(owner) is cst.If:
             fix = check_to_assert(self.ctx, owner) or self._where(owner)
         elif owner is not None:
             fix = self._where(owner)
@@ -169,11 +169,11 @@ TORCH_ASSERT_SUGGESTION = (
 
 def _constant_string(node: cst.BaseExpression) -> bool:
     """A string the compiler folds into one constant: literals, implicitly or `+`-concatenated."""
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         return True
-    if isinstance(node, cst.ConcatenatedString):
+    if type(node) is cst.ConcatenatedString:
         return _constant_string(node.left) and _constant_string(node.right)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+    if type(node) is cst.BinaryOperation and type(node.operator) is cst.Add:
         return _constant_string(node.left) and _constant_string(node.right)
     return False
 
@@ -216,10 +216,10 @@ class DataDependentBoolOp(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
+            if type(target.target) is cst.Name:
                 self._groups[-1].pop(target.target.value, None)  # bound anew
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
-                and isinstance(node.value, cst.Call) and self.ctx.qualify(node.value.func) == "itertools.groupby":
+        if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name \
+                and type(node.value) is cst.Call and self.ctx.qualify(node.value.func) == "itertools.groupby":
             self._assigned[node.value] = node.targets[0].target.value
 
     def visit_For(self, node: cst.For) -> None:
@@ -232,7 +232,7 @@ class DataDependentBoolOp(Rule):
         """Iterating the object a breaking `groupby` call built (`groups = groupby(...)`, then `for _, g in
         groups:`): that call ran eagerly, and dynamo cannot iterate the `itertools.groupby` object it made
         (GB0811, "missing tp_iter")."""
-        if not isinstance(node, cst.Name) or node.value not in self._groups[-1] or not self.ctx.active():
+        if type(node) is not cst.Name or node.value not in self._groups[-1] or not self.ctx.active():
             return
         requires, line = self._groups[-1][node.value]
         self.report(node, f"`{node.value}` is the `itertools.groupby` object built at line {line}, whose call breaks "
@@ -247,7 +247,7 @@ class DataDependentBoolOp(Rule):
             return
         operands: list[tuple[cst.BaseExpression, cst.BaseBooleanOp]] = []
         cur: cst.BaseExpression = node
-        while isinstance(cur, cst.BooleanOperation) and (cur is node or not cur.lpar):
+        while type(cur) is cst.BooleanOperation and (cur is node or not cur.lpar):
             self._inner.add(cur)
             operands.insert(0, (cur.right, cur.operator))
             cur = cur.left
@@ -255,9 +255,9 @@ class DataDependentBoolOp(Rule):
         fix = logical_chain(self.ctx, node, [operand for operand, _ in operands], [op for _, op in operands[1:]])
         for (operand, _), (_, op) in zip(operands[:-1], operands[1:]):
             # A parenthesized chain among the operands is checked as a chain of its own.
-            requires = None if isinstance(operand, cst.BooleanOperation) else self.ctx.tensor_requirement(operand)
+            requires = None if type(operand) is cst.BooleanOperation else self.ctx.tensor_requirement(operand)
             if requires is not None:
-                word = "and" if isinstance(op, cst.And) else "or"
+                word = "and" if type(op) is cst.And else "or"
                 self.report(operand, f"`{word}` needs the truth value of tensor `{self.ctx.source(operand)}`",
                             requires=requires, fix=fix,
                             fix_needs=tuple(self.ctx.tensor_requirement(o) for o, _ in operands))
@@ -310,7 +310,7 @@ class DataDependentBoolOp(Rule):
             if held.kind == "param":  # a bare parameter is only a guess at a tensor
                 return
             requires = V.elem(held)
-        elif isinstance(key.value, cst.Lambda):
+        elif type(key.value) is cst.Lambda:
             requires = self.ctx.lambda_value(key.value, V.elem(held))
         else:
             return
@@ -325,7 +325,7 @@ class DataDependentBoolOp(Rule):
         """`sorted(dets, key=lambda d: d[4])`, `max(rows, key=lambda r: r.sum())`: the keys are compared
         to order the elements, each comparison tested for truth; a tensor key breaks."""
         positional = [a for a in node.args if a.keyword is None]
-        if not isinstance(key, cst.Lambda) or len(positional) != 1 or positional[0].star or not self.ctx.active():
+        if type(key) is not cst.Lambda or len(positional) != 1 or positional[0].star or not self.ctx.active():
             return
         held = self.ctx.value(positional[0].value)
         if held.kind == "param":  # a bare parameter is only a guess at a tensor
@@ -341,7 +341,7 @@ class DataDependentBoolOp(Rule):
         """`t in values`: a tensor compared with each element of a list or tuple, each answer tested;
         `v in t`: whether a tensor holds a value, read as a Python bool."""
         if not self.ctx.active() or len(node.comparisons) != 1 \
-                or not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)):
+                or type(node.comparisons[0].operator) not in (cst.In, cst.NotIn):
             return
         container = node.comparisons[0].comparator
         held = self.ctx.value(container)
@@ -350,7 +350,7 @@ class DataDependentBoolOp(Rule):
                               "a value, which reads the answer as a Python bool (`(t == v).any()` keeps a tensor)",
                         requires=held)
             return
-        if held.kind != "seq" and not isinstance(container, (cst.List, cst.Tuple, cst.Set)):
+        if held.kind != "seq" and type(container) not in (cst.List, cst.Tuple, cst.Set):
             return
         requires = self.ctx.tensor_requirement(node.left)
         parts = held.parts if held.kind == "seq" else ()
@@ -362,7 +362,7 @@ class DataDependentBoolOp(Rule):
                           "with each element, which needs the truth value of each answer", requires=requires)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if not (self.ctx.active() and isinstance(node.operator, cst.Not) and node not in self.ctx.condition_parts):
+        if not (self.ctx.active() and type(node.operator) is cst.Not and node not in self.ctx.condition_parts):
             return
         requires = self.ctx.tensor_requirement(node.expression)
         if requires is not None:

@@ -187,7 +187,7 @@ class BooleanMaskIndex(Rule):
                ) -> None:
         if offer is None:
             return
-        masked = [*offer[1], *([written] if isinstance(written, cst.Subscript) else [])]
+        masked = [*offer[1], *([written] if type(written) is cst.Subscript else [])]
         needs = tuple(self.ctx.tensor_requirement(part) for read in masked
                       for part in (read.value, read.slice[0].slice.value))
         for read in offer[1]:
@@ -198,7 +198,7 @@ class BooleanMaskIndex(Rule):
         if not self.ctx.active() or node in self.ctx.assign_targets:
             return
         for element in node.slice:
-            if not isinstance(element.slice, cst.Index):
+            if type(element.slice) is not cst.Index:
                 continue
             value = self.ctx.value(element.slice.value)
             if value.bool_shaped:
@@ -290,7 +290,7 @@ class TensorAsSize(Rule):
         else:
             return
         for arg in sizes:
-            if isinstance(arg.value, (cst.Tuple, cst.List)):
+            if type(arg.value) in (cst.Tuple, cst.List):
                 elements = [el.value for el in arg.value.elements]
             else:
                 elements = [arg.value]
@@ -311,5 +311,5 @@ def _counts(node: cst.Call, args: list[cst.Arg], at: tuple[int, ...], words: tup
 
 def _concatenated(node: cst.BaseExpression) -> bool:
     """`lead + (m, d)`: a tuple (or list) built by concatenation."""
-    return isinstance(node, cst.BinaryOperation) and any(
-        isinstance(side, (cst.Tuple, cst.List)) for side in (node.left, node.right))
+    return type(node) is cst.BinaryOperation and any(
+        type(side) in (cst.Tuple, cst.List) for side in (node.left, node.right))

@@ -14,16 +14,16 @@ SYNC_CALLS = {"torch.cuda.synchronize", "torch.cuda.current_stream.synchronize",
 
 def _is_device_arg(ctx, arg: cst.BaseExpression) -> str | None:
     """'cpu' or 'device' when the argument of `.to(...)` names a device."""
-    if isinstance(arg, cst.SimpleString):
+    if type(arg) is cst.SimpleString:
         text = arg.evaluated_value
         if text == "cpu":
             return "cpu"
         if text.startswith(("cuda", "mps", "xpu", "hpu")):
             return "device"
         return None
-    if isinstance(arg, cst.Call) and ctx.qualify(arg.func) == "torch.device":
+    if type(arg) is cst.Call and ctx.qualify(arg.func) == "torch.device":
         first = positional(arg)
-        if first and isinstance(first[0].value, cst.SimpleString) and first[0].value.evaluated_value == "cpu":
+        if first and type(first[0].value) is cst.SimpleString and first[0].value.evaluated_value == "cpu":
             return "cpu"
         return "device"
     name = dotted(arg)
@@ -104,22 +104,22 @@ class HostToDeviceCopy(Rule):
 def _mutated_self_attr(ctx, node: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
     """(attr, target) when the statement changes a Python scalar attribute of `self`:
     `self.n += 1`, `self.mode = "eval"`, `self.flag = not self.flag`."""
-    if isinstance(node, cst.AugAssign):
+    if type(node) is cst.AugAssign:
         targets, value = [node.target], node.value
-    elif isinstance(node, cst.Assign):
+    elif type(node) is cst.Assign:
         targets, value = [t.target for t in node.targets], node.value
     else:
         return None
     for target in targets:
-        if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+        if (type(target) is cst.Attribute and type(target.value) is cst.Name
                 and target.value.value == "self"):
             cls = ctx.class_info()
             attr = target.attr.value
             if cls and (attr in cls.tensor_attrs or attr in cls.submodules):
                 continue
-            if isinstance(node, cst.Assign) and not _is_python_scalar(ctx, value):
+            if type(node) is cst.Assign and not _is_python_scalar(ctx, value):
                 continue
-            if isinstance(node, cst.AugAssign) and ctx.tensor_requirement(value) is not None:
+            if type(node) is cst.AugAssign and ctx.tensor_requirement(value) is not None:
                 continue
             return attr, target
     return None
@@ -127,13 +127,13 @@ def _mutated_self_attr(ctx, node: cst.CSTNode) -> tuple[str, cst.CSTNode] | None
 
 def _is_python_scalar(ctx, value: cst.BaseExpression) -> bool:
     """A number, string, bool or None built from literals and attributes: what dynamo specializes on."""
-    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+    if type(value) in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString):
         return True
-    if isinstance(value, cst.Name):
+    if type(value) is cst.Name:
         return value.value in ("True", "False", "None")
-    if isinstance(value, cst.UnaryOperation):
-        return isinstance(value.operator, cst.Not) or _is_python_scalar(ctx, value.expression)
-    if isinstance(value, cst.BinaryOperation) and ctx.tensor_requirement(value) is None:
+    if type(value) is cst.UnaryOperation:
+        return type(value.operator) is cst.Not or _is_python_scalar(ctx, value.expression)
+    if type(value) is cst.BinaryOperation and ctx.tensor_requirement(value) is None:
         leaves = [value.left, value.right]
         return all(_is_python_scalar(ctx, leaf) or _self_attr_name(leaf) for leaf in leaves) and any(
             _is_python_scalar(ctx, leaf) for leaf in leaves)
@@ -141,7 +141,7 @@ def _is_python_scalar(ctx, value: cst.BaseExpression) -> bool:
 
 
 def _self_attr_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
         return node.attr.value
     return None
 
@@ -242,6 +242,6 @@ class MutableAttributeBranch(Rule):
 def _self_attrs(expr: cst.BaseExpression) -> list[cst.Attribute]:
     """The `self.<attr>` reads in `expr`, last first."""
     found = [node for node in find(expr, cst.Attribute)
-             if isinstance(node.value, cst.Name) and node.value.value == "self"]
+             if type(node.value) is cst.Name and node.value.value == "self"]
     found.reverse()
     return found

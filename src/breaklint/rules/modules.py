@@ -34,7 +34,7 @@ class RecurrentModuleCall(Rule):
         cls = self.ctx.class_info()
         if attr is not None and cls is not None:
             held = cls.submodules.get(attr)
-        elif isinstance(func, cst.Call):  # nn.LSTM(4, 4)(x)
+        elif type(func) is cst.Call:  # nn.LSTM(4, 4)(x)
             held = self.ctx.qualify(func.func)
         if held in RNN_MODULES:
             kind = held.rsplit(".", 1)[-1]
@@ -98,7 +98,7 @@ class AutogradCall(Rule):
         # the line is asked only at a `.requires_grad_()` of this function: a walk of the body only then
         if self.ctx.mentions(node, ("requires_grad_",)):
             lines = [self.ctx.positions.span(call)[0] for call in find(node.body, cst.Call)
-                     if isinstance(call, cst.Call) and self._autograd(call) not in (None, *AUTOGRAD_FUNCTIONAL)]
+                     if type(call) is cst.Call and self._autograd(call) not in (None, *AUTOGRAD_FUNCTIONAL)]
         self._last_autograd.append(max(lines, default=0))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -169,7 +169,7 @@ class ParameterConstruction(Rule):
         self._unbound_init: list[bool] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        calls = [c for c in find(node.body, cst.Call) if isinstance(c, cst.Call)] \
+        calls = [c for c in find(node.body, cst.Call) if type(c) is cst.Call] \
             if node.name.value == "__init__" and self.ctx.mentions(node, LAYER_WORDS) else []
         self._unbound_init.append(any(_unbound_module_init(self.ctx, c) for c in calls))
 
@@ -184,8 +184,8 @@ class ParameterConstruction(Rule):
             return None
         name = qual.rsplit(".", 1)[-1]
         flags = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        off = any(isinstance(flags.get(f), cst.Name) and flags[f].value == "False" for f in AFFINE_FLAGS)
-        on = any(isinstance(flags.get(f), cst.Name) and flags[f].value == "True" for f in AFFINE_FLAGS)
+        off = any(type(flags.get(f)) is cst.Name and flags[f].value == "False" for f in AFFINE_FLAGS)
+        on = any(type(flags.get(f)) is cst.Name and flags[f].value == "True" for f in AFFINE_FLAGS)
         if (name in PARAMETER_MODULES and not off) or (name in OPTIONAL_PARAMETER_MODULES and on):
             return f"nn.{name}"
         return None
@@ -201,7 +201,7 @@ class ParameterConstruction(Rule):
 
 def _unbound_module_init(ctx, node: cst.Call) -> bool:
     """`nn.Module.__init__(self)`: the base constructor called unbound."""
-    return isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__" \
+    return type(node.func) is cst.Attribute and node.func.attr.value == "__init__" \
         and ctx.qualify(node.func.value) in MODULE_CLASS
 
 
@@ -240,14 +240,14 @@ class ModuleHookRegistration(Rule):
         self._handles.pop()
 
     def _registers(self, node: cst.BaseExpression) -> bool:
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return False
         call = method_call(node)
         return bool(call and call[1] in HOOK_METHODS) or self.ctx.qualify(node.func) in GLOBAL_HOOKS
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self._handles and self._registers(node.value):
-            self._handles[-1].update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+            self._handles[-1].update(t.target.value for t in node.targets if type(t.target) is cst.Name)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
@@ -256,7 +256,7 @@ class ModuleHookRegistration(Rule):
             self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
             return
         call = method_call(node)
-        if call and call[1] == "remove" and not node.args and isinstance(call[0], cst.Name) \
+        if call and call[1] == "remove" and not node.args and type(call[0]) is cst.Name \
                 and self._handles and call[0].value in self._handles[-1]:
             # the handle is an object dynamo could not build: removing the hook breaks again
             self.report(node, f"`{self.ctx.source(node)}` removes a hook registered in compiled code: dynamo "
@@ -278,7 +278,7 @@ class RequiresGradChange(Rule):
             return
         for target in node.targets:
             attr = target.target
-            if isinstance(attr, cst.Attribute) and attr.attr.value == "requires_grad" \
+            if type(attr) is cst.Attribute and attr.attr.value == "requires_grad" \
                     and maybe_tensor(self.ctx, attr.value):
                 self.report(target.target, f"`{self.ctx.source(target.target)} = ...`: setting `requires_grad` "
                                            "on a tensor in compiled code breaks the graph")
@@ -313,7 +313,7 @@ class RequiresGradFactory(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         flag = keyword(node, "requires_grad")
-        if flag is None or not (isinstance(flag.value, cst.Name) and flag.value.value == "True") \
+        if flag is None or not (type(flag.value) is cst.Name and flag.value.value == "True") \
                 or not self.ctx.active():
             return
         name = self.ctx.qualify(node.func) or ""
@@ -393,8 +393,8 @@ class GradFnRead(Rule):
         """Whether the expression is a tensor the compiled function computes: an expression
         (`(x * 2).grad_fn`) or a local it binds; not a parameter (a leaf, or a tensor made before
         the graph) nor an attribute (a module's parameter is a leaf)."""
-        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)):
+        if type(node) in (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript):
             return True
         function = self.ctx.function
-        return isinstance(node, cst.Name) and function is not None and node.value not in function.params \
+        return type(node) is cst.Name and function is not None and node.value not in function.params \
             and self.ctx.is_bound(node.value)

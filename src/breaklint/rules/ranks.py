@@ -43,7 +43,7 @@ PAIRED = frozenset({"sort", "topk"})
 
 def integer_cast(node: cst.BaseExpression) -> bool:
     """`t.long()`, `t.int()`, `t.to(torch.int64)`: a tensor the code just made an integer one."""
-    call = method_call(node) if isinstance(node, cst.Call) else None
+    call = method_call(node) if type(node) is cst.Call else None
     if call is None:
         return False
     if call[1] in INTEGER_CASTS and not node.args:
@@ -54,11 +54,11 @@ def integer_cast(node: cst.BaseExpression) -> bool:
 def whole_reduction(ctx, node: cst.BaseExpression) -> bool:
     """`torch.argmax(x)`, `x.argmin()`, `(x > 0).sum()`, `lengths.max()` (over every element): a
     0-d tensor; or such a one cast to an integer type (`.long()`)."""
-    if not isinstance(node, cst.Call):
+    if type(node) is not cst.Call:
         return False
     if integer_cast(node):
         return whole_reduction(ctx, node.func.value)
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value in WHOLE_REDUCTIONS and not node.args \
+    if type(node.func) is cst.Attribute and node.func.attr.value in WHOLE_REDUCTIONS and not node.args \
             and not (ctx.qualify(node.func) or "").startswith("torch."):
         return ctx.tensor_requirement(node.func.value) is not None
     return (ctx.qualify(node.func) in TORCH_WHOLE_REDUCTIONS and len(node.args) == 1
@@ -100,31 +100,31 @@ class Ranks:
         """`for target in iterable:` each element of a 1-d vector is a 0-d tensor."""
         if not self._scopes:
             return
-        names = [target] if isinstance(target, cst.Name) else \
-            [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+        names = [target] if type(target) is cst.Name else \
+            [e.value for e in target.elements] if type(target) in (cst.Tuple, cst.List) else []
         for name in names:
-            if isinstance(name, cst.Name):
+            if type(name) is cst.Name:
                 self.bind(name.value, None)
-        if isinstance(target, cst.Name) and self.vector(iterable):
+        if type(target) is cst.Name and self.vector(iterable):
             self._scopes[-1][0][target.value] = iterable
-        builtin = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+        builtin = iterable.func.value if type(iterable) is cst.Call and type(iterable.func) is cst.Name \
             and self.ctx.qualify(iterable.func) in ("range", "enumerate") else None
-        if builtin == "range" and isinstance(target, cst.Name):
+        if builtin == "range" and type(target) is cst.Name:
             self._scopes[-1][2].add(target.value)
-        elif builtin == "enumerate" and isinstance(target, cst.Tuple) and isinstance(target.elements[0].value, cst.Name):
+        elif builtin == "enumerate" and type(target) is cst.Tuple and type(target.elements[0].value) is cst.Name:
             self._scopes[-1][2].add(target.elements[0].value.value)
 
     def zero_d(self, node: cst.BaseExpression) -> bool:
         """A 0-d index tensor: a whole-tensor reduction, `torch.where(c)[0][k]`, an element of a 1-d
         vector at a Python int (`order[i]`), a name holding one, or one plus or minus an integer."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return bool(self._scopes) and node.value in self._scopes[-1][0]
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
             sides = (node.left, node.right)
-            return any(isinstance(s, cst.Integer) for s in sides) and any(self.zero_d(s) for s in sides)
+            return any(type(s) is cst.Integer for s in sides) and any(self.zero_d(s) for s in sides)
         if integer_cast(node) or call_of(node, "clamp", "clamp_min", "clamp_max", "detach"):
             return self.zero_d(node.func.value)
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+        if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
                 and self._python_int(node.slice[0].slice.value) and self.vector(node.value):
             return True
         return whole_reduction(self.ctx, node) or position_lookup(self.ctx, node) is not None
@@ -133,26 +133,26 @@ class Ranks:
         """A 1-d tensor the code shows: made so (`torch.arange(n)`, `x.flatten()`, `x.view(-1)`,
         `torch.where(c)[0]`, `x.nonzero()[:, 0]`), or kept so from one (`v.argsort()`, `v.sort()[1]`,
         `v.long()`, `v[1:]`, `v + 1`)."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return bool(self._scopes) and node.value in self._scopes[-1][1]
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+        if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract, cst.Multiply):
             sides = (node.left, node.right)
-            return any(isinstance(s, cst.Integer) for s in sides) and any(self.vector(s) for s in sides)
-        if isinstance(node, cst.Call):
+            return any(type(s) is cst.Integer for s in sides) and any(self.vector(s) for s in sides)
+        if type(node) is cst.Call:
             return self._vector_call(node)
-        if isinstance(node, cst.Attribute) and node.attr.value in ("values", "indices"):
-            return isinstance(node.value, cst.Call) and self._pair_of_vector(node.value)
-        if not isinstance(node, cst.Subscript):
+        if type(node) is cst.Attribute and node.attr.value in ("values", "indices"):
+            return type(node.value) is cst.Call and self._pair_of_vector(node.value)
+        if type(node) is not cst.Subscript:
             return False
         elements = [e.slice for e in node.slice]
-        if len(elements) == 1 and isinstance(elements[0], cst.Slice):
+        if len(elements) == 1 and type(elements[0]) is cst.Slice:
             return self.vector(node.value)  # `v[1:]`
-        if not isinstance(node.value, cst.Call):
+        if type(node.value) is not cst.Call:
             return False
-        constants = [integer(e.value) if isinstance(e, cst.Index) else None for e in elements]
+        constants = [integer(e.value) if type(e) is cst.Index else None for e in elements]
         if len(elements) == 1 and constants[0] is not None:
             return self._pair_of_vector(node.value) or positions_of(self.ctx, node.value) is not None
-        if len(elements) == 2 and isinstance(elements[0], cst.Slice) and _full(elements[0]) and constants[1] is not None:
+        if len(elements) == 2 and type(elements[0]) is cst.Slice and _full(elements[0]) and constants[1] is not None:
             return _nonzero(self.ctx, node.value)  # `x.nonzero()[:, 0]`
         return False
 
@@ -189,7 +189,7 @@ class Ranks:
         literal or that the value analysis holds a number."""
         if integer(node) is not None:
             return True
-        return isinstance(node, cst.Name) and (bool(self._scopes) and node.value in self._scopes[-1][2]
+        return type(node) is cst.Name and (bool(self._scopes) and node.value in self._scopes[-1][2]
                                                or self.ctx.value(node).kind == "number")
 
 
@@ -199,7 +199,7 @@ def _full(element: cst.Slice) -> bool:
 
 def _nonzero(ctx, node: cst.BaseExpression) -> bool:
     """`x.nonzero()` or `torch.nonzero(x)`: an (n, rank) matrix of positions."""
-    if not isinstance(node, cst.Call):
+    if type(node) is not cst.Call:
         return False
     if ctx.qualify(node.func) == "torch.nonzero":
         return len(node.args) == 1 and node.args[0].keyword is None

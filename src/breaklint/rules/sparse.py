@@ -55,12 +55,12 @@ class SparseTensorCreation(Rule):
 
     def _made(self, node: cst.BaseExpression) -> tuple[str, "Val | None"] | None:
         """(how, what must be a tensor) where `node` makes a sparse tensor, else None."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
         name = self.ctx.qualify(node.func)
         if name in SPARSE_CONSTRUCTORS:
             return f"`{name}` makes a sparse tensor", None
-        if isinstance(node.func, cst.Name) and self.ctx.value(node.func) == SPARSE_CLASS:
+        if type(node.func) is cst.Name and self.ctx.value(node.func) == SPARSE_CLASS:
             return f"`{node.func.value}`, a sparse class (`getattr(torch.sparse, ...)`), makes a sparse tensor", None
         call = method_call(node)
         if call is None or call[1] not in SPARSE_CONVERSIONS:
@@ -91,7 +91,7 @@ class SparseTensorCreation(Rule):
             self.report(node, f"{made[0]}: dynamo does not support sparse tensors and breaks the graph here",
                         requires=made[1])
         elif builtin_name(self.ctx, node) == "hasattr" and len(node.args) == 2 and _is_self(node.args[0].value) \
-                and isinstance(node.args[1].value, cst.SimpleString):
+                and type(node.args[1].value) is cst.SimpleString:
             # `hasattr(self, "_memo")` looks the attribute up, and takes up the sparse tensor it holds; dynamo
             # resumes after it
             attr = node.args[1].value.evaluated_value
@@ -153,14 +153,14 @@ class SparseTensorCreation(Rule):
         if self._watching():
             self._not_names.update(id(t.target) for t in node.targets)  # a binding is no read
             rebound = [t.target.value for t in node.targets
-                       if isinstance(t.target, cst.Name) and t.target.value in self._params[-1]]
+                       if type(t.target) is cst.Name and t.target.value in self._params[-1]]
             if rebound:  # a parameter bound again no longer holds what was passed (a read on the right first)
                 self._read_first(node.value)
                 self._params[-1].difference_update(rebound)
         # a name bound again no longer holds the sparse tensor (a use on the right is taken first), unless
         # in another branch of the `if` that made it
         for target in node.targets:
-            if isinstance(target.target, cst.Name) and self._held and target.target.value in self._held[-1] \
+            if type(target.target) is cst.Name and self._held and target.target.value in self._held[-1] \
                     and not self._elsewhere(target.target.value, self.ctx.positions.span(node)[0]):
                 self._read_first(node.value)
                 self._held[-1].pop(target.target.value, None)
@@ -182,19 +182,19 @@ class SparseTensorCreation(Rule):
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._held or not self.ctx.active():
             return
-        if not self._held[-1] and not any(isinstance(t.target, cst.Name) for t in original_node.targets):
+        if not self._held[-1] and not any(type(t.target) is cst.Name for t in original_node.targets):
             return  # (`self.conv = Conv2d(...)`) no name to hold what it makes, nor one already held
         made = self._made(original_node.value)
         line = self.ctx.positions.span(original_node)[0]
         if made is not None:
             held = _Held(line, made[1], False, f"the sparse tensor made at line {line}", self._branches(line))
-        elif isinstance(original_node.value, (cst.Call, cst.Attribute)) and \
+        elif type(original_node.value) in (cst.Call, cst.Attribute) and \
                 (returned := self._returned(original_node.value)):
             # `m = construct_matrix(...)`: a sparse tensor if the helper returns one (the tree decides,
             # unless this file already shows it)
             value = original_node.value
             what = f"the sparse tensor `{self.ctx.source(value.func)}` returned at line {line}" \
-                if isinstance(value, cst.Call) else f"the sparse tensor made at line {line}"
+                if type(value) is cst.Call else f"the sparse tensor made at line {line}"
             held = _Held(line, None if returned.is_sparse else returned, not returned.is_sparse, what,
                          self._branches(line))
         else:
@@ -204,7 +204,7 @@ class SparseTensorCreation(Rule):
         if self._again(original_node.value, held, line):
             return  # dynamo runs the rest eagerly wherever this breaks: its read no longer breaks
         for target in original_node.targets:
-            if isinstance(target.target, cst.Name):
+            if type(target.target) is cst.Name:
                 self._held[-1][target.target.value] = held
 
     def _again(self, node: cst.BaseExpression, made: _Held, line: int) -> bool:
@@ -286,7 +286,7 @@ class SparseTensorCreation(Rule):
 
 
 def _is_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
+    return type(node) is cst.Name and node.value == "self"
 
 
 def _implied(held: _Held, tests: list[_Held]) -> bool:

@@ -68,8 +68,8 @@ class TensorItem(Rule):
         if self._operands.get(id(node)) is node:
             return fix
         small = sole_statement(self.ctx)
-        if (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name) and self._pending):
+        if (type(small) is cst.Assign and small.value is node and len(small.targets) == 1
+                and type(small.targets[0].target) is cst.Name and self._pending):
             target = small.targets[0].target
             self._pending[-1].append((len(self.ctx.candidates), target.value, target))
             return fix
@@ -131,7 +131,7 @@ def _only_arithmetic(function: cst.FunctionDef, name: str, target: cst.Name) -> 
     else assigns it)."""
     operands, assigned = set(), set()
     for node in find(function, (cst.BinaryOperation, cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             operands.update((id(node.left), id(node.right)))
         else:  # an assignment's target
             assigned.add(id(node.target))
@@ -193,7 +193,7 @@ class TensorScalarCast(Rule):
 
     def _cast(self, side: cst.BaseExpression) -> bool:
         """`float(t)`, `int(t)`, ...: one operand, by position."""
-        return isinstance(side, cst.Call) and builtin_name(self.ctx, side) in self.CASTS \
+        return type(side) is cst.Call and builtin_name(self.ctx, side) in self.CASTS \
             and len(side.args) == 1 and not side.args[0].keyword and not side.args[0].star
 
     def _checked(self, node: cst.Call) -> bool:
@@ -336,7 +336,7 @@ class TensorScalarCast(Rule):
         """`i = x.argmax()`: `i` holds a 0-d index tensor until it is assigned again (`order =
         torch.arange(n)`: a 1-d vector)."""
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
+            if type(target.target) is cst.Name:
                 self._ranks.bind(target.target.value, node.value if len(node.targets) == 1 else None)
 
     def visit_For(self, node: cst.For) -> None:
@@ -353,7 +353,7 @@ class TensorScalarCast(Rule):
             self._zero_d_among(node)
             return
         element = node.slice[0].slice
-        if not isinstance(element, cst.Index) or element.star:
+        if type(element) is not cst.Index or element.star:
             return
         index = element.value
         if not self._ranks.zero_d(index):
@@ -376,9 +376,9 @@ class TensorScalarCast(Rule):
 
     def _zero_d_among(self, node: cst.Subscript) -> None:
         elements = [e.slice for e in node.slice]
-        if any(isinstance(e, cst.Index) and e.star for e in elements):
+        if any(type(e) is cst.Index and e.star for e in elements):
             return
-        zero_d = [isinstance(e, cst.Index) and self._ranks.zero_d(e.value) for e in elements]
+        zero_d = [type(e) is cst.Index and self._ranks.zero_d(e.value) for e in elements]
         if not any(zero_d) or not all(z or _plain_element(e) for z, e in zip(zero_d, elements)):
             return
         index = elements[zero_d.index(True)].value
@@ -441,12 +441,12 @@ def _torch_method(ctx, node: cst.Call, names) -> tuple[str, cst.BaseExpression] 
 def _plain_element(element: cst.BaseSlice) -> bool:
     """An element of a subscript beside which a 0-d index tensor is read as a Python int: an int, a
     name (a loop's position, a count), `:` or `...`."""
-    if isinstance(element, cst.Slice):
+    if type(element) is cst.Slice:
         return element.lower is None and element.upper is None and element.step is None
     value = element.value
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
         value = value.expression
-    return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value != "None")
+    return type(value) in (cst.Integer, cst.Ellipsis) or (type(value) is cst.Name and value.value != "None")
 
 
 def _int_bound(ctx, node: cst.BaseExpression) -> tuple[V.Val | None, bool]:

@@ -65,7 +65,7 @@ class LoggingCall(Rule):
         name = dotted(receiver)
         if (
             (qual is not None and qual.startswith("logging."))
-            or (isinstance(receiver, cst.Call) and self.ctx.qualify(receiver.func) == "logging.getLogger")
+            or (type(receiver) is cst.Call and self.ctx.qualify(receiver.func) == "logging.getLogger")
             or (name is not None and (self.ctx.is_logger(name) or name.split(".")[-1] in LOGGER_NAMES))
         ):
             if qual == f"logging.{call[1]}":  # the module's function: dynamo can reorder it
@@ -79,9 +79,9 @@ class LoggingCall(Rule):
 
 def _size_of(node: cst.BaseExpression) -> bool:
     """`x.shape`, `x.size()`: a `torch.Size`."""
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value == "shape"
-    call = method_call(node) if isinstance(node, cst.Call) else None
+    call = method_call(node) if type(node) is cst.Call else None
     return call is not None and call[1] == "size" and not node.args
 
 
@@ -124,7 +124,7 @@ class TimeCall(CallRule):
         self._eager_only: dict[int, cst.CSTNode] = {}
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        if isinstance(node.test, cst.Call) and self.ctx.qualify(node.test.func) in TRUE_UNDER_COMPILE:
+        if type(node.test) is cst.Call and self.ctx.qualify(node.test.func) in TRUE_UNDER_COMPILE:
             self._eager_only[id(node.orelse)] = node.orelse
 
     def check_call(self, node: cst.Call) -> None:
@@ -330,7 +330,7 @@ class UntraceableContextManager(Rule):
         if not self.ctx.active():
             return
         item = node.item
-        made = self.ctx.qualify(item.func) if isinstance(item, cst.Call) else None
+        made = self.ctx.qualify(item.func) if type(item) is cst.Call else None
         held = self.ctx.value(item)
         if made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES):
             kind = made or held.ref
@@ -384,11 +384,11 @@ class UncalledTensorMethod(Rule):
         parts = [test]
         while parts:
             cur = parts.pop()
-            if isinstance(cur, cst.BooleanOperation):
+            if type(cur) is cst.BooleanOperation:
                 parts.extend([cur.left, cur.right])
-            elif isinstance(cur, cst.UnaryOperation) and isinstance(cur.operator, cst.Not):
+            elif type(cur) is cst.UnaryOperation and type(cur.operator) is cst.Not:
                 parts.append(cur.expression)
-            elif isinstance(cur, cst.Attribute) and cur.attr.value in PREDICATE_METHODS:
+            elif type(cur) is cst.Attribute and cur.attr.value in PREDICATE_METHODS:
                 requires = self.ctx.tensor_requirement(cur.value)
                 if requires is not None:
                     self.report(cur, f"`{self.ctx.source(cur)}` is a method of a tensor, not a bool: without `()` "
@@ -423,7 +423,7 @@ class JitIsinstance(Rule):
         args = node.args
         fix = None
         if len(args) == 2 and all(a.keyword is None and not a.star for a in args) \
-                and isinstance(args[1].value, (cst.Name, cst.Attribute)) and "isinstance" not in self.ctx.aliases:
+                and type(args[1].value) in (cst.Name, cst.Attribute) and "isinstance" not in self.ctx.aliases:
             # A plain class: the same answer as the builtin. A generic (`List[int]`) checks the
             # contents, which `isinstance` cannot: no fix.
             fix = replace(self.ctx, node, f"isinstance({text_of(self.ctx, args[0].value)}, "
