@@ -100,13 +100,21 @@ def _concrete(cls: type) -> frozenset[type]:
 
 
 @cache
+def _type_hints(cls: type[cst.CSTNode]) -> dict[str, object] | None:
+    """`cls`'s resolved annotations, once per class (resolving them is most of `declared_children`), or
+    None when libcst's module cannot resolve one: then anything may be in any attribute."""
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation libcst's module cannot resolve
+        return None
+
+
+@cache
 def declared_children(cls: type[cst.CSTNode], attr: str) -> frozenset[type] | None:
     """The node types libcst declares attribute `attr` of `cls` may hold (`Call.whitespace_after_func`:
     the whitespace types; `Name.lpar`: `LeftParen`), or None when its annotation cannot be read."""
-    try:
-        hint = typing.get_type_hints(cls).get(attr)
-    except Exception:  # noqa: BLE001 - an annotation libcst's module cannot resolve: anything may be there
-        return None
+    hints = _type_hints(cls)
+    hint = hints.get(attr) if hints is not None else None
     if hint is None:
         return None
     found: set[type] = set()
