@@ -30,7 +30,7 @@ class Attributes:
         constructor = fn.name.value == "__init__"
         # a parameter `__init__` rebinds is not kept as it came (other methods keep none: not walked)
         rebound = {t.value for stmt in iter_statements(fn.body) if type(stmt) in (cst.Assign, cst.AugAssign,
-                                                                                     cst.AnnAssign)
+                                                                                  cst.AnnAssign)
                    for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target])
                    if type(t) is cst.Name} if constructor else set()
         for stmt in iter_statements(fn.body):

@@ -34,7 +34,7 @@ def _raise_message(stmt: cst.Raise) -> str | None:
         return None
     arg = exc.args[0]
     if arg.keyword is not None or arg.star or type(arg.value) not in (cst.SimpleString, cst.ConcatenatedString,
-                                                                        cst.FormattedString):
+                                                                      cst.FormattedString):
         return None
     strings = find(arg.value, cst.SimpleString)
     if any("b" in s.prefix.lower() for s in strings):

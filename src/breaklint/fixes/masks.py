@@ -85,7 +85,7 @@ def masked_write(ctx: "FileContext", target: cst.BaseExpression, op: cst.BaseAug
     else:
         own = small.target if type(small) is cst.AugAssign else None
     if torch is None or mask_node is None or own is not target or type(target.value) not in (cst.Name,
-                                                                                                cst.Attribute):
+                                                                                             cst.Attribute):
         return None
     mask = text_of(ctx, mask_node)
     found = _unmasked(ctx, value, mask)

@@ -65,7 +65,7 @@ def _int_expression(ctx: "FileContext", node: cst.BaseExpression) -> bool:
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         return _int_expression(ctx, node.expression)
     if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract, cst.Multiply,
-                                                                              cst.FloorDivide):
+                                                                     cst.FloorDivide):
         return _int_expression(ctx, node.left) and _int_expression(ctx, node.right)
     return False
 

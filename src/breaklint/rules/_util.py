@@ -35,7 +35,7 @@ def maybe_tensor(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
     if value.not_tensor:
         return False
     if type(receiver) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-                             cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple):
+                          cst.Integer, cst.Float, cst.List, cst.Dict, cst.Set, cst.Tuple):
         return False
     name = dotted(receiver)
     if name is not None:
