@@ -30,7 +30,7 @@ def test_torch_predicates_and_internals_are_not_tensors() -> None:
             if x.is_signed() and y.is_same_size(x):
                 y = y.abs()
             return y
-    """) == []
+    """) == [(13, "BL434")]  # no test of a tensor's value; but dynamo refuses `is_inference()` itself
 
 
 def test_library_is_compiling_helpers_decide_the_branch() -> None:
@@ -359,6 +359,48 @@ def test_the_tensor_method_vocabulary_is_torchs() -> None:
     assert not TENSOR_METHODS & builtin
     assert {"round", "floor", "log1p", "where", "new_zeros"} <= TENSOR_METHODS
     assert not {"topk", "split", "item", "tolist", "index", "values"} & TENSOR_METHODS  # several tensors, or not one
+
+
+def test_the_untraced_numpy_functions_are_those_torch_numpy_lacks() -> None:
+    """Every NumPy function of the main namespace, `linalg` and `fft` that `torch._numpy` lacks (and is
+    not an alias of one it has) is listed, and none listed is there."""
+    import inspect
+
+    import numpy as np
+    import pytest
+
+    pytest.importorskip("torch")
+    import torch._numpy as tnp
+    from breaklint.analysis.vocabulary import NUMPY_FILE_FUNCTIONS, NUMPY_UNTRACED
+
+    def lacking(module: object, counterpart: object, prefix: str) -> set[str]:
+        traced = {id(getattr(module, name)) for name in dir(module) if hasattr(counterpart, name)}
+        return {f"numpy.{prefix}{name}" for name in dir(module)
+                if not name.startswith("_") and callable(getattr(module, name))
+                and not inspect.isclass(getattr(module, name)) and not hasattr(counterpart, name)
+                and id(getattr(module, name)) not in traced}
+
+    lacks = lacking(np, tnp, "") | lacking(np.linalg, tnp.linalg, "linalg.") | lacking(np.fft, tnp.fft, "fft.")
+    assert lacks - NUMPY_FILE_FUNCTIONS <= NUMPY_UNTRACED
+    listed = {name for name in NUMPY_UNTRACED | NUMPY_FILE_FUNCTIONS
+              if not name.startswith(("numpy.linalg.", "numpy.fft.")) and hasattr(np, name.split(".")[1])}
+    assert listed <= lacks
+    assert not {name.split(".")[-1] for name in NUMPY_UNTRACED if name.count(".") == 1} & set(dir(tnp))
+
+
+def test_numpy_functions_torch_numpy_lacks_break_in_compiled_code_only() -> None:
+    assert findings("""
+        import numpy as np
+        import torch
+
+        GRID = np.interp(0.5, [0.0, 1.0], [0.0, 10.0])
+
+        @torch.compile
+        def f(x):
+            i, j = np.unravel_index(5, (2, 3))
+            keep = np.isin([1, 2], [2])
+            return x * GRID + np.acos(0.5) + np.linalg.norm([3.0, 4.0]) + i + keep.sum()
+    """) == [(9, "BL411"), (10, "BL411")]
 
 
 def test_numpy_under_compile_is_a_tensor_where_dynamo_runs_it_as_one() -> None:

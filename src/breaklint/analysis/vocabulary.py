@@ -222,6 +222,40 @@ UNREADABLE = V.Val("unknown", name="unreadable annotation")
 # numpy file, so calling them breaks the graph: BL411), and these functions give no array.
 NUMPY_SKIPPED = ("numpy.polynomial.", "numpy.ma.", "numpy.char.", "numpy.strings.", "numpy.lib.",
                  "numpy.emath.", "numpy.rec.", "numpy.ctypeslib.")
+# NumPy's functions that `torch._numpy` has no counterpart of (torch 2.11 to 2.14, NumPy 1.26 to 2.4):
+# dynamo breaks the graph at a call of any of them, whatever it is handed ("attempted to trace numpy
+# function unsupported by PyTorch"). NumPy 2's new names for functions `torch._numpy` has (`acos`,
+# `concat`, `pow`, `permute_dims`) are the same objects and trace; the last six are NumPy 1's only.
+# The file functions are BL409's. `tests/test_tensor_inference.py` checks this against the
+# installed torch.
+NUMPY_UNTRACED = frozenset(f"numpy.{name}" for name in (
+    # arrays: making, reshaping, selecting, sorting, sets
+    "apply_along_axis", "apply_over_axes", "argpartition", "asanyarray", "asarray_chkfinite", "asfortranarray",
+    "asmatrix", "astype", "block", "bmat", "compress", "delete", "extract", "fromfunction", "fromiter",
+    "frombuffer", "fromstring", "insert", "ix_", "lexsort", "mask_indices", "matrix_transpose", "partition",
+    "piecewise", "place", "putmask", "ravel_multi_index", "require", "select", "trim_zeros", "unravel_index",
+    "unstack", "intersect1d", "isin", "setdiff1d", "setxor1d", "union1d", "unique_all", "unique_counts",
+    "unique_inverse", "unique_values", "packbits", "unpackbits",
+    # arithmetic and statistics
+    "bitwise_count", "cumulative_prod", "cumulative_sum", "digitize", "ediff1d", "einsum_path", "frexp",
+    "histogram_bin_edges", "interp", "matvec", "vecdot", "vecmat", "sort_complex", "spacing", "trapezoid",
+    "unwrap", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin",
+    "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar",
+    "poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "polyval", "roots",
+    "linalg.cross", "linalg.diagonal", "linalg.matmul", "linalg.matrix_norm", "linalg.matrix_transpose",
+    "linalg.outer", "linalg.svdvals", "linalg.tensordot", "linalg.trace", "linalg.vecdot", "linalg.vector_norm",
+    # types, formatting, settings, dates
+    "isdtype", "isfortran", "iterable", "mintypecode", "promote_types", "typename", "may_share_memory",
+    "shares_memory", "array2string", "array_repr", "array_str", "base_repr", "binary_repr",
+    "format_float_positional", "format_float_scientific", "get_printoptions", "set_printoptions", "printoptions",
+    "getbufsize", "setbufsize", "geterr", "seterr", "geterrcall", "seterrcall", "frompyfunc", "nested_iters",
+    "busday_count", "busday_offset", "is_busday", "datetime_as_string", "datetime_data", "isnat",
+    "get_include", "info", "show_config", "show_runtime", "test", "linalg.test", "fft.test",
+    # NumPy 1 only
+    "trapz", "in1d", "msort", "asfarray", "find_common_type", "issubclass_",
+))
+NUMPY_FILE_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
+    "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "fromregex"))
 NUMPY_NOT_ARRAYS = (
     *NUMPY_SKIPPED, "numpy.testing.", "numpy.typing.", "numpy.dtype", "numpy.iinfo", "numpy.finfo",
     "numpy.issubdtype", "numpy.isscalar", "numpy.ndim", "numpy.shape", "numpy.size", "numpy.result_type",

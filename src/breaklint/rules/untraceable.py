@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.syntax import dotted
-from ..analysis.vocabulary import NUMPY_SKIPPED, TRUE_UNDER_COMPILE
+from ..analysis.vocabulary import NUMPY_FILE_FUNCTIONS, NUMPY_SKIPPED, NUMPY_UNTRACED, TRUE_UNDER_COMPILE
 from ..finding import Fix
 from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
@@ -230,7 +230,7 @@ class FileIOCall(CallRule):
     BUILTINS = frozenset({"open", "input", "__import__"})
     NAMES = frozenset({
         "importlib.import_module", "importlib.reload",
-        "torch.save", "torch.load", "numpy.save", "numpy.load", "numpy.savez", "numpy.loadtxt",
+        "torch.save", "torch.load", *NUMPY_FILE_FUNCTIONS,
         "os.listdir", "os.makedirs", "os.mkdir", "os.remove", "os.unlink", "os.rename", "os.replace",
         "os.system", "os.stat", "os.walk", "os.scandir", "os.path.exists", "os.path.isfile",
         "os.path.isdir", "os.path.getsize", "os.path.getmtime", "os.path.abspath", "os.getcwd", "os.getpid",
@@ -260,26 +260,36 @@ class OpaqueExtensionCall(CallRule):
     CODE = "BL411"
     NAME = "opaque-extension-call"
     KIND = "break"
-    MESSAGE = "a call into a library dynamo does not trace (C extension or skipped module)"
+    MESSAGE = ("a call into a library dynamo does not trace (C extension, skipped module, or a NumPy function "
+               "`torch._numpy` lacks)")
     SUGGESTION = (
         "use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), "
         "or move it outside the compiled region"
     )
-    GB_TYPES = ("GB0007", "GB0156", "GB0098")  # GB0098: `torch.jit.trace` is disabled for dynamo
+    # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
+    # GB0008: anomaly detection's constructor, which dynamo will not inline
+    GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
                 "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
-    # with TorchScript at run time (calling what it made traces) and the legacy `Variable` wrapper
+    # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper and
+    # autograd's anomaly detection (turned on, or entered as a context)
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
                        "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
                        "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
                        "torch.autograd.variable.Variable", "torch.jit.script", "torch.jit.trace",
-                       "threading.get_ident", "threading.current_thread", "threading.local"})
+                       "torch.autograd.set_detect_anomaly", "torch.autograd.detect_anomaly",
+                       "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly",
+                       "threading.get_ident", "threading.current_thread", "threading.local",
+                       *NUMPY_UNTRACED})
 
     def describe(self, node: cst.Call, what: str) -> str:
+        if what in NUMPY_UNTRACED:
+            return (f"`{self.ctx.source(node)}`: `torch._numpy`, through which dynamo traces NumPy, has no "
+                    f"`{what.removeprefix('numpy.')}`, so the graph breaks at the call")
         if what in self.NAMES:
             return f"`{self.ctx.source(node)}`: dynamo skips `{what}`, so the graph breaks at the call"
         package = ".".join(what.split(".")[:2]) if what.startswith(self.NUMPY_SKIPPED) else what.split(".")[0]

@@ -34,6 +34,16 @@ def uses_numpy(x):
 
 
 @torch.compile
+def numpy_without_counterpart(x):
+    x = x * 2
+    peak = np.unravel_index(5, (2, 3))  # expect: BL411
+    seen = np.isin([1, 2, 3], [2])  # expect: BL411
+    mean = np.nanmean([1.0, float("nan"), 3.0])  # expect: BL411
+    y = np.interp(0.5, [0.0, 1.0], [0.0, 10.0])  # expect: BL411
+    return x + peak[0] + seen.sum() + mean + y + np.linalg.norm([3.0, 4.0])  # norm has a counterpart
+
+
+@torch.compile
 def packs_sequences(x):
     x = x * 2
     packed = torch.nn.utils.rnn.pack_sequence([x, x[:4]])  # expect: BL411
@@ -72,6 +82,15 @@ def traces_at_run_time(x):
     x = x * 2
     double = torch.jit.trace(_double, x)  # expect: BL411
     return double(x) + 1
+
+
+@torch.compile
+def checks_anomalies(x):
+    x = x * 2
+    torch.autograd.set_detect_anomaly(False)  # expect: BL411
+    with torch.autograd.detect_anomaly(check_nan=False):  # expect: BL411
+        x = x + 1
+    return x * 3
 
 
 @torch.compile
@@ -120,7 +139,8 @@ def keys_a_cache(x):
 
 def cases():
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
-            (legacy_variable, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (looks_up_grid, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+            (legacy_variable, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
+            (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
             (keys_a_cache, (x,))]
