@@ -458,6 +458,81 @@ def test_a_method_of_an_attribute_declared_by_annotation_runs_each_override(tmp_
     assert {(f.line, f.code) for f in result.findings} == {(10, "BL401"), (15, "BL201")}
 
 
+def test_a_value_declared_as_an_interface_runs_the_classes_that_provide_it(tmp_path: Path) -> None:
+    # `Controller` only declares its methods (`raise NotImplementedError`, `...`): a class of the
+    # tree with a method of each of those names provides it without deriving from it, and a value
+    # annotated `Controller` may hold one (an attribute or a parameter). A class lacking one of the
+    # methods does not provide it, nor does any class provide a one-method declaration or a base
+    # class whose methods do something
+    write(tmp_path, {"solve.py": """
+        import torch
+        from torch import nn
+
+        class Controller(nn.Module):
+            def init(self, x):
+                \"\"\"The first step.\"\"\"
+                raise NotImplementedError()
+
+            def adapt(self, x):
+                ...
+
+        class Integral(nn.Module):
+            def init(self, x):
+                return x
+
+            def adapt(self, x):
+                print("integral")
+                return x
+
+        class Partial(nn.Module):
+            def adapt(self, x):
+                print("lacks init")
+
+        class Hook:
+            def run(self, x):
+                raise NotImplementedError
+
+        class Logged:
+            def run(self, x):
+                print("never: one method declares no interface")
+
+        class Base:
+            def start(self, x):
+                return x
+
+            def adjust(self, x):
+                return x
+
+        class Other:
+            def start(self, x):
+                return x
+
+            def adjust(self, x):
+                print("never: Base's methods have bodies")
+
+        class Solver:
+            def __init__(self, controller: Controller, hook: Hook, base: Base):
+                self.controller = controller
+                self.hook = hook
+                self.base = base
+
+            def solve(self, x):
+                self.hook.run(x)
+                self.base.adjust(x)
+                return self.controller.adapt(self.controller.init(x))
+
+        def step(controller: Controller, x):
+            return controller.adapt(x)
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["*solve.Solver.solve"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(18, "BL401")}
+    config.entry_points = ["*solve.step"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(18, "BL401")}
+
+
 def test_apply_of_an_autograd_function_runs_its_forward() -> None:
     # dynamo traces `Clip.apply(x, 1.0)` through `Clip.forward(ctx, x, limit)`: the arguments land
     # on the parameters after `ctx`; `apply` of a class that is no autograd.Function reaches nothing

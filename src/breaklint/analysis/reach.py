@@ -163,7 +163,7 @@ class Reach(Handing):
             return out
         if call.kind == "typedcall":
             declared, _, method = call.target.rpartition(":")
-            return self._dispatch(self.canonical(declared), method)
+            return self._declared_dispatch(self.canonical(declared), method)
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
             if made.startswith("@"):  # built from a parameter: each class the callers hand over
@@ -223,9 +223,11 @@ class Reach(Handing):
             return out
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
-            held = self.attribute_class(cls, attr) or self.attribute_class(cls, attr, declared=True)
+            held = self.attribute_class(cls, attr)
             if held is not None:
                 out.extend(self._dispatch(held, name))
+            elif (held := self.attribute_class(cls, attr, declared=True)) is not None:
+                out.extend(self._declared_dispatch(held, name))
             out.extend(self.calling(self.attribute_callables(cls, attr), name))  # `self.sampler.sample()`
             out.extend(self.calling(self._property_returns(self.method(cls, attr)), name))  # `self.helper.sample()`
             out.extend(self.calling(self.handed(cls, attr), name))
@@ -250,6 +252,15 @@ class Reach(Handing):
         (`Handing.calling` runs them)."""
         getter = self.functions.get(method or "")
         return getter.returns_functions if getter is not None and getter.is_property else []
+
+    def _declared_dispatch(self, declared: str, name: str) -> list[tuple[str, int]]:
+        """`x.name(...)` on a value only declared of class `declared` (an annotation): what `_dispatch`
+        finds, and the method of each class that provides the interface without deriving from it
+        (`Tree.implementers`)."""
+        out = self._dispatch(declared, name)
+        for other in self.implementers(declared):
+            out.extend((found, 1) for found in [self.method(other, name), *self.overrides(other, name)] if found)
+        return out
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an

@@ -12,7 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo, FunctionInfo
-from .syntax import dotted, is_super_call
+from .syntax import dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
 from .vocabulary import COMPILE, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
@@ -94,6 +94,7 @@ class Scopes:
         scope = Scope(info)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators
+        info.abstract = cls is not None and ("abc.abstractmethod" in decorators or is_stub(node))
         info.validator = cls is not None and any(d in PYDANTIC_VALIDATORS for d in decorators)
         scope.is_property = scope.info.is_property = any(d in PROPERTIES for d in decorators)
         info.decorators = [d for d in decorators if d and "." in d and d not in KNOWN_DECORATORS]

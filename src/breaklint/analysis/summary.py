@@ -132,6 +132,9 @@ class FunctionInfo:
     # it returns a function it defines: as a decorator, its wrapper (walked with it) runs wherever what
     # it decorates is called (reach)
     wraps: bool = False
+    # a method with no body of its own (`raise NotImplementedError`, `...`, `@abstractmethod`): what
+    # a class of such methods declares, others may provide without deriving from it (`Tree.implementers`)
+    abstract: bool = False
 
 
 @dataclass(slots=True)

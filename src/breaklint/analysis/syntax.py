@@ -36,6 +36,30 @@ def is_super_call(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "super"
 
 
+def is_stub(node: cst.FunctionDef) -> bool:
+    """A body that only says it is not there: `raise NotImplementedError` (called or not) or `...`,
+    after a docstring if any. `pass` is not one: a hook that does nothing on purpose is written so."""
+    body = node.body
+    if type(body) is not cst.IndentedBlock:
+        statements = [body.body]
+    else:
+        statements = [line.body for line in body.body if type(line) is cst.SimpleStatementLine]
+        if len(statements) != len(body.body):
+            return False
+    small = [stmt for line in statements for stmt in line]
+    if small and type(small[0]) is cst.Expr and type(small[0].value) in (cst.SimpleString, cst.ConcatenatedString):
+        small = small[1:]
+    if len(small) != 1:
+        return False
+    stmt = small[0]
+    if type(stmt) is cst.Expr:
+        return type(stmt.value) is cst.Ellipsis
+    if type(stmt) is cst.Raise and stmt.exc is not None:
+        exc = stmt.exc.func if type(stmt.exc) is cst.Call else stmt.exc
+        return type(exc) is cst.Name and exc.value == "NotImplementedError"
+    return False
+
+
 def iter_statements(body: cst.BaseSuite | list) -> Iterator[cst.CSTNode]:
     """Small statements and compound statements of a block, into nested blocks but not defs."""
     stmts = body.body if isinstance(body, (cst.BaseSuite, cst.Module)) else body
