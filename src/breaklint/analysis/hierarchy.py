@@ -75,7 +75,6 @@ class Tree:
         self._is_module: dict[str, bool] = {}
         self._children: dict[str, list[str]] | None = None
         self._named: dict[str, list[str]] | None = None  # method name -> the classes defining it
-        self._implementers: dict[str, list[str]] | None = None  # interface class -> `implementers`
         self._register(summaries)
         self._descriptors()
 
@@ -317,30 +316,6 @@ class Tree:
         if len(tops) != 1:
             return []
         return [(f"{c}.{name}", 1) for c in owners if f"{c}.{name}" in self.functions]
-
-    def implementers(self, cls: str) -> list[str]:
-        """The tree's classes that provide what interface `cls` declares without deriving from it: where
-        `cls` defines two or more methods (dunders aside) and none has a body of its own (`raise
-        NotImplementedError`, `...`, `@abstractmethod`), each other class, outside its family, that has
-        a method of every one of those names. A parameter annotated `cls` may hold one of those as well
-        (`controller: StepSizeController` handed an `IntegralController` that declares no base)."""
-        if self._implementers is None:
-            self._implementers = {}
-        if cls not in self._implementers:
-            self._implementers[cls] = self._find_implementers(cls)
-        return self._implementers[cls]
-
-    def _find_implementers(self, cls: str) -> list[str]:
-        info = self.classes.get(cls)
-        if info is None or cls in TOO_BROAD:
-            return []
-        declared = {m for m in info.methods if not m.startswith("__")}
-        if len(declared) < 2 or not all(self.functions[q].abstract for m in declared
-                                        if (q := f"{cls}.{m}") in self.functions):
-            return []
-        family = {cls, *self.mro(cls), *self.subclasses(cls)}
-        return [other for other in sorted(self.classes) if other not in family
-                and all(self.method(other, m) for m in declared)]
 
     def subclasses(self, cls: str) -> list[str]:
         if self._children is None:

@@ -34,6 +34,7 @@ class Reach(Handing):
         # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
         # callee's break says nothing of whether that call breaks
         self.loose: set[tuple[str, int, str]] = set()
+        self._implementers: dict[str, list[str]] = {}  # interface class -> `implementers`
         self.reached = self._compute()
 
     # ------------------------------------------------------------------ the walk
@@ -256,11 +257,33 @@ class Reach(Handing):
     def _declared_dispatch(self, declared: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on a value only declared of class `declared` (an annotation): what `_dispatch`
         finds, and the method of each class that provides the interface without deriving from it
-        (`Tree.implementers`)."""
+        (`implementers`)."""
         out = self._dispatch(declared, name)
         for other in self.implementers(declared):
             out.extend((found, 1) for found in [self.method(other, name), *self.overrides(other, name)] if found)
         return out
+
+    def implementers(self, cls: str) -> list[str]:
+        """The tree's classes that provide what interface `cls` declares without deriving from it: where
+        `cls` defines two or more methods (dunders aside) and none has a body of its own (`raise
+        NotImplementedError`, `...`, `@abstractmethod`), each other class, outside its family, that has
+        a method of every one of those names. A parameter annotated `cls` may hold one of those as well
+        (`controller: StepSizeController` handed an `IntegralController` that declares no base)."""
+        if cls not in self._implementers:
+            self._implementers[cls] = self._find_implementers(cls)
+        return self._implementers[cls]
+
+    def _find_implementers(self, cls: str) -> list[str]:
+        info = self.classes.get(cls)
+        if info is None or cls in TOO_BROAD:
+            return []
+        declared = {m for m in info.methods if not m.startswith("__")}
+        if len(declared) < 2 or not all(self.functions[q].abstract for m in declared
+                                        if (q := f"{cls}.{m}") in self.functions):
+            return []
+        family = {cls, *self.mro(cls), *self.subclasses(cls)}
+        return [other for other in sorted(self.classes) if other not in family
+                and all(self.method(other, m) for m in declared)]
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an

@@ -133,7 +133,7 @@ class FunctionInfo:
     # it decorates is called (reach)
     wraps: bool = False
     # a method with no body of its own (`raise NotImplementedError`, `...`, `@abstractmethod`): what
-    # a class of such methods declares, others may provide without deriving from it (`Tree.implementers`)
+    # a class of such methods declares, others may provide without deriving from it (`Reach.implementers`)
     abstract: bool = False
 
 
