@@ -533,6 +533,36 @@ def test_a_value_declared_as_an_interface_runs_the_classes_that_provide_it(tmp_p
     assert {(f.line, f.code) for f in result.findings} == {(18, "BL401")}
 
 
+def test_a_parameter_annotated_with_a_protocol_runs_its_implementers(tmp_path: Path) -> None:
+    # a `typing.Protocol` is an interface of `...` methods: what provides every one of them is called
+    write(tmp_path, {"proto.py": """
+        from typing import Protocol
+
+        import torch
+
+        class Stepper(Protocol):
+            def step(self, x: torch.Tensor) -> torch.Tensor: ...
+
+            def reset(self) -> None: ...
+
+        class Euler:
+            def step(self, x):
+                if x.sum() > 0:
+                    return x
+                return -x
+
+            def reset(self):
+                pass
+
+        def integrate(stepper: Stepper, x):
+            return stepper.step(x)
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["*proto.integrate"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(13, "BL201")}
+
+
 def test_apply_of_an_autograd_function_runs_its_forward() -> None:
     # dynamo traces `Clip.apply(x, 1.0)` through `Clip.forward(ctx, x, limit)`: the arguments land
     # on the parameters after `ctx`; `apply` of a class that is no autograd.Function reaches nothing
