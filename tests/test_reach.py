@@ -563,6 +563,35 @@ def test_a_parameter_annotated_with_a_protocol_runs_its_implementers(tmp_path: P
     assert {(f.line, f.code) for f in result.findings} == {(13, "BL201")}
 
 
+def test_apply_through_a_local_that_names_the_function_class() -> None:
+    # `func = Solve` then `func.apply(x)`: the local names the class, so `Solve.forward` runs; a
+    # method of a function held so (`cache_clear` of a cached helper) does not run the function
+    assert codes_by_line("""
+        import functools
+
+        import torch
+        from torch.autograd import Function
+
+        class Solve(Function):
+            @staticmethod
+            def forward(ctx, x):
+                if x.sum() > 0:
+                    return x
+                return -x
+
+        @functools.lru_cache
+        def helper(n):
+            print("never")
+
+        @torch.compile
+        def solve(x):
+            func = Solve
+            cached = helper
+            cached.cache_clear()
+            return func.apply(x)
+    """) == {10: "BL201"}
+
+
 def test_apply_of_an_autograd_function_runs_its_forward() -> None:
     # dynamo traces `Clip.apply(x, 1.0)` through `Clip.forward(ctx, x, limit)`: the arguments land
     # on the parameters after `ctx`; `apply` of a class that is no autograd.Function reaches nothing

@@ -132,6 +132,11 @@ class Calls:
             refs.append(("attrcall", f"{self._scopes[-1].held[func.value.value]}.{func.attr.value}"))
         elif type(func) is cst.Name and self._scopes and self._scopes[-1].functions.get(func.value):
             refs.extend(_held_ref(f) for f in self._scopes[-1].functions[func.value])
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
+                and (held := [f for f in self._scopes[-1].functions.get(func.value.value, ())
+                              if not f.startswith("self:") and not f.endswith(")")]):
+            # `func = Solve` then `func.apply(x)`: the same name of each class or function it holds
+            refs.extend(("name", f"{f}.{func.attr.value}") for f in held)
         elif type(func) is cst.Subscript and (inner := self._self_attr(func.value)) is not None \
                 and cls is not None and inner in cls.callables:
             refs.append(("selfattr", inner))  # `self.loss_map[name](...)`: each method or function it holds
