@@ -5,6 +5,8 @@ the functions and modules passed to `torch.compile`. Reach (`reach.py`) decides 
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from .hierarchy import is_protocol
@@ -39,7 +41,7 @@ class Calls:
             and name.split(".")[0] == self.module.split(".")[0] else None
         if not self.active():
             if klass:
-                self._note_build(node, klass, *self._argument_values(node)[:2])
+                self._note_build(node, klass, *_argument_values(node, self.value)[:2])
             return
         fn = self.function
         pos = self.positions.span(node)
@@ -50,7 +52,7 @@ class Calls:
         passed: dict[str, list[str]] = {}
         star = False
         if refs or klass:
-            args, kwargs, star = self._argument_values(node)
+            args, kwargs, star = _argument_values(node, self.value)
         if klass:
             self._note_build(node, klass, args, kwargs)
         if refs:
@@ -193,21 +195,6 @@ class Calls:
                 return []  # `x = self.weight`: a value, not a method
         refs = self._call_refs(value, self.qualify(value))
         return [r for r in refs if r[0] != "name"]  # a module's function is followed by name already
-
-    def _argument_values(self, node: cst.Call) -> tuple[list[Val], dict[str, Val], bool]:
-        """What a call passes: the positional arguments before any `*args`, the keyword ones, and
-        whether a `*args` or `**kwargs` was there."""
-        args: list[Val] = []
-        kwargs: dict[str, Val] = {}
-        star = False
-        for arg in node.args:
-            if arg.star:
-                star = True
-            elif arg.keyword is not None:
-                kwargs[arg.keyword.value] = self.value(arg.value)
-            elif not star:
-                args.append(self.value(arg.value))
-        return args, kwargs, star
 
     def _note_build(self, node: cst.Call, name: str, args: list[Val], kwargs: dict[str, Val]) -> None:
         """A call of a class of the package, anywhere in the file (a module-level table of records
@@ -357,6 +344,23 @@ TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "T", "mT", "H
 # the edges to a method of an object (not of `self`, nor a module's function): what a read of an
 # attribute of such an object runs where that attribute is a property
 OBJECT_CALLS = frozenset({"instcall", "typedcall", "retcall", "paramcall", "attrcall"})
+
+
+def _argument_values(node: cst.Call,
+                     value: Callable[[cst.BaseExpression], Val]) -> tuple[list[Val], dict[str, Val], bool]:
+    """What a call passes, as `value` tells each argument: the positional arguments before any
+    `*args`, the keyword ones, and whether a `*args` or `**kwargs` was there."""
+    args: list[Val] = []
+    kwargs: dict[str, Val] = {}
+    star = False
+    for arg in node.args:
+        if arg.star:
+            star = True
+        elif arg.keyword is not None:
+            kwargs[arg.keyword.value] = value(arg.value)
+        elif not star:
+            args.append(value(arg.value))
+    return args, kwargs, star
 
 
 def _held_ref(held: str) -> tuple[str, str]:
