@@ -310,6 +310,7 @@ def test_examples_agree_with_torch_logs() -> None:
     proc = run_cli("explain", "--paths", "examples/models", "--format", "json", "--no-cache",
                    "examples/models/detector.py:cases", "examples/models/transformer.py:cases",
                    "examples/models/clean.py:cases", cwd=ROOT)
+    assert proc.stdout, f"exit {proc.returncode}: {proc.stderr[-3000:]}"
     report = json.loads(proc.stdout)
     found = {(Path(f["path"]).name, f["line"]) for f in report["findings"] if f["status"] in ("confirmed", "dynamic-only")}
     expected = set()
