@@ -386,7 +386,7 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     `value_of` is the evaluation of an expression (`Evaluation.value`)."""
     handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
               and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
-    if (name) != "einops.einsum":
+    if name != "einops.einsum":
         handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
     if name == "einops.pack" and handed:
         return V.seq([V.method_result(V.elem(handed[0])), V.OBJECT])

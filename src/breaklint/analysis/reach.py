@@ -258,10 +258,7 @@ class Reach(Handing):
         """`x.name(...)` on a value only declared of class `declared` (an annotation): what `_dispatch`
         finds, and the method of each class that provides the interface without deriving from it
         (`implementers`)."""
-        out = self._dispatch(declared, name)
-        for other in self.implementers(declared):
-            out.extend((found, 1) for found in [self.method(other, name), *self.overrides(other, name)] if found)
-        return out
+        return [found for cls in (declared, *self.implementers(declared)) for found in self._dispatch(cls, name)]
 
     def implementers(self, cls: str) -> list[str]:
         """The tree's classes that provide what interface `cls` declares without deriving from it: where

@@ -9,26 +9,24 @@ from ._util import method_call
 from .base import Rule, register
 
 # Probed on torch 2.13 first and calibrated in fixtures/BL434.py. Method -> (the fewest arguments it
-# takes, what the message says it does). The other in-place samplers (`uniform_`, `normal_`,
-# `bernoulli_`, `exponential_`, `geometric_`, `cauchy_`, `log_normal_`) trace, and so do
+# takes, what the message says it does, what to do instead). The other in-place samplers (`uniform_`,
+# `normal_`, `bernoulli_`, `exponential_`, `geometric_`, `cauchy_`, `log_normal_`) trace, and so do
 # `untyped_storage()`, `element_size()`, `get_device()` and `detach_()`.
-UNTRACED_METHODS: dict[str, tuple[int, str]] = {
-    "random_": (0, "draws integers in place (`Tensor.random_`), an op dynamo does not trace"),
-    "apply_": (1, "runs a Python function on each element, which dynamo cannot put in a graph"),
-    "map_": (2, "runs a Python function on each pair of elements, which dynamo cannot put in a graph"),
-    "map2_": (3, "runs a Python function on each triple of elements, which dynamo cannot put in a graph"),
-    "share_memory_": (0, "moves the tensor's storage to shared memory, which dynamo does not trace"),
-    "is_set_to": (1, "asks whether two tensors share one storage, which traced tensors do not have"),
-    "is_inference": (0, "asks whether the tensor was made in inference mode, which dynamo does not trace"),
-}
-ADVICE = {
-    "random_": "draw with `torch.randint(low, high, x.shape)` or `torch.randint_like(x, low, high)`",
-    "apply_": "write the function with torch ops over the whole tensor",
-    "map_": "write the function with torch ops over the whole tensors",
-    "map2_": "write the function with torch ops over the whole tensors",
-    "share_memory_": "share the tensor once, before the compiled code runs",
-    "is_set_to": "ask outside the compiled code",
-    "is_inference": "decide outside the compiled code (or make the tensor outside inference mode)",
+UNTRACED_METHODS: dict[str, tuple[int, str, str]] = {
+    "random_": (0, "draws integers in place (`Tensor.random_`), an op dynamo does not trace",
+                "draw with `torch.randint(low, high, x.shape)` or `torch.randint_like(x, low, high)`"),
+    "apply_": (1, "runs a Python function on each element, which dynamo cannot put in a graph",
+               "write the function with torch ops over the whole tensor"),
+    "map_": (2, "runs a Python function on each pair of elements, which dynamo cannot put in a graph",
+             "write the function with torch ops over the whole tensors"),
+    "map2_": (3, "runs a Python function on each triple of elements, which dynamo cannot put in a graph",
+              "write the function with torch ops over the whole tensors"),
+    "share_memory_": (0, "moves the tensor's storage to shared memory, which dynamo does not trace",
+                      "share the tensor once, before the compiled code runs"),
+    "is_set_to": (1, "asks whether two tensors share one storage, which traced tensors do not have",
+                  "ask outside the compiled code"),
+    "is_inference": (0, "asks whether the tensor was made in inference mode, which dynamo does not trace",
+                     "decide outside the compiled code (or make the tensor outside inference mode)"),
 }
 
 
@@ -47,7 +45,7 @@ class UntracedTensorMethod(Rule):
         call = method_call(node)
         if call is None or call[1] not in UNTRACED_METHODS or not self.ctx.active():
             return
-        fewest, does = UNTRACED_METHODS[call[1]]
+        fewest, does, instead = UNTRACED_METHODS[call[1]]
         if len(node.args) < fewest:
             return
         # a tensor, or a value the tree resolves to one: `random_` and `apply_` name methods of other
@@ -55,4 +53,4 @@ class UntracedTensorMethod(Rule):
         requires = self.ctx.tensor_requirement(call[0])
         if requires is None:
             return
-        self.report(node, f"`{self.ctx.source(node)}` {does}: {ADVICE[call[1]]}", requires=requires)
+        self.report(node, f"`{self.ctx.source(node)}` {does}: {instead}", requires=requires)
