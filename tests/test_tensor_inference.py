@@ -878,3 +878,30 @@ def test_a_forward_parameter_compared_with_a_size_or_given_to_math_is_a_number()
                     x = x - 1
                 return x
     """) == [(13, "BL201")]
+
+
+def test_a_field_of_what_a_module_returned_is_a_tensor_by_the_method_called_on_it() -> None:
+    # `out = self.encoder(x)` is taken for a tensor, but a module may return a record; its field
+    # `out.logits` tested through a tensor method (`.mean()`) is one, as a name would be
+    source = """
+        import torch
+        from torch import nn
+
+        class Model(nn.Module):
+            def __init__(self, encoder):
+                super().__init__()
+                self.encoder = nn.Linear(4, 4)
+
+            def forward(self, x):
+                out = self.encoder(x)
+                if out.logits.mean() > 0:
+                    x = x + 1
+                if out.hidden_states:
+                    x = x - 1
+                if out.config.values() and out.items.count(3):
+                    x = x * 2
+                return x
+    """
+    assert findings(source) == [(12, "BL201")]
+    found = lint_source(dedent(source), Path("m.py"), Config())
+    assert found[0].fix is None  # assumed, never known: no rewrite to `torch.where`

@@ -264,6 +264,12 @@ class Evaluation:
                 if head == "" and receiver.value not in ("self", "cls"):
                     # a guess from the method's name alone: assumed, never known
                     return V.tensor(method in BOOL_METHODS, known=False)
+            if (type(receiver) is cst.Attribute and base.kind == "unknown" and method in TENSOR_ONLY_METHODS
+                    and self.value(receiver.value).is_tensor):
+                # a field of what a module returned, taken for a tensor (`out = self.encoder(x)`, then
+                # `out.logits.mean()`): the module gave a record, and the method's name tells what the
+                # field holds; assumed, never known
+                return V.tensor(method in BOOL_METHODS, known=False)
             if (type(receiver) is cst.Call and type(receiver.func) is cst.Name and base.kind == "unknown"
                     and method in TENSOR_ONLY_METHODS and self._is_local(receiver.func.value)):
                 # the result of a function the code was handed (`norm(y).abs()`, `norm` a parameter):
