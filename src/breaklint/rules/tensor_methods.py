@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.walk import find
 from ._util import method_call
 from .base import Rule, register
 
@@ -54,3 +55,105 @@ class UntracedTensorMethod(Rule):
         if requires is None:
             return
         self.report(node, f"`{self.ctx.source(node)}` {does}: {instead}", requires=requires)
+
+
+# Probed on torch 2.13 first and calibrated in fixtures/BL435.py: each changes a tensor's shape,
+# strides or storage in place. On a tensor the compiled code made itself they trace; on one it was
+# handed (an argument, a buffer or other tensor kept on the module, a gradient, `.data` of one of
+# those) dynamo breaks the graph at the call ("Unsupported function call (delayed)"). A view of such
+# a tensor (`x.view(...)`, `x[0]`, `x.detach()`) is a new tensor of the graph, and traces.
+INPUT_METADATA_METHODS = frozenset({
+    "t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_", "as_strided_", "set_", "detach_",
+})
+
+
+@register
+class InputMetadataMutation(Rule):
+    CODE = "BL435"
+    NAME = "input-metadata-mutation"
+    KIND = "break"
+    MESSAGE = ("an in-place change of shape, strides or storage (`t_()`, `transpose_()`, `squeeze_()`, "
+               "`unsqueeze_()`, `as_strided_()`, `set_()`, `detach_()`) on a tensor the compiled code was handed")
+    SUGGESTION = ("use the out-of-place form and rebind the name (`x = x.unsqueeze(0)`, `g = g.t()`, "
+                  "`x = x.detach()`): it gives a view that traces")
+    GB_TYPES = ("GB0148",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # per function being walked (a nested one shares its parent's): the local names that hold a
+        # tensor the compiled code was handed, and the attributes of `self` it has stored so far
+        self._inputs: list[set[str]] = []
+        self._stored: list[set[str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._inputs:  # a nested function: traced with its parent
+            self._inputs.append(self._inputs[-1])
+            self._stored.append(self._stored[-1])
+            return
+        fn = self.ctx.function
+        root = fn is not None and (fn.compiled or (fn.cls is not None and node.name.value in ("forward", "__call__")))
+        params = node.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)} if root else set()
+        names.discard("self")
+        names.discard("cls")
+        self._inputs.append(names)
+        self._stored.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._inputs.pop()
+        self._stored.pop()
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        # on leaving: a call on the right still sees what the name held before (`g = g.t_()`)
+        if not self._inputs:
+            return
+        node = original_node
+        handed = self._handed(node.value)
+        for target in node.targets:
+            name = target.target
+            if type(name) is cst.Name:
+                if handed:
+                    self._inputs[-1].add(name.value)
+                else:
+                    self._inputs[-1].discard(name.value)
+            elif (attr := self.ctx._self_attr(name)) is not None:
+                self._stored[-1].add(attr)  # from here on `self.<attr>` holds what this call stored
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if self._inputs and original_node.value is not None and type(original_node.target) is cst.Name:
+            if self._handed(original_node.value):
+                self._inputs[-1].add(original_node.target.value)
+            else:
+                self._inputs[-1].discard(original_node.target.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._inputs:  # a loop variable holds an element, a view of the graph
+            for name in find(node.target, cst.Name):
+                self._inputs[-1].discard(name.value)
+
+    def _handed(self, node: cst.BaseExpression) -> bool:
+        """Whether `node` holds a tensor the compiled code was handed, not one it made."""
+        kind = type(node)
+        if kind is cst.Name:
+            return node.value in self._inputs[-1]
+        if kind is not cst.Attribute:
+            return False
+        attr = self.ctx._self_attr(node)
+        if attr is not None:  # a buffer, parameter or tensor kept on the module, not stored by this call
+            return attr not in self._stored[-1] and self.ctx.value(node).is_tensor
+        if node.attr.value == "grad":  # a gradient: backward wrote it, outside the graph
+            base = self.ctx.value(node.value)
+            return base.is_tensor or base.symbolic or base.kind == "unknown"
+        return node.attr.value == "data" and self._handed(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = method_call(node)
+        if call is None or call[1] not in INPUT_METADATA_METHODS or not self._inputs or not self.ctx.active():
+            return
+        if not self._handed(call[0]):
+            return
+        receiver = self.ctx.source(call[0])
+        args = ", ".join(self.ctx.source(arg.value) for arg in node.args)
+        self.report(node, f"`{self.ctx.source(node)}` changes `{receiver}` in place, a tensor the compiled code was "
+                          f"handed: dynamo breaks the graph at the call; use `{receiver}.{call[1][:-1]}({args})` "
+                          "and rebind the name")
