@@ -1272,3 +1272,45 @@ def test_grad_fn_of_a_tensor_the_function_computes_is_read_but_not_of_its_inputs
     # a local the function computes, and an expression; not its parameters (leaves, or tensors made
     # before the graph, whose `grad_fn` dynamo reads), nor a Python value's attribute
     assert [line for line, code in findings(source) if code == "BL431"] == [8, 12]
+
+
+def test_a_tensor_only_method_on_what_the_tree_leaves_undecided_is_an_assumed_tensor(tmp_path: Path) -> None:
+    # `self.param_groups` is set by torch's Optimizer, outside the tree, through a base class of the
+    # tree: a parameter's gradient read from it is not decided, but `abs()` and `sum()` are methods
+    # only tensors have, as they are on a name nothing tells of
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            import torch
+
+            class Base(torch.optim.Optimizer):
+                pass
+
+            class Counter:
+                def sum(self):
+                    return 3
+        """,
+        "pkg/opt.py": """
+            import torch
+            from .base import Base, Counter
+
+            class Clipped(Base):
+                @torch.no_grad()
+                def step(self):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            grad = p.grad
+                            mask = grad.abs() > group["limit"]
+                            if mask.sum() > 0:
+                                grad.mul_(0.5)
+                    counts = Counter()
+                    if counts.sum() > 2:
+                        return 1
+                    return 0
+        """,
+    })
+    config = Config(root=tmp_path)
+    config.entry_points = ["pkg.opt.Clipped.step"]
+    result = lint([tmp_path / "pkg"], config, jobs=1, use_cache=False)
+    assert [(f.path.name, f.line, f.code) for f in result.findings] == [("opt.py", 12, "BL201")]
+    assert result.findings[0].fix is None  # assumed, never known

@@ -251,7 +251,8 @@ class Evaluation:
             keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
             if base.symbolic and method in RECEIVER_KIND_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
-                result = V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype)
+                result = V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype,
+                                         guess=method in TENSOR_ONLY_METHODS)
                 if base.kind == "ret" and base.ref == "paramcall" and method in TENSOR_ONLY_METHODS:
                     # on what a function the code was handed returned (`norm(y).abs()`): a tensor
                     # assumed where the tree cannot tell what that function gives

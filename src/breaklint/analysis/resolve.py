@@ -10,7 +10,7 @@ from __future__ import annotations
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
 from .values import (ASSUMED, ASSUMED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override,
-                     param, record_of, ret, returned_by)
+                     param, record_of, ret, returned_by, tensor)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
@@ -50,10 +50,12 @@ class Values:
         if value.is_sparse_when_all:  # a product, `torch.cat`, `.mT`: sparse when every operand is
             parts = [self.resolve(p) for p in value.parts]
             return SPARSE if all(p.is_sparse for p in parts) else op(*parts)
-        if kind == "op":
-            return op(*(self.resolve(p) for p in value.parts))
-        if kind == "cmp":
-            return op(*(self.resolve(p) for p in value.parts), comparison=True)
+        if kind in ("op", "cmp"):
+            parts = [self.resolve(p) for p in value.parts]
+            if value.name == "guess" and all(p.kind == "unknown" for p in parts):
+                # a method only tensors have, on what the tree decides nothing of: assumed a tensor
+                return tensor(kind == "cmp", known=False)
+            return op(*parts, comparison=kind == "cmp")
         if kind == "join" and value.name == "default":
             return override(*(self.resolve(p) for p in value.parts))
         if kind == "join":

@@ -227,20 +227,29 @@ def sparse_when_all(operands: list[Val]) -> Val:
     return _bound(Val("op", name="sparse", parts=tuple(operands)))
 
 
-def method_result(receiver: Val, comparison: bool = False) -> Val:
+def method_result(receiver: Val, comparison: bool = False, guess: bool = False) -> Val:
     """What a tensor method returns on a receiver the tree decides: a tensor when the receiver is
     one. Marked, so that rules can tell `x.sum()` (a tensor as soon as `x` is) from `n + 1`.
 
     A receiver that is itself arithmetic, a comparison or a method result is a tensor exactly when
     one of its operands is, so a chain (`(x.abs() < eps).all()`) rests on those operands directly
-    and stays as shallow as its first link."""
+    and stays as shallow as its first link. `guess`: the method is one only tensors have (`sum`,
+    `abs`, `std`): where the tree decides nothing of the receiver either (an element of
+    `self.param_groups`, which a base class outside the tree sets), the result is a tensor
+    assumed, as the same method on a name nothing tells of is (`Values.resolve`). A chain keeps
+    the mark of any of its links."""
     parts: list[Val] = []
     for part in _flatten_ops(receiver):
         if part not in parts:
             parts.append(part)
     if len(parts) > MAX_PARTS:
         return UNKNOWN
-    return _bound(Val("cmp" if comparison else "op", name="method", parts=tuple(parts)))
+    guess = guess or _guessed(receiver)
+    return _bound(Val("cmp" if comparison else "op", name="guess" if guess else "method", parts=tuple(parts)))
+
+
+def _guessed(value: Val) -> bool:
+    return value.kind in ("op", "cmp") and (value.name == "guess" or any(_guessed(p) for p in value.parts))
 
 
 def _flatten_ops(value: Val) -> list[Val]:
