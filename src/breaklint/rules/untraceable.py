@@ -317,6 +317,26 @@ class IntrospectionCall(CallRule):
             return None
         return what
 
+    def check_call(self, node: cst.Call) -> None:
+        what = self.matches(node)
+        if what != "id":
+            super().check_call(node)
+            return
+        # `id()` of a tensor the graph computes breaks; of one the compiled code was handed (an
+        # argument, a parameter or buffer, a gradient, an element of `group["params"]`) dynamo reads
+        # the real object's identity, and traces: only a tensor the code is known to make counts
+        arg = node.args[0].value
+        requires = self.ctx.tensor_requirement(arg)
+        if requires is None or type(arg) is not cst.Name or self._handed_parameter(arg.value, requires):
+            return
+        self.report(node, self.describe(node, what), requires=requires)
+
+    def _handed_parameter(self, name: str, value) -> bool:
+        fn = self.ctx.function
+        if fn is None or name not in fn.params:
+            return False
+        return value.kind == "param" or fn.declared.get(name) == value
+
 
 LOCK_FACTORIES = frozenset({
     "threading.Lock", "threading.RLock", "threading.Semaphore", "threading.BoundedSemaphore",
