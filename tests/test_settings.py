@@ -415,3 +415,23 @@ def test_autograd_functional_derivatives_break_whatever_trace_autograd_ops_says(
     for config in (Config(), Config(dynamo_config={"trace_autograd_ops": ["True"]})):
         found = [(f.line, f.code) for f in lint_source(source, Path("m.py"), config)]
         assert found == [(10, "BL419"), (10, "BL419")], config.dynamo_config
+
+
+def test_the_optimizers_whose_step_breaks_are_those_torch_wraps_in_graph_breaks() -> None:
+    # torch's `_use_grad` (`torch.optim.optimizer`) calls `torch._dynamo.graph_break()` around the
+    # update; BL436's list must be exactly the optimizers whose `step` it wraps
+    import inspect
+
+    import torch
+
+    from breaklint.analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS
+
+    def layers(fn):  # the function and what it wraps, in turn (dynamo may wrap `step` again once it has run)
+        while fn is not None:
+            yield fn
+            fn = getattr(fn, "__wrapped__", None)
+
+    wrapped = {f"torch.optim.{name}" for name, cls in vars(torch.optim).items()
+               if inspect.isclass(cls) and issubclass(cls, torch.optim.Optimizer)
+               and any(getattr(getattr(f, "__code__", None), "co_name", "") == "_use_grad" for f in layers(cls.step))}
+    assert wrapped == set(GRAPH_BREAKING_OPTIMIZERS)

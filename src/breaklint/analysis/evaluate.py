@@ -377,6 +377,8 @@ def torch_value(name: str, node: cst.Call, value_of) -> Val:
         return V.SPARSE
     if operands and all(v.is_sparse or v.symbolic for v in operands):  # `mm(selection, conv_matrix(...))`
         return V.sparse_when_all(operands)
+    if name.startswith("torch.optim."):  # an optimizer or a learning-rate schedule, by its class
+        return V.Val("object", ref=name)
     if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
         return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
     if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):

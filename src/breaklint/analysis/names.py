@@ -68,7 +68,8 @@ class Names:
                 elif type(stmt.value) is cst.Call:
                     made = self.qualify(stmt.value.func)
                     value = self.record_value(made or "", stmt.value) \
-                        or (V.Val("object", ref=made) if made and not made.startswith("torch.") else V.UNKNOWN)
+                        or (V.Val("object", ref=made) if made and (not made.startswith("torch.")
+                                                                   or made.startswith("torch.optim.")) else V.UNKNOWN)
                 else:
                     value = self.literal_value(stmt.value) or V.UNKNOWN
                 old = self.globals.get(name)

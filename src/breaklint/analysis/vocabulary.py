@@ -54,6 +54,12 @@ TORCH_SEQUENCE = {
     "torch.broadcast_tensors",
 }
 GENERATORS = {"torch.Generator", "torch._C.Generator"}
+# torch's optimizers whose `step` torch wraps to set the grad mode around the update, breaking the
+# graph there on purpose (`torch._dynamo.graph_break()` before and after, in
+# `torch.optim.optimizer._use_grad`); `LBFGS`, `SparseAdam`, `Adafactor` and `Muon` take
+# `torch.no_grad()` instead (a test reads the list off the installed torch)
+GRAPH_BREAKING_OPTIMIZERS = frozenset(f"torch.optim.{name}" for name in (
+    "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"))
 # torch's constructors of a sparse tensor from its indices and values, and a tensor's methods that
 # give its sparse form (BL429)
 SPARSE_CONSTRUCTORS = frozenset({
@@ -78,6 +84,7 @@ TORCH_NON_TENSOR_PREFIXES = (
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",
     "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.", "torch._C.",
     "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.", "torch._inductor.", "torch._guards.",
+    "torch.optim.",
 )
 # `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
 PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.hierarchy import RNN_MODULES
+from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import ALLOW_RNN, TRACE_AUTOGRAD, keyword, maybe_tensor, method_call
@@ -398,3 +399,26 @@ class GradFnRead(Rule):
         function = self.ctx.function
         return type(node) is cst.Name and function is not None and node.value not in function.params \
             and self.ctx.is_bound(node.value)
+
+
+@register
+class OptimizerStepCall(Rule):
+    CODE = "BL436"
+    NAME = "optimizer-step-call"
+    KIND = "break"
+    MESSAGE = ("`step()` of a torch optimizer (`SGD`, `Adam`, `AdamW`, ...) in compiled code: torch breaks the graph "
+               "before and after the update on purpose")
+    SUGGESTION = ("call `optimizer.step()` after the compiled function returns; or compile it in a function of its "
+                  "own (`torch.compile(fullgraph=False)`), which compiles the update between torch's two breaks")
+    GB_TYPES = ("GB0025",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = method_call(node)
+        if call is None or call[1] != "step" or not self.ctx.active():
+            return
+        value = self.ctx.value(call[0])
+        if value.kind != "object" or value.ref not in GRAPH_BREAKING_OPTIMIZERS:
+            return
+        self.report(node, f"`{self.ctx.source(node)}` steps a `{value.ref}`, whose `step` torch wraps in "
+                          "`torch._dynamo.graph_break()` calls to set the grad mode around the update: the graph "
+                          "breaks there, twice")
