@@ -977,6 +977,36 @@ def optim_case(group: str, name: str) -> Case:
     return step, (x,)
 
 
+# the twelfth round: pytorch_optimizer's optimizers, written by many hands, their step compiled as
+# the seventh round's are (those it takes from torch itself are torch's, not the library's, and are
+# left out; so are those that wrap another optimizer or need a closure or second derivatives, which
+# fail to build or to step and are then reported as such)
+def popt_names() -> list[str]:
+    import pytorch_optimizer
+    import torch
+
+    return [f"popt__step__{n}" for n in sorted(dir(pytorch_optimizer))
+            if inspect.isclass(k := getattr(pytorch_optimizer, n)) and issubclass(k, torch.optim.Optimizer)
+            and k.__module__.startswith("pytorch_optimizer.")]
+
+
+def popt_case(group: str, name: str) -> Case:
+    import pytorch_optimizer
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    opt = getattr(pytorch_optimizer, name)(model.parameters(), lr=1e-3)
+    x = _img(8, 4)
+    model(x).pow(2).sum().backward()
+
+    def step(x):
+        opt.step()
+        return x
+
+    return step, (x,)
+
+
 # the eighth round: linear_operator's structured matrices (the algebra under Gaussian processes),
 # each built inside the compiled function from its tensors and asked one query; "iterative" asks
 # the log-determinant with Cholesky turned off, as a large kernel matrix would be
@@ -1520,6 +1550,7 @@ LIBRARIES = {
     "minimize": (minimize_names, minimize_case),
     "kmeans": (kmeans_names, kmeans_case),
     "optim": (optim_names, optim_case),
+    "popt": (popt_names, popt_case),
     "linop": (linop_names, linop_case),
     "torchani": (torchani_names, torchani_case),
     "afb": (afb_names, afb_case),
@@ -1546,6 +1577,7 @@ PACKAGES = {
     "afb": "asteroid_filterbanks", "kbnufft": "torchkbnufft",
     "rotary": "rotary_embedding_torch", "linformer": "linformer", "librosa": "torchlibrosa",
     "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
+    "popt": "pytorch_optimizer",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1559,7 +1591,8 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "julius", "nnaudio", "perceiver", "localattn", "rtdl", "mamba", "freia", "geoopt",
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
-          "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn")
+          "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn",
+          "popt")
 
 
 def _sha(lib: str) -> str:
@@ -1677,8 +1710,8 @@ def entry_points(names: list[str]) -> list[str]:
                     owner = next(k for k in cls.__mro__ if method in vars(k))
                     out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
                 continue
-            elif lib == "optim":  # the optimizer's step
-                cls = getattr(importlib.import_module("torch_optimizer"), item)
+            elif lib in ("optim", "popt"):  # the optimizer's step
+                cls = getattr(importlib.import_module(PACKAGES[lib]), item)
                 owner = next(k for k in cls.__mro__ if "step" in vars(k))
                 out.append(f"{owner.__module__}.{owner.__qualname__}.step")
                 continue
