@@ -961,12 +961,16 @@ def optim_names() -> list[str]:
 
 
 def optim_case(group: str, name: str) -> Case:
+    return _step_case("torch_optimizer", name)
+
+
+def _step_case(package: str, name: str) -> Case:
+    """The optimizer `name` of `package` over a small layer with its gradients set, its `step` compiled."""
     import torch
-    import torch_optimizer
 
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 2)
-    opt = getattr(torch_optimizer, name)(model.parameters(), lr=1e-3)
+    opt = getattr(importlib.import_module(package), name)(model.parameters(), lr=1e-3)
     x = _img(8, 4)
     model(x).pow(2).sum().backward()
 
@@ -991,20 +995,7 @@ def popt_names() -> list[str]:
 
 
 def popt_case(group: str, name: str) -> Case:
-    import pytorch_optimizer
-    import torch
-
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 2)
-    opt = getattr(pytorch_optimizer, name)(model.parameters(), lr=1e-3)
-    x = _img(8, 4)
-    model(x).pow(2).sum().backward()
-
-    def step(x):
-        opt.step()
-        return x
-
-    return step, (x,)
+    return _step_case("pytorch_optimizer", name)
 
 
 # the eighth round: linear_operator's structured matrices (the algebra under Gaussian processes),
