@@ -67,9 +67,11 @@ class Names:
                     value = V.GENERATOR  # `RNG = torch.Generator().manual_seed(0)`
                 elif type(stmt.value) is cst.Call:
                     made = self.qualify(stmt.value.func)
+                    # an object of the class called; what torch makes is a tensor, told by the evaluation,
+                    # except for an optimizer or a schedule of `torch.optim` (BL436)
+                    of_class = bool(made) and (not made.startswith("torch.") or made.startswith("torch.optim."))
                     value = self.record_value(made or "", stmt.value) \
-                        or (V.Val("object", ref=made) if made and (not made.startswith("torch.")
-                                                                   or made.startswith("torch.optim.")) else V.UNKNOWN)
+                        or (V.Val("object", ref=made) if of_class else V.UNKNOWN)
                 else:
                     value = self.literal_value(stmt.value) or V.UNKNOWN
                 old = self.globals.get(name)

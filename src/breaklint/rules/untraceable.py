@@ -319,6 +319,8 @@ class IntrospectionCall(CallRule):
 
     def check_call(self, node: cst.Call) -> None:
         what = self.matches(node)
+        if what is None:
+            return
         if what != "id":
             super().check_call(node)
             return
@@ -331,7 +333,8 @@ class IntrospectionCall(CallRule):
             return
         self.report(node, self.describe(node, what), requires=requires)
 
-    def _handed_parameter(self, name: str, value) -> bool:
+    def _handed_parameter(self, name: str, value: V.Val) -> bool:
+        """A parameter of the function walked that still holds what its caller handed in."""
         fn = self.ctx.function
         if fn is None or name not in fn.params:
             return False
