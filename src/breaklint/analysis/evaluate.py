@@ -15,7 +15,7 @@ from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
     PREDICATE_PREFIXES, RECEIVER_KIND_METHODS, RESULT_FIELDS, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
-    TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
+    OPTIMIZER_MODULE, TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
     EINOPS_TENSOR, GENERATORS, SPARSE_CLASS_MODULES, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING,
     SPARSE_KEEPING_ATTRS, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
 )
@@ -260,21 +260,8 @@ class Evaluation:
                 return result
             if self.is_module_ref(func):
                 return V.TENSOR
-            if type(receiver) is cst.Name and base.kind == "unknown" and method in TENSOR_ONLY_METHODS:
-                head = self.aliases.get(receiver.value, "")
-                if head == "" and receiver.value not in ("self", "cls"):
-                    # a guess from the method's name alone: assumed, never known
-                    return V.tensor(method in BOOL_METHODS, known=False)
-            if (type(receiver) is cst.Attribute and base.kind == "unknown" and method in TENSOR_ONLY_METHODS
-                    and self.value(receiver.value).is_tensor):
-                # a field of what a module returned, taken for a tensor (`out = self.encoder(x)`, then
-                # `out.logits.mean()`): the module gave a record, and the method's name tells what the
-                # field holds; assumed, never known
-                return V.tensor(method in BOOL_METHODS, known=False)
-            if (type(receiver) is cst.Call and type(receiver.func) is cst.Name and base.kind == "unknown"
-                    and method in TENSOR_ONLY_METHODS and self._is_local(receiver.func.value)):
-                # the result of a function the code was handed (`norm(y).abs()`, `norm` a parameter):
-                # assumed, like an unknown name calling the method
+            if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and self._guessable(receiver):
+                # a guess from the method's name alone: assumed, never known
                 return V.tensor(method in BOOL_METHODS, known=False)
             cls = self.class_info()
             if type(receiver) is cst.Name and receiver.value == "self" and cls is not None:
@@ -316,6 +303,19 @@ class Evaluation:
         if name is not None and not self._is_local(name):
             return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN
+
+    def _guessable(self, receiver: cst.BaseExpression) -> bool:
+        """Whether a method only tensors have, called on `receiver` of unknown value, tells that it is
+        one: a name that is no module, class or function of the file (nor `self`); a field of what a
+        module returned, taken for a tensor (`out = self.encoder(x)`, then `out.logits.mean()`: the
+        module gave a record); or the result of a function the code was handed (`norm(y).abs()`,
+        `norm` a parameter)."""
+        kind = type(receiver)
+        if kind is cst.Name:
+            return self.aliases.get(receiver.value, "") == "" and receiver.value not in ("self", "cls")
+        if kind is cst.Attribute:
+            return self.value(receiver.value).is_tensor
+        return kind is cst.Call and type(receiver.func) is cst.Name and self._is_local(receiver.func.value)
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
@@ -377,7 +377,7 @@ def torch_value(name: str, node: cst.Call, value_of) -> Val:
         return V.SPARSE
     if operands and all(v.is_sparse or v.symbolic for v in operands):  # `mm(selection, conv_matrix(...))`
         return V.sparse_when_all(operands)
-    if name.startswith("torch.optim."):  # an optimizer or a learning-rate schedule, by its class
+    if name.startswith(OPTIMIZER_MODULE):  # an optimizer or a learning-rate schedule, by its class
         return V.Val("object", ref=name)
     if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
         return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors

@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo
 from .syntax import dotted, iter_statements, unseeded
-from .vocabulary import GENERATORS, PROPERTIES
+from .vocabulary import GENERATORS, OPTIMIZER_MODULE, PROPERTIES
 
 
 class Names:
@@ -69,7 +69,7 @@ class Names:
                     made = self.qualify(stmt.value.func)
                     # an object of the class called; what torch makes is a tensor, told by the evaluation,
                     # except for an optimizer or a schedule of `torch.optim` (BL436)
-                    of_class = bool(made) and (not made.startswith("torch.") or made.startswith("torch.optim."))
+                    of_class = bool(made) and (not made.startswith("torch.") or made.startswith(OPTIMIZER_MODULE))
                     value = self.record_value(made or "", stmt.value) \
                         or (V.Val("object", ref=made) if of_class else V.UNKNOWN)
                 else:

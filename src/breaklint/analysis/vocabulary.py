@@ -58,7 +58,9 @@ GENERATORS = {"torch.Generator", "torch._C.Generator"}
 # graph there on purpose (`torch._dynamo.graph_break()` before and after, in
 # `torch.optim.optimizer._use_grad`); `LBFGS`, `SparseAdam`, `Adafactor` and `Muon` take
 # `torch.no_grad()` instead (a test reads the list off the installed torch)
-GRAPH_BREAKING_OPTIMIZERS = frozenset(f"torch.optim.{name}" for name in (
+# what a call of it makes is an object of the class called (an optimizer, a learning-rate schedule)
+OPTIMIZER_MODULE = "torch.optim."
+GRAPH_BREAKING_OPTIMIZERS = frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
     "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"))
 # torch's constructors of a sparse tensor from its indices and values, and a tensor's methods that
 # give its sparse form (BL429)
@@ -84,7 +86,7 @@ TORCH_NON_TENSOR_PREFIXES = (
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",
     "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.", "torch._C.",
     "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.", "torch._inductor.", "torch._guards.",
-    "torch.optim.",
+    OPTIMIZER_MODULE,
 )
 # `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
 PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")

@@ -1,5 +1,7 @@
 """BL434: tensor methods that dynamo does not trace (drawing integers in place, running a Python
-function per element, moving storage to shared memory, asking about the storage or inference mode)."""
+function per element, moving storage to shared memory, asking about the storage or inference mode).
+BL435: in-place changes of a tensor's shape, strides or storage, which dynamo traces on a tensor the
+compiled code made and not on one it was handed."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from .base import Rule, register
 # Probed on torch 2.13 first and calibrated in fixtures/BL434.py. Method -> (the fewest arguments it
 # takes, what the message says it does, what to do instead). The other in-place samplers (`uniform_`,
 # `normal_`, `bernoulli_`, `exponential_`, `geometric_`, `cauchy_`, `log_normal_`) trace, and so do
-# `untyped_storage()`, `element_size()`, `get_device()` and `detach_()`.
+# `untyped_storage()`, `element_size()`, `get_device()` and, on a tensor the compiled code made,
+# `detach_()` (BL435 has it on one the code was handed).
 UNTRACED_METHODS: dict[str, tuple[int, str, str]] = {
     "random_": (0, "draws integers in place (`Tensor.random_`), an op dynamo does not trace",
                 "draw with `torch.randint(low, high, x.shape)` or `torch.randint_like(x, low, high)`"),
@@ -92,11 +95,7 @@ class InputMetadataMutation(Rule):
             return
         fn = self.ctx.function
         root = fn is not None and (fn.compiled or (fn.cls is not None and node.name.value in ("forward", "__call__")))
-        params = node.params
-        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)} if root else set()
-        names.discard("self")
-        names.discard("cls")
-        self._inputs.append(names)
+        self._inputs.append(set(fn.params) - {"self", "cls"} if root else set())
         self._stored.append(set())
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:

@@ -329,16 +329,16 @@ class IntrospectionCall(CallRule):
         # the real object's identity, and traces: only a tensor the code is known to make counts
         arg = node.args[0].value
         requires = self.ctx.tensor_requirement(arg)
-        if requires is None or type(arg) is not cst.Name or self._handed_parameter(arg.value, requires):
+        if requires is None or type(arg) is not cst.Name or self._handed_parameter(arg, requires):
             return
         self.report(node, self.describe(node, what), requires=requires)
 
-    def _handed_parameter(self, name: str, value: V.Val) -> bool:
-        """A parameter of the function walked that still holds what its caller handed in."""
+    def _handed_parameter(self, name: cst.Name, value: V.Val) -> bool:
+        """A parameter of the function walked that still holds what its caller handed in: unannotated
+        (`ctx._parameter`), or holding what its annotation declares."""
         fn = self.ctx.function
-        if fn is None or name not in fn.params:
-            return False
-        return value.kind == "param" or fn.declared.get(name) == value
+        return self.ctx._parameter(name) is not None or (
+            fn is not None and name.value in fn.params and fn.declared.get(name.value) == value)
 
 
 LOCK_FACTORIES = frozenset({
