@@ -309,3 +309,68 @@ def test_a_sparse_tensor_kept_on_the_object_breaks_where_it_is_read() -> None:
     at = lambda text: next(i for i, line in enumerate(lines, 1) if text in line)  # noqa: E731
     assert [line for line, _ in found] == [at("h = torch.sparse.mm(self.adj"), at('if hasattr(self, "_memo")'),
                                            at("return self._memo")]
+
+
+def test_a_sparse_only_operation_every_run_performs_shows_what_the_function_is_handed() -> None:
+    source = """
+        import torch
+
+        class Layer(torch.nn.Module):
+            def forward(self, x, adj, flag: bool):
+                n = adj.shape[0]
+                return torch.sparse.mm(adj, x) * n
+
+        class Levels(torch.nn.Module):
+            def forward(self, x):
+                y = x * 2
+                for level, matrix in enumerate(self.matrices):
+                    y = y + level
+                    y = torch.smm(matrix, y)
+                    z = matrix.coalesce()
+                return y
+
+        @torch.compile
+        def counted(x, adj):
+            y = x + 1
+            return y * adj._nnz()
+
+        layer = torch.compile(Layer())
+        levels = torch.compile(Levels())
+    """
+    # the first read of each, not the operation; once per function (dynamo gives up on it there)
+    assert findings(source) == [(6, "BL429"), (14, "BL429"), (21, "BL429")]
+
+
+def test_an_operation_some_runs_perform_shows_nothing_of_what_the_function_is_handed() -> None:
+    source = """
+        import torch
+
+        class Branch(torch.nn.Module):
+            def forward(self, x, adj, flag: bool):
+                if flag:
+                    x = torch.sparse.mm(adj, x)
+                y = torch.sparse.mm(adj, x) if flag else x
+                try:
+                    y = adj.coalesce() @ y
+                except RuntimeError:
+                    pass
+                return y
+
+        class Either(torch.nn.Module):
+            def forward(self, x, adj):
+                y = x * 2
+                out = torch.sparse.mm(adj, y) if adj.is_sparse else adj @ y
+                return torch.sparse.mm(adj, out)
+
+        class Local(torch.nn.Module):
+            def forward(self, x, adj):
+                def step(a, h):
+                    return torch.sparse.mm(a, h)
+                dense = adj.to_dense()
+                return step(dense, x)
+
+        branch = torch.compile(Branch())
+        either = torch.compile(Either())
+        local = torch.compile(Local())
+    """
+    assert findings(source) == []

@@ -81,6 +81,13 @@ SPARSE_KEEPING = frozenset({"coalesce", "index_select", "transpose", "t", "to", 
                             "half", "clone", "detach", "requires_grad_"})
 SPARSE_PRODUCTS = frozenset({"torch.sparse.mm", "torch.mm"})
 SPARSE_KEEPING_ATTRS = frozenset({"T", "mT", "H", "mH", "data"})  # a sparse tensor's transposes, and itself
+# torch's functions made for a sparse operand, by the operand's position, and the tensor methods that
+# raise on a dense tensor: code calling them unconditionally is handed a sparse tensor (BL429)
+SPARSE_OPERANDS = {"torch.sparse.mm": 0, "torch.spmm": 0, "torch.smm": 0, "torch.hspmm": 0, "torch.sspaddmm": 1,
+                   "torch.sparse.addmm": 1, "torch.sparse.sum": 0, "torch.sparse.softmax": 0,
+                   "torch.sparse.log_softmax": 0}
+SPARSE_ONLY_METHODS = frozenset({"coalesce", "is_coalesced", "_values", "_indices", "_nnz", "crow_indices",
+                                 "col_indices", "ccol_indices", "row_indices"})
 TORCH_NON_TENSOR_PREFIXES = (
     "torch.cuda.", "torch.backends.", "torch.jit.", "torch.compiler.", "torch._dynamo.",
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",

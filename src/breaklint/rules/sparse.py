@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import libcst as cst
 
 from ..analysis.values import SPARSE, SPARSE_CLASS, passed, sparse_when_all
-from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS
+from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_ONLY_METHODS, SPARSE_OPERANDS
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import builtin_name, method_call
@@ -24,6 +24,14 @@ class _Held(NamedTuple):
     returned: bool  # what a call of the tree's function returned: `requires` must turn out sparse
     what: str  # how the finding names it
     branches: tuple[tuple[int, bool], ...]  # the `if`s around the binding, and which branch of each
+
+
+class _Handed(NamedTuple):
+    """What a function's own code shows it is handed sparse: an operand of a sparse-only operation
+    (`torch.sparse.mm(adj, x)`, `adj.coalesce()`) that the function did not make."""
+
+    params: dict[str, str]  # parameter: the use that shows it sparse
+    reads: dict[int, tuple[str, str]]  # id of the read where dynamo meets the tensor: (its text, the use)
 
 
 @register
@@ -52,6 +60,7 @@ class SparseTensorCreation(Rule):
         # per function being walked: the requirements of the reports where dynamo gives up on it (None: surely)
         self._given_up: list[list["Val | None"]] = []
         self._kept_reads: set[tuple[int, str]] = set()  # (line, attribute) of the reads of sparse attributes reported
+        self._handed: list[_Handed] = []  # per function being walked: what it is handed sparse, not yet reported
 
     def _made(self, node: cst.BaseExpression) -> tuple[str, "Val | None"] | None:
         """(how, what must be a tensor) where `node` makes a sparse tensor, else None."""
@@ -73,11 +82,13 @@ class SparseTensorCreation(Rule):
         self._given_up.append([])
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         # a nested function's parameters are not what the tree's calls of its enclosing function pass
+        self._handed.append(_handed_sparse(self.ctx, node) if not self._params else _NOTHING_HANDED)
         self._params.append({p.name.value for p in params} - {"self", "cls"} if not self._params else set())
         self._not_names.update(id(p.name) for p in params)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._held.pop()
+        self._handed.pop()
         self._params.pop()
         self._given_up.pop()
         if not self._held:
@@ -144,6 +155,8 @@ class SparseTensorCreation(Rule):
             self._not_names.add(id(node.attr))  # `graph.adj` reads no local `adj`
         if _is_self(node.value) and self.ctx.active() and node not in self.ctx.assign_targets:
             self._kept(node, node.attr.value, self._attribute_value(node.attr.value))
+        if self._handed and id(node) in self._handed[-1].reads:
+            self._handed_read(node, *self._handed[-1].reads[id(node)])
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None and self._watching():
@@ -253,6 +266,8 @@ class SparseTensorCreation(Rule):
         return bool(set(branches) & {(n, not body) for n, body in self._branches(line)})
 
     def visit_Name(self, node: cst.Name) -> None:
+        if self._handed and id(node) in self._handed[-1].reads:
+            self._handed_read(node, *self._handed[-1].reads[id(node)])
         if self._params and node.value in self._params[-1] and id(node) not in self._not_names:
             self._param_read(node)
         if not self._held or node.value not in self._held[-1] or id(node) in self._not_names:
@@ -283,6 +298,140 @@ class SparseTensorCreation(Rule):
         self.report(node, f"`{node.value}` holds the sparse tensor its callers pass: dynamo cannot hold it as "
                           "an input, and breaks at its first read", requires=passed(function.qualname, node.value),
                     sparse=True)
+        # where no caller the tree shows passes a sparse tensor, the function's own code may show it is
+        # handed one (of two reports at one node, the first that stands is kept)
+        if node.value in self._handed[-1].params:
+            self._handed_read(node, node.value, self._handed[-1].params[node.value])
+
+    def _handed_read(self, node: cst.CSTNode, text: str, use: str) -> None:
+        """The first read of a sparse tensor the function is handed (its own code shows it: `use`):
+        dynamo cannot wrap it as an input, breaks there and runs the whole function eagerly, so
+        nothing later in it breaks again."""
+        if not self.ctx.active():
+            return
+        self.report(node, f"`{text}` is a sparse tensor ({use}): dynamo cannot take a sparse tensor it "
+                          "is handed as an input, breaks at its first read and runs the function eagerly")
+        self._handed[-1] = _NOTHING_HANDED
+        self._given_up[-1].append(None)
+
+
+_NOTHING_HANDED = _Handed({}, {})
+# what a function that may call a sparse-only operation mentions; and what code that handles either
+# layout tests (it need not be handed a sparse tensor)
+_SPARSE_WORDS = ("sparse.", "spmm", "smm(", "coalesce", "_values(", "_indices(", "_nnz(", "row_indices(",
+                 "col_indices(")
+_EITHER_LAYOUT = ("is_sparse", "layout", "SparseTensor", "is_torch_sparse")
+_ITERATING = frozenset({"enumerate", "zip", "reversed", "list", "tuple", "sorted", "iter"})
+
+
+def _handed_sparse(ctx, fn: cst.FunctionDef) -> _Handed:
+    """The operands of the sparse-only operations `fn` runs whatever it is handed (not in an `if`, a
+    `try`, a conditional expression or a nested function), where the operand is a parameter, a
+    tensor kept on `self`, or an element of what either holds (`self.matrices[i]`, a `for` over
+    them): each is a sparse tensor the compiled code is handed, and where dynamo first reads it."""
+    if not ctx.mentions(fn, _SPARSE_WORDS) or ctx.mentions(fn, _EITHER_LAYOUT):
+        return _NOTHING_HANDED
+    params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
+    params -= {"self", "cls"}
+    handed = _Handed({}, {})
+    for call, loops in _unconditional_calls(ctx, fn.body.body, {}, params | {"self"}):
+        found = _sparse_operand(ctx, call)
+        if found is None:
+            continue
+        operand, use = found
+        root = _root(operand)
+        if type(root) is not cst.Name:
+            continue
+        if operand is root and root.value in params:
+            handed.params.setdefault(root.value, use)
+        elif operand is root and root.value in loops:  # an element of a `for` over what it is handed
+            first = _first_read(loops[root.value].body, root.value)
+            if first is not None:
+                handed.reads.setdefault(id(first), (root.value, use))
+        elif type(operand) is cst.Attribute and _is_self(operand.value):
+            first = _first_attribute_read(fn.body, operand.attr.value)
+            if first is not None:
+                handed.reads.setdefault(id(first), (ctx.source(operand), use))
+        elif type(operand) is cst.Subscript and (root.value == "self" or root.value in params):
+            read = root if root.value in params else _outermost_self_attribute(operand)
+            handed.reads.setdefault(id(read), (ctx.source(operand), use))
+    return handed
+
+
+def _unconditional_calls(ctx, body, loops: dict[str, cst.For], roots: set[str]):
+    """The calls of the statements `body` runs whatever it is handed, each with the `for` loops over
+    what the function is handed (what the names `roots` hold) around it, by target name."""
+    for stmt in body:
+        if type(stmt) is cst.SimpleStatementLine:
+            if next(find(stmt, (cst.IfExp, cst.Lambda, cst.BooleanOperation)), None) is None:
+                for call in find(stmt, cst.Call):
+                    yield call, loops
+        elif type(stmt) is cst.For:
+            inner = dict(loops)
+            if _iterates_handed(ctx, stmt.iter, roots):
+                inner.update((name.value, stmt) for name in find(stmt.target, cst.Name))
+            yield from _unconditional_calls(ctx, stmt.body.body, inner, roots)
+        elif type(stmt) is cst.With:
+            yield from _unconditional_calls(ctx, stmt.body.body, loops, roots)
+
+
+def _iterates_handed(ctx, node: cst.BaseExpression, roots: set[str]) -> bool:
+    """Whether a `for` iterates what one of `roots` holds (through `enumerate`, `zip`, ...)."""
+    if type(node) is cst.Call and builtin_name(ctx, node) in _ITERATING:
+        return any(_iterates_handed(ctx, arg.value, roots) for arg in node.args)
+    root = _root(node)
+    return type(root) is cst.Name and root.value in roots
+
+
+def _sparse_operand(ctx, call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """(the operand, how the finding names the operation) of a sparse-only operation."""
+    position = SPARSE_OPERANDS.get(ctx.qualify(call.func))
+    if position is not None:
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        return (args[position].value, f"`{ctx.source(call.func)}` takes one") if len(args) > position else None
+    method = method_call(call)
+    if method is not None and method[1] in SPARSE_ONLY_METHODS:
+        return method[0], f"only a sparse tensor has `.{method[1]}()`"
+    return None
+
+
+def _root(node: cst.BaseExpression) -> cst.BaseExpression:
+    while type(node) in (cst.Attribute, cst.Subscript):
+        node = node.value
+    return node
+
+
+def _outermost_self_attribute(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`self.matrices` in `self.matrices[::-1][i]`: the attribute read of `self`."""
+    while not (type(node) is cst.Attribute and _is_self(node.value)):
+        node = node.value
+    return node
+
+
+def _first_read(body: cst.CSTNode, name: str) -> cst.Name | None:
+    """The first read of `name` in `body` (not an attribute's name, a keyword or a binding)."""
+    not_reads: set[int] = set()
+    for node in find(body, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Name)):
+        if type(node) is cst.Attribute:
+            not_reads.add(id(node.attr))
+        elif type(node) is cst.Arg:
+            not_reads.add(id(node.keyword))
+        elif type(node) is cst.AssignTarget:
+            not_reads.add(id(node.target))
+        elif node.value == name and id(node) not in not_reads:
+            return node
+    return None
+
+
+def _first_attribute_read(body: cst.CSTNode, attr: str) -> cst.Attribute | None:
+    """The first read of `self.<attr>` in `body` (not a binding of it)."""
+    stored: set[int] = set()
+    for node in find(body, (cst.AssignTarget, cst.Attribute)):
+        if type(node) is cst.AssignTarget:
+            stored.add(id(node.target))
+        elif id(node) not in stored and node.attr.value == attr and _is_self(node.value):
+            return node
+    return None
 
 
 def _is_self(node: cst.BaseExpression) -> bool:
