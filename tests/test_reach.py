@@ -1901,6 +1901,68 @@ def test_a_class_handed_over_runs_its_static_and_class_methods() -> None:
     """) == {11: "BL401", 17: "BL103"}
 
 
+def test_a_local_that_holds_a_parameter_or_an_attribute_runs_what_either_holds() -> None:
+    # `semiring = semiring or self.semiring`, `... if ... else ...`, and a parameter bound again
+    # under an `if` (`if semiring is None: semiring = self.semiring`): calling the local, or a method
+    # of it, runs what the callers hand over and what the attribute holds
+    assert codes_by_line("""
+        import torch
+
+        class LogSemiring:
+            @staticmethod
+            def sum(x):
+                print("log")
+                return torch.logsumexp(x, -1)
+
+        class MaxSemiring(LogSemiring):
+            @staticmethod
+            def sum(x):
+                print("max")
+                return x.max(-1).values
+
+        class KSemiring(LogSemiring):
+            @staticmethod
+            def sum(x):
+                print("k")
+                return x.sum(-1)
+
+        class Never(LogSemiring):
+            @staticmethod
+            def sum(x):
+                print("never")
+                return x
+
+        def soft(x):
+            print("soft")
+            return x
+
+        class Chain(torch.nn.Module):
+            def __init__(self, semiring=LogSemiring, act=soft):
+                super().__init__()
+                self.semiring = semiring
+                self.act = act
+
+            def _dp(self, x, semiring=None):
+                semiring = semiring or self.semiring
+                return semiring.sum(x)
+
+            def _inside(self, x, semiring=None):
+                if semiring is None:
+                    semiring = self.semiring
+                return semiring.sum(x)
+
+            def _act(self, x, act=None):
+                act = self.act if act is None else act
+                return act(x)
+
+            def forward(self, x):
+                return self._dp(x, MaxSemiring) + self._inside(x, KSemiring) + self._act(x)
+
+        def build():
+            return torch.compile(Chain())
+    """) == {7: "BL401", 13: "BL401", 19: "BL401", 29: "BL401"}
+
+
 def test_a_private_method_on_an_object_of_unknown_class_runs_the_family_of_that_name() -> None:
     # `op = ctx.tree(*args)` gives an object whose class the tree cannot tell: `op._solve(rhs)` runs
     # `_solve` of the one family of classes that defines it (the base's and each override); a private

@@ -170,18 +170,27 @@ class Bindings:
             return
         value = self.value(original_node.value)
         attr = self._self_attr(original_node.value)
+        choice = self._origins(original_node.value) \
+            if type(original_node.value) in (cst.BooleanOperation, cst.IfExp) else []
         for target in original_node.targets:
             if (key := _string_key(target.target)) is not None:
                 items = self._scopes[-1].items
                 items[key] = V.join(items[key], value) if key in items else value
             if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
+            # a parameter bound again under an `if` (`if semiring is None: semiring = self.semiring`)
+            # may still hold what the callers pass
+            kept = [("param", target.target.value)] if self._passed_before_if(target.target) else []
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
             if type(target.target) in (cst.Tuple, cst.List):
                 self._hold_elements(target.target, original_node.value)
             if type(target.target) is cst.Name:
                 scope = self._scopes[-1]
                 self._hold(target.target.value, attr)
+                if kept + choice and (kept or len(choice) > 1):
+                    scope.either[target.target.value] = kept + (choice or self._origins(original_node.value))
+                else:
+                    scope.either.pop(target.target.value, None)
                 if type(original_node.value) in (cst.Name, cst.Attribute, cst.IfExp):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
@@ -213,6 +222,27 @@ class Bindings:
             self._scopes[-1].held[name] = attr
         else:
             self._scopes[-1].held.pop(name, None)
+
+    def _passed_before_if(self, target: cst.BaseExpression) -> bool:
+        """Whether `target`, bound in a branch of an `if`, is a parameter that held what the callers
+        pass before that `if` (the test may have narrowed it: `if semiring is None:`)."""
+        frame = self._if_frames[-1] if self._if_frames else None
+        if type(target) is not cst.Name or not frame or self.function is None:
+            return False
+        before = frame[0].get(target.value)
+        return before is not None and before.kind == "param" and before.ref == self.function.qualname
+
+    def _origins(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
+        """Where what `value` holds may come from (`Scope.either`): each operand of `a or b` and each
+        branch of `a if c else b` that is a parameter still holding what the callers pass, or an
+        attribute of `self`."""
+        if type(value) is cst.BooleanOperation:
+            return self._origins(value.left) + self._origins(value.right)
+        if type(value) is cst.IfExp:
+            return self._origins(value.body) + self._origins(value.orelse)
+        if (attr := self._self_attr(value)) is not None:
+            return [("attr", attr)]
+        return [("param", param)] if (param := self._parameter(value)) is not None else []
 
     def _hold_elements(self, target: cst.Tuple | cst.List, value: cst.BaseExpression) -> None:
         """`step, control = self.step, self.control`: each name holds its attribute, as one assignment

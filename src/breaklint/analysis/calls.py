@@ -126,6 +126,8 @@ class Calls:
             inner = self._self_attr(func.value)
             if inner:
                 refs.append(("selfattr", inner))
+        elif (either := _either(self, func)) is not None:
+            refs.extend(either)
         elif type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].held:
             refs.append(("selfattr", self._scopes[-1].held[func.value]))
         elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
@@ -306,6 +308,25 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _either(ctx: Calls, func: cst.BaseExpression) -> list[tuple[str, str]] | None:
+    """The call edges of calling a local that holds one of several things (`Scope.either`), or a
+    method of it: each parameter's (what the callers hand over decides) and each attribute's."""
+    local = func.value if type(func) is cst.Attribute else func
+    if type(local) is not cst.Name or not ctx._scopes or local.value not in ctx._scopes[-1].either:
+        return None
+    called = func.attr.value if type(func) is cst.Attribute else ""
+    cls = ctx.class_info()
+    refs = []
+    for kind, name in ctx._scopes[-1].either[local.value]:
+        if kind == "param":
+            refs.append(("paramcall", f"{ctx.function.qualname}#{name}:{called}"))
+        elif called:
+            refs.append(("attrcall", f"{name}.{called}"))
+        else:
+            refs.append(("selfattr" if cls is not None and cls.holds_object(name) else "self", name))
+    return refs
 
 
 def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:

@@ -42,6 +42,11 @@ class Scope:
     # local name -> the call edges of the method it was bound to (`closure = sf.closure`, `step =
     # self.step`): calling the local runs that method
     bound: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # local name -> where what it holds may come from, where that is a choice (`semiring = semiring or
+    # self.semiring`, or a parameter bound again under an `if`): ("param", parameter) for what the
+    # callers pass, ("attr", attribute) for `self.<attribute>`; calling it, or a method of it, runs
+    # what any of them holds
+    either: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     # local name -> the tuple literal it was bound to (`vector = (np.ndarray, torch.Tensor)`), which
     # an isinstance test may name
     tuples: dict[str, cst.Tuple] = field(default_factory=dict)
