@@ -2270,3 +2270,66 @@ def test_a_method_inherited_from_a_base_that_returns_a_new_instance_counts_as_on
                 return a
     """)
     assert found == {15: "BL401"}
+
+
+def test_a_function_wrapped_in_functools_partial_runs_where_the_partial_is_called() -> None:
+    assert codes_by_line("""
+        import functools
+        from functools import partial
+
+        import torch
+
+        def focal(x, gamma=2.0):
+            print("focal")
+            return x
+
+        def dice(x, smooth=1.0):
+            print("dice")
+            return x
+
+        def never(x):
+            print("never")
+            return x
+
+        class Loss(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.loss = functools.partial(focal, gamma=1.0)
+                self.unused = partial(never)
+
+            def forward(self, x):
+                other = partial(dice, smooth=0.5)
+                return self.loss(x) + other(x)
+
+        loss = torch.compile(Loss())
+    """) == {8: "BL401", 12: "BL401"}
+
+
+def test_the_modules_a_container_is_built_with_run_where_it_or_an_element_is_called() -> None:
+    # the loop variable over `self.blocks` holds one of its modules: the call is an edge to each class
+    # built in the container (a second break follows where a generator over them is summed: BL437)
+    source = """
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def forward(self, x):
+                return x[x > 0].sum()
+
+        class Other(nn.Module):
+            def forward(self, x):
+                return x.nonzero().sum()
+
+        class Stack(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([Block() for _ in range(3)])
+                self.tail = nn.Sequential(Other(), nn.ReLU())
+
+            def forward(self, x):
+                y = sum(block(x) for block in self.blocks)
+                return y + sum(m(x) for m in self.tail)
+
+        stack = torch.compile(Stack())
+    """
+    assert codes_by_line(source) == {7: "BL302", 11: "BL301", 20: "BL437", 21: "BL437"}

@@ -18,7 +18,7 @@ from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
 from .analysis.reach import Reach
 from .analysis.resolve import Values
-from .analysis.resume import breaking, eager_constructors, held_methods, unresumable_calls
+from .analysis.resume import breaking, consumed_generators, eager_constructors, held_methods, unresumable_calls
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate
 from .analysis.values import Val
@@ -246,7 +246,9 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
                     + [(init, span, "BL427", message, (), None)
                        for init, span, message in eager_constructors(reach, direct, sure, unresumable)]
                     + [(caller, span, "BL433", message, (), requires)
-                       for caller, span, message, requires in held_methods(reach, where)],
+                       for caller, span, message, requires in held_methods(reach, where)]
+                    + [(caller, span, "BL437", message, (), None)
+                       for caller, span, message in consumed_generators(reach, where)],
                     results)
     findings: list[Finding] = []
     for res, allowed, seen, candidates in admitted:

@@ -50,6 +50,8 @@ class Attributes:
                         info.sparse_attrs.add(attr)
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
+                    elif type(value) is cst.Call and (held := self._held_functions(value)):
+                        info.callables.setdefault(attr, []).extend(held)  # `self.loss = partial(focal, gamma=2)`
                     elif type(value) is cst.Call:
                         self._classify_attr(attr, value, info, params)
                         if attr not in info.tensor_attrs and attr not in info.submodules \
@@ -194,6 +196,35 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+            if callee in MODULE_CONTAINERS:
+                # `nn.ModuleList([Head() for _ in range(n)])`: calling an element (`self.heads[i](x)`, a
+                # loop over them) or the container (a `Sequential`) runs each module class built in it
+                for built in _built_in(value):
+                    name = self.qualify(built.func)
+                    if name and name not in NOT_MODULES and name.split(".")[-1][:1].isupper() \
+                            and f"{name}()" not in info.callables.get(attr, ()):
+                        info.callables.setdefault(attr, []).append(f"{name}()")
+
+
+MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+
+
+def _built_in(value: cst.Call) -> list[cst.Call]:
+    """The constructor calls a module container is given: its arguments (`Sequential(Conv(), ReLU())`),
+    the elements of a list, tuple or dict literal, or a comprehension's element."""
+    found: list[cst.Call] = []
+    for arg in value.args:
+        if arg.star:
+            continue
+        held = arg.value
+        if type(held) in (cst.ListComp, cst.GeneratorExp):
+            held = held.elt
+        elif type(held) is cst.DictComp:
+            held = held.value
+        items = [el.value for el in held.elements if type(el) in (cst.Element, cst.DictElement)] \
+            if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
+        found.extend(item for item in items if type(item) is cst.Call)
+    return found
 
 
 def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:

@@ -104,6 +104,7 @@ class Bindings:
             return
         values = self._scopes[-1].values
         for name, old in hidden.items():
+            self._scopes[-1].held.pop(name, None)
             if old is None:
                 values.pop(name, None)
             else:
@@ -144,15 +145,18 @@ class Bindings:
             if it.func.value == "enumerate" and len(names) == 2 and args:
                 self._assign_value(names[0], V.NUMBER)
                 self._assign_value(names[1], V.elem(self.value(args[0])))
+                _hold_element(self, names[1], args[0])
                 return
             if it.func.value == "zip" and len(names) == len(args):
                 for sub, arg in zip(names, args):
                     self._assign_value(sub, V.elem(self.value(arg)))
+                    _hold_element(self, sub, arg)
                 return
             for sub in names:
                 self._assign_value(sub, V.UNKNOWN)
             return
         self._assign_value(target, V.elem(self.value(it)))
+        _hold_element(self, target, it)
         if type(target) is cst.Name:
             scope.values.setdefault(target.value, V.UNKNOWN)
             self._qualified = (None, None)  # names changed meaning
@@ -180,7 +184,7 @@ class Bindings:
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             # a parameter bound again under an `if` (`if semiring is None: semiring = self.semiring`)
             # may still hold what the callers pass
-            kept = [("param", target.target.value)] if self._passed_before_if(target.target) else []
+            kept = [("param", target.target.value)] if _passed_before_if(self, target.target) else []
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
             if type(target.target) in (cst.Tuple, cst.List):
                 self._hold_elements(target.target, original_node.value)
@@ -191,7 +195,8 @@ class Bindings:
                     scope.either[target.target.value] = kept + (choice or self._origins(original_node.value))
                 else:
                     scope.either.pop(target.target.value, None)
-                if type(original_node.value) in (cst.Name, cst.Attribute, cst.IfExp):
+                if type(original_node.value) in (cst.Name, cst.Attribute, cst.IfExp) or \
+                        type(original_node.value) is cst.Call and self._held_functions(original_node.value):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
                 elif held := self.held_in_literal(original_node.value):
@@ -222,15 +227,6 @@ class Bindings:
             self._scopes[-1].held[name] = attr
         else:
             self._scopes[-1].held.pop(name, None)
-
-    def _passed_before_if(self, target: cst.BaseExpression) -> bool:
-        """Whether `target`, bound in a branch of an `if`, is a parameter that held what the callers
-        pass before that `if` (the test may have narrowed it: `if semiring is None:`)."""
-        frame = self._if_frames[-1] if self._if_frames else None
-        if type(target) is not cst.Name or not frame or self.function is None:
-            return False
-        before = frame[0].get(target.value)
-        return before is not None and before.kind == "param" and before.ref == self.function.qualname
 
     def _origins(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
         """Where what `value` holds may come from (`Scope.either`): each operand of `a or b` and each
@@ -381,3 +377,21 @@ def _own_params(scope, node: cst.BaseExpression) -> set[str]:
         return set()
     return {p.name for p in parts}
 
+
+def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+    """`for block in self.blocks`: the loop variable holds a module of the list, as `self.blocks[i]`
+    does (calling it runs theirs); any other iterable ends what the name held."""
+    if type(target) is cst.Name:
+        attr = ctx._self_attr(it)
+        cls = ctx.class_info()
+        ctx._hold(target.value, attr if attr is not None and cls is not None and attr in cls.submodules else None)
+
+
+def _passed_before_if(ctx: Bindings, target: cst.BaseExpression) -> bool:
+    """Whether `target`, bound in a branch of an `if`, is a parameter that held what the callers pass
+    before that `if` (the test may have narrowed it: `if semiring is None:`)."""
+    frame = ctx._if_frames[-1] if ctx._if_frames else None
+    if type(target) is not cst.Name or not frame or ctx.function is None:
+        return False
+    before = frame[0].get(target.value)
+    return before is not None and before.kind == "param" and before.ref == ctx.function.qualname

@@ -13,7 +13,7 @@ from .hierarchy import is_protocol
 from .summary import CallRef
 from .syntax import dotted, is_super_call
 from .values import Val, join
-from .vocabulary import COMPILE, TYPE_TESTS
+from .vocabulary import COMPILE, GENERATOR_CONSUMERS, TYPE_TESTS
 
 
 class Calls:
@@ -68,9 +68,10 @@ class Calls:
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
         straight = bool(refs) and self.straight_line
         held, held_by = self._held_method(node, refs)
+        consumed = _consumed_by(self, node, name, pos)
         calls = [CallRef(kind, target, *pos,
                          args=args, kwargs=kwargs, star=star, passed=passed, conditions=conditions,
-                         straight=straight, held=held, held_by=held_by)
+                         straight=straight, held=held, held_by=held_by, consumed=consumed)
                  for kind, target in refs]
         # Functions and bound methods handed to other calls (checkpoint, map, ...) are reached too;
         # what a type test is handed (`isinstance(m, Block)`, `hasattr(self, "fn")`) is not run.
@@ -308,6 +309,24 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,
+                 span: tuple[int, int, int, int]) -> tuple[int, int, int, int] | None:
+    """The span of the `sum(...)` (`any`, `all`) over a generator expression in whose element (or
+    condition) the call `node` is, innermost; `node` joins those calls when it is one. The generator's
+    outermost iterable runs before the generator does, in the calling code: a call there is not in it."""
+    stack, start = ctx._consumers, span[:2]
+    while stack and stack[-1][1] < start:  # walked past that generator (the walk is in source order)
+        stack.pop()
+    found = next((outer for first, last, iter_first, iter_last, outer in reversed(stack)
+                  if first <= start <= last and not iter_first <= start <= iter_last), None)
+    if name in GENERATOR_CONSUMERS and node.args and type(node.args[0].value) is cst.GeneratorExp \
+            and node.args[0].keyword is None:
+        generator = node.args[0].value
+        whole, iterable = ctx.positions.span(generator), ctx.positions.span(generator.for_in.iter)
+        stack.append((whole[:2], whole[2:], iterable[:2], iterable[2:], span))
+    return found
 
 
 def _either(ctx: Calls, func: cst.BaseExpression) -> list[tuple[str, str]] | None:

@@ -119,6 +119,10 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         # end of the arguments, the call's span, its receiver), innermost last
         self._method_args: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int, int, int],
                                       cst.BaseExpression]] = []
+        # generator expressions a builtin of GENERATOR_CONSUMERS consumes, whose element is being walked:
+        # (start and end of the generator, start and end of its outermost iterable, the consuming call's span)
+        self._consumers: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int],
+                                    tuple[int, int, int, int]]] = []
         self.object_reads: set[tuple[str, str]] = set()  # (function, "kind|target") of its propread edges
         # conditions: per enclosing `if` body, the trace-time conditions it needs; per `if`, its own
         self._guards: list[list[tuple[str, bool]]] = []

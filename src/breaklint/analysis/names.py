@@ -165,9 +165,14 @@ class Names:
 
     def _held_functions(self, value: cst.BaseExpression) -> list[str]:
         """Functions an attribute may hold: `fn`, `TABLE[key]` (a module-level table of functions),
-        `a if c else b`."""
+        `a if c else b`, `functools.partial(fn, ...)`."""
         if type(value) is cst.IfExp:
             return self._held_functions(value.body) + self._held_functions(value.orelse)
+        if type(value) is cst.Call:
+            # `functools.partial(focal_loss, gamma=2)`: calling it runs the function it wraps
+            wrapped = value.args[0] if value.args and value.args[0].keyword is None else None
+            return self._held_functions(wrapped.value) \
+                if wrapped is not None and not wrapped.star and self.qualify(value.func) == "functools.partial" else []
         if type(value) is cst.Subscript and type(value.value) in (cst.Dict, cst.List, cst.Tuple):
             # `{"euler": Euler, "rk4": RK4}[method]`: each function or class the literal holds
             return [f for f in self.held_in_literal(value.value) if not f.startswith("self:")]

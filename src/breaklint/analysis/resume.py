@@ -103,6 +103,31 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
     return out
 
 
+def consumed_generators(reach: Reach, where: dict[str, str]) -> list[tuple[str, tuple[int, int, int, int], str]]:
+    """(caller, span, message) for each `sum(...)`, `any` or `all` over a generator expression whose
+    element calls a function that may break the graph (`where`: `breaking`). Dynamo runs these builtins
+    as Python functions of its own (its polyfills) that iterate the generator; to resume after the break
+    inside the call it must rebuild the half-consumed generator, which it cannot (GB8335, or GB0091 where
+    the generator reads a variable of the function): a second break, at the consuming call, reported once."""
+    out: list[tuple[str, tuple[int, int, int, int], str]] = []
+    for caller in sorted(reach.reached):
+        fn = reach.functions[caller]
+        seen: set[tuple[int, int, int, int]] = set()
+        for call in fn.calls:
+            if call.consumed is None or call.consumed in seen or call.kind in UNPLACED:
+                continue
+            broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
+            if not broken:
+                continue
+            seen.add(call.consumed)
+            callee = broken[0].rsplit(".", 1)[-1]
+            out.append((caller, call.consumed,
+                        f"a generator expression whose element calls `{callee}`, which breaks the graph (at "
+                        f"`{where[broken[0]]}`), consumed here: dynamo cannot rebuild the half-consumed "
+                        "generator to resume after that break, and breaks again here"))
+    return out
+
+
 def held_methods(reach: Reach, where: dict[str, str]
                  ) -> list[tuple[str, tuple[int, int, int, int], str, Val | None]]:
     """(caller, span, message, requirement) for each call, in straight-line code of a reached function,

@@ -57,6 +57,10 @@ class CallRef:
     # (`resume.held_methods`)
     held: tuple[int, int, int, int] | None = None
     held_by: Val | None = None
+    # made in the element of a generator expression that `sum`, `any` or `all` consumes: the span
+    # of that consuming call, where dynamo breaks again after a break inside this call
+    # (`resume.consumed_generators`)
+    consumed: tuple[int, int, int, int] | None = None
 
 
 # the kinds of `CallRef` that stand for reading an attribute that may be a property: "property"

@@ -358,6 +358,21 @@ class HeldTensorMethod(Rule):
 
 
 @register
+class ConsumedGeneratorCall(Rule):
+    """Found by the engine once it knows every file's breaks: see `analysis/resume.py`."""
+
+    CODE = "BL437"
+    NAME = "consumed-generator-break"
+    KIND = "break"
+    MESSAGE = "`sum()`, `any()` or `all()` over a generator expression whose element calls a function that breaks the graph"
+    SUGGESTION = (
+        "build a list first (`sum([loss(p, t) for p, t in pairs])`, or a `for` loop), which dynamo resumes after; "
+        "or remove the break inside the function"
+    )
+    GB_TYPES = ("GB8335", "GB0091")
+
+
+@register
 class EagerModuleConstructor(Rule):
     """Found by the engine once it knows every file's breaks: see `analysis/resume.py`."""
 
