@@ -58,8 +58,22 @@ def test_a_breaking_method_of_a_local_object_is_reported_at_the_call() -> None:
             return Stepper(3.0).step(y)
     """
     assert (line_of(body, "y = stepper.step(x)"), "BL426") in findings(body)
-    assert (line_of(body, "Stepper(3.0).step(y)"), "BL426") in findings(body)
+    # dynamo runs the rest of `run` eagerly past the first (probed on 2.13: no break at the second)
+    assert (line_of(body, "Stepper(3.0).step(y)"), "BL426") not in findings(body)
     assert (line_of(body, "if x.sum() > 0"), "BL201") in findings(body)
+
+
+def test_past_a_call_that_may_not_break_the_next_one_is_reported() -> None:
+    body = """
+        @torch.compile
+        def run(x, flag: bool):
+            stepper = Stepper(2.0)
+            if flag:
+                x = stepper.step(x)
+            return Stepper(3.0).step(x)
+    """
+    assert (line_of(body, "x = stepper.step(x)"), "BL426") in findings(body)
+    assert (line_of(body, "Stepper(3.0).step(x)"), "BL426") in findings(body)
 
 
 def test_no_report_where_dynamo_handles_the_break_otherwise() -> None:
@@ -162,7 +176,8 @@ def test_the_break_is_found_through_calls_in_other_files(tmp_path: Path) -> None
         path.write_text(dedent(text), encoding="utf-8")
     # the break inside is suppressed where it is, but dynamo still breaks there: the calls stand
     found = [f for f in lint([tmp_path], Config(root=tmp_path)).findings if f.code == "BL426"]
-    assert [(f.path.name, f.line) for f in found] == [("api.py", 9), ("api.py", 10)]
+    # (dynamo runs the rest of `odeint` eagerly past the first: the second call is no break of its own)
+    assert [(f.path.name, f.line) for f in found] == [("api.py", 9)]
     assert all("`integrate` breaks the graph (at `pkg/util.py:3`)" in f.message for f in found)
     assert all("the rest of `odeint`" in f.message for f in found)
 
@@ -205,7 +220,8 @@ def test_a_bound_method_of_a_local_object_handed_to_a_call_that_breaks_is_report
     # `Model(x, closure)` and `apply(stepper.step, ...)`: each runs `Stepper.step` (reached through the
     # bound method handed over), which breaks, and dynamo cannot rebuild the bound method to resume
     assert (line_of(body, "m = Model(x, closure)"), "BL426") in found
-    assert (line_of(body, "y = apply(stepper.step"), "BL426") in found
+    # past it dynamo runs `run` eagerly (probed on 2.13: no break at the next call)
+    assert (line_of(body, "y = apply(stepper.step"), "BL426") not in found
     # a handed method that traces, a callee that does not call it, an attribute holding a value, and
     # the object itself (which dynamo rebuilds) are no such call
     for text in ("z = apply(stepper.shift", "w = scaled(closure", "return apply(stepper.scale"):

@@ -75,11 +75,15 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
     method that may break the graph (`where`: `breaking`) on an object the function built; on an
     object a method of the tree returned (`op.transpose().solve(y)`), whose class reach can only bound
     by its subclasses' overrides, a method that breaks whenever it runs (`sure`: `breaking` with
-    `always`)."""
+    `always`). Past such a call that surely breaks and always runs, dynamo runs the rest of the
+    function eagerly: the later calls of the function are not reported."""
     out: list[tuple[str, CallRef, str]] = []
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
+        eager_from: int | None = None  # the line past which the function runs eagerly
         for call in fn.calls:
+            if eager_from is not None and call.line > eager_from:
+                continue
             on_built = built_receiver(reach, call)
             # a handed method that breaks (a callee that breaks only through other callers' callables is
             # no evidence: reach does not tell the calls of a function apart)
@@ -100,6 +104,8 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
             out.append((caller, call, f"{what} in this compiled function: dynamo cannot rebuild that bound method "
                                       f"to resume after the call, and runs the rest of `{short}` eagerly (or all "
                                       "of it)"))
+            if eager_from is None and broken[0] in sure and _always(fn, call.line):
+                eager_from = call.end_line
     return out
 
 
