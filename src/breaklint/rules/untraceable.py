@@ -63,6 +63,8 @@ class LoggingCall(Rule):
         receiver = call[0]
         qual = self.ctx.qualify(node.func)
         name = dotted(receiver)
+        if type(receiver) is cst.Name and _own_method(self.ctx, receiver.value, call[1]):
+            return  # `log.info_rank0(...)` on an instance of the file's class: the break is inside, reported there
         if (
             (qual is not None and qual.startswith("logging."))
             or (type(receiver) is cst.Call and self.ctx.qualify(receiver.func) == "logging.getLogger")
@@ -75,6 +77,13 @@ class LoggingCall(Rule):
                                         reorderable=False)
             self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}", fix=guard_statement(self.ctx, node),
                         unless=unless)
+
+
+def _own_method(ctx, name: str, method: str) -> bool:
+    """Whether `name` is a module-level instance of a class this file defines, with a method `method`
+    of its own (a logger wrapper whose body the analysis reads: dynamo inlines it)."""
+    cls = ctx.summary.classes.get(ctx.summary.instances.get(name, ""))
+    return cls is not None and method in cls.methods
 
 
 def _size_of(node: cst.BaseExpression) -> bool:
