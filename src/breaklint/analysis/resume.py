@@ -115,23 +115,10 @@ def consumed_generators(reach: Reach, where: dict[str, str]) -> list[tuple[str, 
     as Python functions of its own (its polyfills) that iterate the generator; to resume after the break
     inside the call it must rebuild the half-consumed generator, which it cannot (GB8335, or GB0091 where
     the generator reads a variable of the function): a second break, at the consuming call, reported once."""
-    out: list[tuple[str, tuple[int, int, int, int], str]] = []
-    for caller in sorted(reach.reached):
-        fn = reach.functions[caller]
-        seen: set[tuple[int, int, int, int]] = set()
-        for call in fn.calls:
-            if call.consumed is None or call.consumed in seen or call.kind in UNPLACED:
-                continue
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
-            if not broken:
-                continue
-            seen.add(call.consumed)
-            callee = broken[0].rsplit(".", 1)[-1]
-            out.append((caller, call.consumed,
-                        f"a generator expression whose element calls `{callee}`, which breaks the graph (at "
-                        f"`{where[broken[0]]}`), consumed here: dynamo cannot rebuild the half-consumed "
-                        "generator to resume after that break, and breaks again here"))
-    return out
+    return [(caller, span, f"a generator expression whose element calls `{callee}`, which breaks the graph (at "
+                           f"`{at}`), consumed here: dynamo cannot rebuild the half-consumed generator to resume "
+                           "after that break, and breaks again here")
+            for caller, call, span, callee, at in _second_breaks(reach, where, lambda call: call.consumed)]
 
 
 def held_methods(reach: Reach, where: dict[str, str]
@@ -143,25 +130,32 @@ def held_methods(reach: Reach, where: dict[str, str]
     from the resumed code is calling a function it skips (GB0007): a second break, at the method call.
     The span is the method call's, reported once; the requirement, None for a receiver the code shows a
     tensor, is what must turn out one (its `held_by`)."""
-    out: list[tuple[str, tuple[int, int, int, int], str, Val | None]] = []
+    def held(call: CallRef) -> tuple[int, int, int, int] | None:
+        return call.held if call.held_by is not None and call.straight else None
+    return [(caller, span,
+             f"a tensor method called with what `{callee}` returns, and `{callee}` breaks the graph (at `{at}`): "
+             "dynamo resumes after that break with the bound method on its stack and cannot call it from the "
+             "resumed code, a second break here",
+             None if call.held_by.is_tensor else call.held_by)
+            for caller, call, span, callee, at in _second_breaks(reach, where, held)]
+
+
+def _second_breaks(reach: Reach, where: dict[str, str],
+                   span_of: Callable[[CallRef], tuple[int, int, int, int] | None]
+                   ) -> Iterator[tuple[str, CallRef, tuple[int, int, int, int], str, str]]:
+    """(caller, call, span, callee's short name, where it breaks) for the first call of each reached
+    function at each span `span_of` gives (None: no such call) whose callee may break (`where`)."""
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         seen: set[tuple[int, int, int, int]] = set()
         for call in fn.calls:
-            if call.held is None or call.held_by is None or call.held in seen or not call.straight \
-                    or call.kind in UNPLACED:
+            span = span_of(call)
+            if span is None or span in seen or call.kind in UNPLACED:
                 continue
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
-            if not broken:
-                continue
-            seen.add(call.held)
-            callee = broken[0].rsplit(".", 1)[-1]
-            out.append((caller, call.held,
-                        f"a tensor method called with what `{callee}` returns, and `{callee}` breaks the graph (at "
-                        f"`{where[broken[0]]}`): dynamo resumes after that break with the bound method on its stack "
-                        "and cannot call it from the resumed code, a second break here",
-                        None if call.held_by.is_tensor else call.held_by))
-    return out
+            if broken:
+                seen.add(span)
+                yield caller, call, span, broken[0].rsplit(".", 1)[-1], where[broken[0]]
 
 
 def _returned_by_method(reach: Reach, call: CallRef) -> bool:
