@@ -192,7 +192,7 @@ class Attributes:
             and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
         ):
             info.tensor_attrs.add(attr)
-        elif callee not in NOT_MODULES and callee.split(".")[-1][:1].isupper():
+        elif _module_class(callee):
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
@@ -201,9 +201,13 @@ class Attributes:
                 # loop over them) or the container (a `Sequential`) runs each module class built in it
                 for built in _built_in(value):
                     name = self.qualify(built.func)
-                    if name and name not in NOT_MODULES and name.split(".")[-1][:1].isupper() \
-                            and f"{name}()" not in info.callables.get(attr, ()):
+                    if name and _module_class(name) and f"{name}()" not in info.callables.get(attr, ()):
                         info.callables.setdefault(attr, []).append(f"{name}()")
+
+
+def _module_class(name: str) -> bool:
+    """Whether a call of `name` may build a module: a class (capitalised), not one known to be none."""
+    return name not in NOT_MODULES and name.split(".")[-1][:1].isupper()
 
 
 MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})

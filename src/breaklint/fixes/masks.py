@@ -237,9 +237,9 @@ def first_position(ctx: "FileContext", node: cst.Subscript) -> tuple[cst.Call, F
     return call, replace(ctx, node, content, title, safe=False), ctx.tensor_requirement(cond)
 
 
-def name_uses(function: cst.FunctionDef, name: str) -> list[cst.Name]:
-    """The names in the function that refer to the variable `name`: not `obj.name`, `f(name=...)`
-    or `def g(name)`."""
+def name_uses(function: cst.CSTNode, name: str) -> list[cst.Name]:
+    """The names in the function (or any subtree) that refer to the variable `name`, in the order the
+    walk meets them: not `obj.name`, `f(name=...)` or `def g(name)`."""
     others: set[int] = set()
     uses = []
     for node in find(function, (cst.Attribute, cst.Arg, cst.Param, cst.Name)):

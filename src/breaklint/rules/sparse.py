@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.values import SPARSE, SPARSE_CLASS, passed, sparse_when_all
 from ..analysis.vocabulary import SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_ONLY_METHODS, SPARSE_OPERANDS
 from ..analysis.walk import find
+from ..fixes.masks import name_uses
 from .base import Rule, register
 from ._util import builtin_name, method_call
 
@@ -82,8 +83,9 @@ class SparseTensorCreation(Rule):
         self._given_up.append([])
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         # a nested function's parameters are not what the tree's calls of its enclosing function pass
-        self._handed.append(_handed_sparse(self.ctx, node) if not self._params else _NOTHING_HANDED)
-        self._params.append({p.name.value for p in params} - {"self", "cls"} if not self._params else set())
+        names = {p.name.value for p in params} - {"self", "cls"}
+        self._handed.append(_handed_sparse(self.ctx, node, names) if not self._params else _NOTHING_HANDED)
+        self._params.append(names if not self._params else set())
         self._not_names.update(id(p.name) for p in params)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -324,15 +326,14 @@ _EITHER_LAYOUT = ("is_sparse", "layout", "SparseTensor", "is_torch_sparse")
 _ITERATING = frozenset({"enumerate", "zip", "reversed", "list", "tuple", "sorted", "iter"})
 
 
-def _handed_sparse(ctx, fn: cst.FunctionDef) -> _Handed:
+def _handed_sparse(ctx, fn: cst.FunctionDef, params: set[str]) -> _Handed:
     """The operands of the sparse-only operations `fn` runs whatever it is handed (not in an `if`, a
-    `try`, a conditional expression or a nested function), where the operand is a parameter, a
-    tensor kept on `self`, or an element of what either holds (`self.matrices[i]`, a `for` over
-    them): each is a sparse tensor the compiled code is handed, and where dynamo first reads it."""
+    `try`, a conditional expression or a nested function), where the operand is one of its `params`
+    (`self` and `cls` left out), a tensor kept on `self`, or an element of what either holds
+    (`self.matrices[i]`, a `for` over them): each is a sparse tensor the compiled code is handed, and
+    where dynamo first reads it."""
     if not ctx.mentions(fn, _SPARSE_WORDS) or ctx.mentions(fn, _EITHER_LAYOUT):
         return _NOTHING_HANDED
-    params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
-    params -= {"self", "cls"}
     handed = _Handed({}, {})
     for call, loops in _unconditional_calls(ctx, fn.body.body, {}, params | {"self"}):
         found = _sparse_operand(ctx, call)
@@ -409,18 +410,9 @@ def _outermost_self_attribute(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _first_read(body: cst.CSTNode, name: str) -> cst.Name | None:
-    """The first read of `name` in `body` (not an attribute's name, a keyword or a binding)."""
-    not_reads: set[int] = set()
-    for node in find(body, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Name)):
-        if type(node) is cst.Attribute:
-            not_reads.add(id(node.attr))
-        elif type(node) is cst.Arg:
-            not_reads.add(id(node.keyword))
-        elif type(node) is cst.AssignTarget:
-            not_reads.add(id(node.target))
-        elif node.value == name and id(node) not in not_reads:
-            return node
-    return None
+    """The first read of `name` in `body`: a use of the variable (`name_uses`) that does not bind it."""
+    bound = {id(target.target) for target in find(body, cst.AssignTarget)}
+    return next((use for use in name_uses(body, name) if id(use) not in bound), None)
 
 
 def _first_attribute_read(body: cst.CSTNode, attr: str) -> cst.Attribute | None:
