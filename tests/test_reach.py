@@ -93,6 +93,105 @@ def test_compiled_functions_and_their_callees() -> None:
     assert found == {5: "BL401", 13: "BL401"}
 
 
+def test_every_form_of_handing_a_function_to_compile_at_module_level() -> None:
+    found = codes_by_line("""
+        import functools
+        import torch
+
+        class Opt:
+            def step(self, x):
+                print("a method of a module-level instance")
+
+        class Base:
+            def run(self, x):
+                print("a method the class inherits, on an instance built in the call")
+
+        class Child(Base):
+            pass
+
+        def scaled(k, x):
+            print("under functools.partial")
+
+        def tuned(x):
+            print("the compiler torch.compile(mode=...) makes")
+
+        def optimized(x):
+            print("torch._dynamo.optimize(...)(fn)")
+
+        @torch._dynamo.optimize("inductor")
+        def decorated(x):
+            print("decorated by torch._dynamo.optimize")
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return x
+
+            def export_helper(self, x):
+                print("not compiled: only forward runs under `net.compile()`")
+
+        def untouched(x):
+            print("handed to nothing")
+
+        opt = Opt()
+        step = torch.compile(opt.step)
+        run = torch.compile(Child().run)
+        fn = torch.compile(functools.partial(scaled, 2))
+        fast = torch.compile(mode="max-autotune")(tuned)
+        faster = torch._dynamo.optimize("inductor")(optimized)
+        net = Net()
+        net.compile()
+    """)
+    assert found == {7: "BL401", 11: "BL401", 17: "BL401", 20: "BL401", 23: "BL401", 27: "BL401"}
+
+
+def test_compile_called_inside_a_function_roots_what_it_is_handed(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/parts.py": """
+        class Loss:
+            def __call__(self, x):
+                print("a local instance handed to torch.compile")
+                return x
+
+        class Encoder:
+            def __call__(self, x):
+                print("an attribute handed to torch.compile")
+                return x
+
+        class Report:
+            def write(self, x):
+                print("a method called, never compiled")
+    """, "pkg/train.py": """
+        import re
+        import torch
+        from .parts import Encoder, Loss, Report
+
+        class Trainer:
+            def __init__(self):
+                self.encoder = Encoder()
+                self.encoder = torch.compile(self.encoder)
+                self.fast_step = torch.compile(self.train_step, fullgraph=False)
+                self.pattern = re.compile("x")
+
+            def train_step(self, x):
+                print("a method compiled in the constructor")
+                return self.encoder(x)
+
+            def compile(self):
+                print("a class's own method named compile is not compiled code")
+
+            def setup(self):
+                self.compile()
+
+        def main():
+            loss = Loss()
+            loss = torch.compile(loss)
+            report = Report()
+            report.write(1)
+            return loss, re.compile("abc")
+    """})
+    found = {(Path(f.path).name, f.line) for f in lint([tmp_path], Config(select=["BL401"])).findings}
+    assert found == {("parts.py", 4), ("parts.py", 9), ("train.py", 14)}
+
+
 def test_disabled_bodies_are_skipped_and_calls_to_them_flagged() -> None:
     found = codes_by_line("""
         import torch

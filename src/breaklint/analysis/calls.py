@@ -13,7 +13,7 @@ from .hierarchy import is_protocol
 from .summary import CallRef
 from .syntax import dotted, is_super_call
 from .values import Val, join
-from .vocabulary import COMPILE, GENERATOR_CONSUMERS, TYPE_TESTS
+from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, TYPE_TESTS
 
 
 class Calls:
@@ -24,15 +24,8 @@ class Calls:
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualify(node.func)
-        if name in COMPILE and node.args:
-            target = node.args[0].value
-            ref = self.qualify(target)
-            if ref:
-                self.summary.entries.append(self.summary.instances.get(dotted(target) or "", ref))
-            elif type(target) is cst.Call:
-                ctor = self.qualify(target.func)
-                if ctor:
-                    self.summary.entries.append(ctor)
+        if (target := _compiled(self, node, name)) is not None:
+            _note_compiled(self, node, target)
         if name == "range" or (name or "").startswith("math."):  # `range(n)`, `math.ceil(n / k)`: numbers
             for arg in node.args:
                 self._note_scalar_use(arg.value)
@@ -309,6 +302,56 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _compiled(ctx: Calls, node: cst.Call, name: str | None) -> cst.BaseExpression | None:
+    """What `node` hands to torch.compile, if it compiles something: `torch.compile(fn, ...)`,
+    `torch.compile(mode=...)(fn)` and `torch._dynamo.optimize(...)(fn)`, whose first call makes the
+    compiler, and `model.compile()` of an `nn.Module` (`Module.compile` passes the module on). A
+    `functools.partial(fn, ...)` compiles `fn`."""
+    def positional(call: cst.Call) -> list[cst.Arg]:
+        return [a for a in call.args if a.keyword is None and not a.star]
+
+    target: cst.BaseExpression | None = None
+    if name in COMPILE:
+        given = positional(node) or [a for a in node.args if a.keyword is not None and a.keyword.value == "model"]
+        target = given[0].value if given else None
+    elif type(node.func) is cst.Call and len(args := positional(node)) == 1:
+        maker = ctx.qualify(node.func.func)
+        if maker in COMPILER_FACTORIES or maker in COMPILE and not positional(node.func):
+            target = args[0].value
+    elif type(node.func) is cst.Attribute and node.func.attr.value == "compile" and not positional(node) \
+            and type(node.func.value) in (cst.Name, cst.Attribute) and dotted(node.func.value) != "self":
+        target = node.func.value  # `model.compile()`: what the receiver turns out to be decides (reach)
+    if type(target) is cst.Call and ctx.qualify(target.func) == "functools.partial" and positional(target):
+        target = positional(target)[0].value
+    return target
+
+
+def _note_compiled(ctx: Calls, node: cst.Call, target: cst.BaseExpression) -> None:
+    """Record what compiling `target` traces. At module level by name (`Summary.entries`: a function,
+    a module class, a module-level instance or a method of one, `Cls(...).method`); in a function
+    as the edges a call of `target` there would have (`FunctionInfo.compiles`): `self.step`,
+    `self.model`, a local instance or its method (`trainer.train_step`)."""
+    ref, instances = ctx.qualify(target), ctx.summary.instances
+    if ref and ref in instances:
+        ctx.summary.entries.append(instances[ref])  # `torch.compile(model)`, `model = Model()` above
+    elif ref and ref.split(".")[0] in instances:
+        ctx.summary.entries.append(f"{ctx.module}.{ref}")  # `torch.compile(opt.step)`
+    elif ref:
+        ctx.summary.entries.append(ref)
+    elif type(target) is cst.Call and (ctor := ctx.qualify(target.func)):
+        ctx.summary.entries.append(ctor)  # `torch.compile(Model())`
+    elif type(target) is cst.Attribute and type(target.value) is cst.Call \
+            and (ctor := ctx.qualify(target.value.func)):
+        ctx.summary.entries.append(f"{ctor}.{target.attr.value}")  # `torch.compile(Model().step)`
+    if not ctx.active() or ref:
+        return  # outside a function, or a name the module knows: its entry says all
+    pos = ctx.positions.span(node)
+    # not what a parameter is handed (callers of a function compile does not reach are not followed) nor a
+    # method found by its name alone
+    ctx.function.compiles.extend(CallRef(kind, to, *pos) for kind, to in ctx._call_refs(target, ref)
+                                 if kind not in ("duck", "paramcall"))
 
 
 def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,

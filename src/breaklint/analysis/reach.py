@@ -55,12 +55,19 @@ class Reach(Handing):
                 if qual in exact or any(fnmatch.fnmatchcase(qual, p) for p in patterns):
                     self.entries.append(qual)
         for entry in map(self.canonical, self.entries):
+            owner, _, attr = entry.rpartition(".")
             if entry in self.functions:
                 roots.append(entry)
             elif entry in self.classes:
                 call = self.method(entry, "forward") or self.method(entry, "__call__")
                 if call:
                     roots.append(call)
+            elif owner in self.classes and (inherited := self.method(owner, attr)):
+                roots.append(inherited)  # `torch.compile(Trainer().step)` of a method a base defines
+            else:  # a module-level instance (`opt = Opt(...)`), or its method: `torch.compile(opt.step)`
+                roots.extend(found for found, _ in self._instance_targets(entry))
+        for fn in self.functions.values():  # `torch.compile(self.step)`, of a local instance's method, ...
+            roots.extend(found for call in fn.compiles for found, _ in self.targets(fn.cls, call))
         return roots
 
     def _compute(self) -> set[str]:

@@ -15,9 +15,9 @@ from .summary import ClassInfo, FunctionInfo
 from .syntax import dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
-from .vocabulary import COMPILE, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
+from .vocabulary import COMPILE, COMPILER_FACTORIES, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
 
-KNOWN_DECORATORS = COMPILE | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS
+KNOWN_DECORATORS = COMPILE | COMPILER_FACTORIES | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS
 
 
 @dataclass
@@ -92,7 +92,7 @@ class Scopes:
         info = FunctionInfo(
             qualname=qual,
             cls=cls.qualname if cls else None,
-            compiled=any(d in COMPILE for d in decorators),
+            compiled=any(d in COMPILE or d in COMPILER_FACTORIES for d in decorators),
             disabled=disabled,
         )
         self.summary.functions[qual] = info

@@ -92,6 +92,9 @@ class FunctionInfo:
     compiled: bool = False
     disabled: bool = False
     calls: list[CallRef] = field(default_factory=list)
+    # what its `torch.compile(...)` calls compile, as the edges a call of that target would have (`self.step`,
+    # a local instance): reach takes the functions they lead to as roots
+    compiles: list[CallRef] = field(default_factory=list)
     params: list[str] = field(default_factory=list)  # in order, `self` included
     declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
     fallback: dict[str, Val] = field(default_factory=dict)  # a default other than None: what it holds

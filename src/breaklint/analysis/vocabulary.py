@@ -10,6 +10,8 @@ from . import values as V
 
 
 COMPILE = {"torch.compile"}
+# calls that make a compiler, which the next call applies: `torch._dynamo.optimize("inductor")(fn)`
+COMPILER_FACTORIES = frozenset({"torch._dynamo.optimize"})
 # Decorators that make a method an attribute: reading it runs the method.
 # decorators that make a method a property: reading the attribute runs it (torch's own
 # `lazy_property`, which torch.distributions and the libraries built on it use, caches the value)
