@@ -127,6 +127,143 @@ def test_tensor_arguments_flow_into_helper_parameters() -> None:
     """) == [(5, "BL201")]
 
 
+def test_a_mask_a_helper_returns_or_a_caller_passes_indexes_by_booleans() -> None:
+    # (the file is `m.py`: a local `m` leaves `valid(x)`, qualified `m.valid`, a call of the module's function)
+    assert findings("""
+        import torch
+
+        def valid(x):
+            return (x > 0) & torch.isfinite(x)
+
+        def keep(x, mask=None):
+            if mask is not None:
+                x = x[mask]
+            return x
+
+        def gather(x, idx):
+            return x[idx]
+
+        def either(x, sel):
+            return x[sel]
+
+        class M(torch.nn.Module):
+            def forward(self, x, i: int):
+                m = valid(x)
+                a = x[m]
+                b = x[valid(x)]
+                c = keep(x, x > 0.5)
+                d = keep(x)
+                e = gather(x, torch.arange(3))
+                f = gather(x, i)
+                g = either(x, x > 0)
+                h = either(x, torch.tensor([0, 1]))
+                return a, b, c, d, e, f, g, h
+    """) == [(9, "BL302"), (21, "BL302"), (22, "BL302")]
+
+
+def test_tensors_of_bools_from_a_dtype_a_fill_value_or_a_move_to_a_device() -> None:
+    assert findings("""
+        import torch
+
+        def flags(x):
+            valid = x > 0
+            return valid.to(x.device)
+
+        @torch.compile
+        def f(x: torch.Tensor, n: int, device, dtype):
+            a = x[torch.zeros(n, dtype=torch.bool)]
+            b = x[torch.ones_like(x, dtype=bool)]
+            c = x[torch.full((n,), True)]
+            d = x[(x > 0).to(x.device)]
+            e = x[(x > 0).cuda()]
+            g = x[flags(x)]
+            h = x[torch.zeros(n, dtype=torch.long)]
+            i = x[torch.full((n,), 1)]
+            j = x[(x > 0).to(dtype)]
+            k = x[(x > 0).to(torch.long)]
+            return a, b, c, d, e, g, h, i, j, k
+    """) == [(10, "BL302"), (11, "BL302"), (12, "BL302"), (13, "BL302"), (14, "BL302"), (15, "BL302")]
+
+
+def test_what_a_class_stores_under_a_key_is_read_in_its_other_methods() -> None:
+    # an optimizer's state: stored in one method, read in `step`, through `state = self.state[p]` or directly
+    assert findings("""
+        import torch
+
+        class Opt(torch.optim.Optimizer):
+            @torch.compile
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        grad = p.grad[state["mask"]]
+                        if self.state[p]["scale"].sum() > 0:
+                            grad = grad * 2
+                        if state["count"] > 3:
+                            grad = grad * 3
+                        if state["never_stored"] > 0:
+                            grad = grad * 4
+                        p.add_(grad)
+
+            def init_masks(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        state["mask"] = torch.rand_like(p) < 0.5
+                        state["count"] = 0
+                        self.state[p]["scale"] = torch.ones(())
+
+        class Cache:
+            def __init__(self):
+                self.kept = {}
+
+            def fill(self, x):
+                self.kept["valid"] = torch.ones(3) > 0
+                kept = self.kept
+                kept["bound"] = torch.zeros(())
+                for kept in [{}]:
+                    kept["valid"] = 1  # a loop variable, no longer the attribute: not the class's
+
+            @torch.compile
+            def apply(self, x):
+                if self.kept["bound"] > 0:
+                    return x[self.kept["valid"]]
+                return x
+    """) == [(10, "BL302"), (11, "BL201"), (40, "BL201"), (41, "BL302")]
+
+
+def test_an_answer_on_a_cycle_does_not_hang_on_which_question_came_first() -> None:
+    # a recursive helper: what its call returns rests on what it returns; each question asked first,
+    # of a fresh resolver, gives the answer it gives when asked after the others
+    from breaklint.analysis.reach import Reach
+    from breaklint.analysis.resolve import Values
+    from breaklint.analyze import analyze_source
+
+    result = analyze_source(dedent("""
+        import torch
+
+        def candidates(design: torch.Tensor, on_host: bool):
+            if on_host:
+                cand, valid = candidates(design.cpu(), False)
+                return cand.to(design.device), valid.to(design.device)
+            cand = design * 2
+            return torch.where(cand > 0, cand, 0.0), cand > 0
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                c, v = candidates(x, True)
+                return c[v], v.cpu(), c.cpu()
+    """), Path("m.py"), "m")
+    reach = Reach([result.summary], [], [])
+    asked = [c.requires for c in result.candidates if c.requires is not None]
+    assert len(asked) >= 3
+    alone = [Values(reach).resolve(value) for value in asked]
+    for first in range(len(asked)):
+        values = Values(reach)
+        values.resolve(asked[first])
+        assert [values.resolve(value) for value in asked] == alone
+
+
 # ---------------------------------------------------------------------- false alarms that values remove
 def test_a_python_flag_passed_down_is_not_a_tensor_test() -> None:
     assert findings("""

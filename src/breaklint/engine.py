@@ -165,11 +165,13 @@ def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[st
     return extra
 
 
-def _stands(value, known: bool, sparse: bool = False) -> bool:
+def _stands(value, known: bool, sparse: bool = False, boolean: bool = False) -> bool:
     """Whether a finding's requirement, now decided, holds: a tensor, a known one when `known`, a
-    sparse one when `sparse`."""
+    sparse one when `sparse`, a tensor of bools when `boolean`."""
     if sparse:
         return value.is_sparse
+    if boolean:
+        return value.is_bool_tensor
     return value.known_tensor if known else value.is_tensor
 
 
@@ -193,7 +195,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         f = cand.finding
         key = (f.code, f.line, f.col, f.end_line, f.end_col)
         if cand.scope not in reach.reached or (allowed is not None and f.code not in allowed) or key in seen or (
-                cand.requires is not None and not _stands(values.resolve(cand.requires), cand.known, cand.sparse)):
+                cand.requires is not None and not _stands(
+                    values.resolve(cand.requires), cand.known, cand.sparse, cand.boolean)):
             return None
         if cand.unless or cand.only_with:
             cand = _under_settings(cand, scopes, counted, release(target) if target else None)

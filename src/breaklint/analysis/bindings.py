@@ -180,12 +180,14 @@ class Bindings:
             if (key := _string_key(target.target)) is not None:
                 items = self._scopes[-1].items
                 items[key] = V.join(items[key], value) if key in items else value
+            _note_kept(self, target.target, value)
             if isinstance(original_node.value, _STRING):
                 self._note_scalar_use(target.target)  # `if method is None: method = "dopri5"`
             # a parameter bound again under an `if` (`if semiring is None: semiring = self.semiring`)
             # may still hold what the callers pass
             kept = [("param", target.target.value)] if _passed_before_if(self, target.target) else []
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
+            _note_keyed(self._scopes[-1], target.target, original_node.value, self._self_attr)
             if type(target.target) in (cst.Tuple, cst.List):
                 self._hold_elements(target.target, original_node.value)
             if type(target.target) is cst.Name:
@@ -255,7 +257,11 @@ class Bindings:
         declared = self.annotation_value(original_node.annotation.annotation)
         if declared is UNREADABLE:
             declared = V.UNKNOWN
-        if declared.is_tensor or original_node.value is None:
+        if original_node.value is not None and declared == V.TENSOR:
+            # `mask: torch.Tensor = x > t`: the annotation says a tensor, the value may say which one
+            value = self.value(original_node.value)
+            self._assign_value(original_node.target, value if value.is_bool_tensor and value.known_tensor else declared)
+        elif declared.is_tensor or original_node.value is None:
             self._assign_value(original_node.target, declared)
         else:
             self._assign_value(original_node.target, self.value(original_node.value))
@@ -300,6 +306,7 @@ class Bindings:
                 self._branch_names[-1].setdefault(name, scope.values.get(name))
             scope.values[name] = value
             scope.typed.pop(name, None)  # rebound: its parameter's annotation no longer says what it is
+            scope.keyed.pop(name, None)  # (`state = self.state[p]` sets it again, `_note_keyed`)
             self._qualified = (None, None)  # names changed meaning
         elif type(target) in (cst.Tuple, cst.List):
             elements = list(target.elements)
@@ -314,6 +321,27 @@ class Bindings:
 _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal
 # arithmetic that keeps a Python number a Python number, and a tensor a tensor
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+
+
+def _note_kept(ctx: Bindings, target: cst.BaseExpression, value: Val) -> None:
+    """`state["mask"] = m` on `self.state[p]`, `self.cache["valid"] = v`: what any method of the class
+    stores there, a read in any other sees (`Names.kept_item`, `ClassInfo.attr_values`)."""
+    if type(target) is cst.Subscript and (kept := ctx.kept_item(target)) is not None \
+            and (cls := ctx.class_info()) is not None:
+        old = cls.attr_values.get(kept)
+        cls.attr_values[kept] = value if old is None else V.join(old, value)
+
+
+def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,
+                self_attr: Callable[[cst.BaseExpression], str | None]) -> None:
+    """`state = self.state[p]`, `d = self.cache`: the local stands for that attribute's element, or the
+    attribute (`Scope.keyed`); any other binding of the name ends that (`_assign_value`)."""
+    if type(target) is not cst.Name:
+        return
+    if type(value) is cst.Subscript and (attr := self_attr(value.value)) is not None:
+        scope.keyed[target.value] = f"{attr}[]"
+    elif (attr := self_attr(value)) is not None:
+        scope.keyed[target.value] = attr
 
 
 def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:

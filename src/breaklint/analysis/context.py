@@ -190,6 +190,7 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         only_with: tuple[str, ...] = (),
         known: bool = False,
         sparse: bool = False,
+        boolean: bool = False,
     ) -> None:
         if sparse and requires is not None and not requires.symbolic and not requires.is_sparse:
             return  # a requirement decided here (or too deep to carry) that is no sparse tensor
@@ -227,7 +228,7 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line,
                                          requires if requires is not None and requires.symbolic else None,
                                          tuple(deferred) if fix is not None else (), unless, only_with, known,
-                                         sparse))
+                                         sparse, boolean))
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

@@ -12,12 +12,11 @@ from . import values as V
 from .literals import integer
 from .syntax import call_arguments, dotted, is_super_call
 from .values import Val
+from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .vocabulary import (
-    _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_FUNCS, BOOL_METHODS, NON_TENSOR_ATTRS, NON_TENSOR_METHODS,
-    PREDICATE_PREFIXES, RECEIVER_KIND_METHODS, RESULT_FIELDS, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS,
-    OPTIMIZER_MODULE, TENSOR_ATTRS, TENSOR_ONLY_METHODS, TORCH_NON_TENSOR, NUMPY_NOT_ARRAYS, EINOPS_SEQUENCE,
-    EINOPS_TENSOR, GENERATORS, SPARSE_CLASS_MODULES, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING,
-    SPARSE_KEEPING_ATTRS, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
+    NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
+    SPARSE_KEEPING_ATTRS, TENSOR_ATTRS, TENSOR_ONLY_METHODS
 )
 
 
@@ -80,27 +79,7 @@ class Evaluation:
         if literal is not None:
             return literal
         if kind is cst.Subscript:
-            base = self.value(node.value)
-            if base.is_tensor:
-                return V.TENSOR
-            if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
-                index = node.slice[0].slice.value
-                if type(index) is cst.SimpleString and type(node.value) is cst.Name and self._scopes \
-                        and (node.value.value, index.evaluated_value) in self._scopes[-1].items:
-                    # `state["exp_avg"]` where the function stored a value under that key
-                    return self._scopes[-1].items[(node.value.value, index.evaluated_value)]
-                if type(index) is cst.SimpleString and base.kind in ("dict", "elem", "param", "ret", "join"):
-                    key = index.evaluated_value
-                    return V.item(base, key if isinstance(key, str) else None)
-                number = integer(index)
-                if base.kind == "dict" and (number is None or base.name != V.RECORD):
-                    return V.item(base, None)
-                if number is not None:
-                    return V.elem(base, number)
-                return V.elem(base)
-            if base.kind == "size":
-                return V.SIZE  # a slice of a shape
-            return V.elem(base) if base.symbolic else V.UNKNOWN
+            return _subscript_value(self, node)
         if type(node) is cst.BinaryOperation:
             left, right = self.value(node.left), self.value(node.right)
             logical = type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor)
@@ -221,7 +200,8 @@ class Evaluation:
         func = node.func
         name = self.qualify(func)
         if name is not None and name.startswith("torch."):
-            return torch_value(name, node, self.value)
+            made = torch_value(name, node, self.value)
+            return V.BOOL_TENSOR if made == V.TENSOR and _makes_bools(self, name, node) else made
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
             return numpy_value(node, self.value)
         if name is not None and (record := self.record_value(name, node)) is not None:
@@ -248,7 +228,11 @@ class Evaluation:
             known = tensor_method_value(method, base, node)
             if known is not None:
                 return known
-            keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
+            keeps = method in SHAPE_METHODS or method in DEVICE_MOVES or method == "to" and moves_only(node)
+            keeps_dtype = keeps and base.bool_shaped
+            if base.symbolic and base.kind not in ("op", "cmp") and keeps:
+                # `valid(x).flatten()`, `mask.to(x.device)`: what the receiver holds, a tensor of bools if it is one
+                return V.same_kind(base, guess=method in TENSOR_ONLY_METHODS)
             if base.symbolic and method in RECEIVER_KIND_METHODS:
                 # a tensor method on a value the tree decides: a tensor if the receiver is one
                 result = V.method_result(base, comparison=method in BOOL_METHODS or keeps_dtype,
@@ -300,7 +284,8 @@ class Evaluation:
         if (param := self._parameter(func)) is not None:  # `fun(x)`, a function the callers hand over
             handed = V.ret("paramcall", f"{self.function.qualname}#{param}:", cls.qualname if cls else None)
             return V.with_arguments(handed, call_arguments(node, self.value))
-        if name is not None and not self._is_local(name):
+        if name is not None and not self._is_local(dotted(func) or name):  # the name as written: `m = valid(x)`
+            # in module `m` leaves `valid(x)` (qualified `m.valid`) a call of the module's function
             return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN
 
@@ -321,132 +306,53 @@ class Evaluation:
         return self.value(node).is_bool_tensor
 
 
-def tensor_method_value(method: str, base: Val, node: cst.Call) -> Val | None:
-    """What `receiver.method(...)` gives where the receiver's value `base` decides it here: a size, a
-    number, pieces of a tensor, an array, a sparse tensor, a tensor; None where it does not (a value
-    the tree decides, an object of the code)."""
-    if method in ("size", "dim", "ndimension", "numel", "nelement", "stride", "element_size",
-                  "storage_offset", "__len__", "get_device"):
-        if base.is_tensor or base.symbolic or base.kind == "unknown":
-            return V.SIZE if method in ("size", "stride") else V.NUMBER
-    if method in ("item",):
-        return V.NUMBER
-    if base == V.GENERATOR and method == "manual_seed":  # `torch.Generator(d).manual_seed(s)`
-        return V.GENERATOR
-    if method in RESULT_METHODS and (base.is_tensor or base.symbolic):  # `values, indices = x.topk(k)`
-        return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)] * 2)
-    if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
-        # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
-        # tensors if it is one
-        return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
-    if method == "numpy" and not node.args and (base.is_tensor or base.symbolic):
-        return V.NUMPY_ARRAY  # an array to the code, a tensor to dynamo
-    if method in NON_TENSOR_METHODS and not (method == "type" and node.args):
-        # `t.type()` names the type; `t.type(torch.float64)` converts, a tensor like the others
-        return V.OBJECT if base.is_tensor else V.UNKNOWN
-    if (base.is_tensor and method in SPARSE_CONVERSIONS) or (base.is_sparse and method in SPARSE_KEEPING):
-        return V.SPARSE
+def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
+    """What `base[index]` holds: an element of a tensor, of a sequence or a dict (a key the function,
+    or the class, stored under), a slice of a shape."""
+    base = ctx.value(node.value)
     if base.is_tensor:
-        keeps_dtype = method in SHAPE_METHODS and base.bool_shaped
-        return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
-    return None
+        return V.TENSOR
+    if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+        index = node.slice[0].slice.value
+        if type(index) is cst.SimpleString and type(node.value) is cst.Name and ctx._scopes \
+                and (node.value.value, index.evaluated_value) in ctx._scopes[-1].items:
+            # `state["exp_avg"]` where the function stored a value under that key
+            return ctx._scopes[-1].items[(node.value.value, index.evaluated_value)]
+        if type(index) is cst.SimpleString and base.kind in ("unknown", "dict", "elem", "param", "ret", "join"):
+            key = index.evaluated_value
+            got = V.item(base, key if isinstance(key, str) else None) if base.kind != "unknown" else V.UNKNOWN
+            if (got.kind == "unknown" and base.kind in ("unknown", "dict") or got.symbolic) \
+                    and (kept := ctx.kept_item(node)) is not None and (cls := ctx.class_info()) is not None:
+                # `state["mask"]` on `ctx.state[p]`, a key of `ctx.cache = {}` that no literal holds:
+                # what the class's methods store there (the tree decides); where the tree may tell what
+                # the attribute itself holds there (a base class of the tree sets it), that first
+                if got.kind == "elem":
+                    return V.Val("elem", name=got.name, owner=f"{cls.qualname}|{kept}", parts=got.parts)
+                return V.attribute(V.Val("object", ref=cls.qualname), kept)
+            if base.kind != "unknown":
+                return got
+        number = integer(index)
+        if base.kind == "dict" and (number is None or base.name != V.RECORD):
+            return V.item(base, None)
+        if number is not None:
+            return V.elem(base, number)
+        return V.elem(base)
+    if base.kind == "size":
+        return V.SIZE  # a slice of a shape
+    return V.elem(base) if base.symbolic else V.UNKNOWN
 
 
-def _sparse_operands(name: str, node: cst.Call, value_of) -> list[Val]:
-    """The values of the operands of a product or concatenation that is sparse when they all are
-    (`torch.sparse.mm(a, b)`, `torch.cat([a, b])`); empty for any other call."""
-    if name in SPARSE_PRODUCTS and len(node.args) == 2:
-        return [value_of(arg.value) for arg in node.args]
-    if name == "torch.cat" and node.args and type(node.args[0].value) in (cst.List, cst.Tuple):
-        elements = node.args[0].value.elements
-        if elements and not any(type(e) is cst.StarredElement for e in elements):
-            return [value_of(e.value) for e in elements]
-    return []
-
-
-def torch_value(name: str, node: cst.Call, value_of) -> Val:
-    """What a call of torch's `name` gives: a tensor, unless torch says otherwise (a generator, a
-    sparse tensor, a sequence of tensors, a module, a dtype or a predicate's answer). `value_of` is
-    the evaluation of an expression (`Evaluation.value`)."""
-    if name in GENERATORS:
-        return V.GENERATOR
-    if name in SPARSE_CONSTRUCTORS:
-        return V.SPARSE
-    operands = _sparse_operands(name, node, value_of)
-    if operands and all(v.is_sparse for v in operands):
-        return V.SPARSE
-    if operands and all(v.is_sparse or v.symbolic for v in operands):  # `mm(selection, conv_matrix(...))`
-        return V.sparse_when_all(operands)
-    if name.startswith(OPTIMIZER_MODULE):  # an optimizer or a learning-rate schedule, by its class
-        return V.Val("object", ref=name)
-    if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
-        return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
-    if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
-        return V.seq([V.TENSOR])
-    if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR or name.startswith(TORCH_NON_TENSOR_PREFIXES)
-            or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
-        return V.OBJECT
-    return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
-
-
-def einops_value(name: str, node: cst.Call, value_of) -> Val:
-    """`rearrange(x, "b n d -> b d n")`: a tensor as soon as the tensor handed over is (its pattern is
-    a string; `einsum` takes several); `pack` adds the packed shapes, `unpack` gives a list of tensors.
-    `value_of` is the evaluation of an expression (`Evaluation.value`)."""
-    handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
-              and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
-    if name != "einops.einsum":
-        handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
-    if name == "einops.pack" and handed:
-        return V.seq([V.method_result(V.elem(handed[0])), V.OBJECT])
-    result = V.method_result(V.join(*handed)) if handed else V.UNKNOWN
-    if any(h.is_tensor for h in handed):
-        result = V.tensor(known=any(h.known_tensor for h in handed))
-    return V.seq([result]) if name in EINOPS_SEQUENCE else result
-
-
-def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | None:
-    """What a call of a builtin gives (`len`, `min`, `getattr`, `list`, ...); None for other names."""
-    args = [value_of(a.value) for a in node.args if a.keyword is None and not a.star]
-    if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
-        if name in ("abs", "sum", "pow") and args:
-            return V.op(*args)
-        return V.NUMBER
-    if name in ("min", "max"):
-        if len(args) == 1:
-            return V.elem(args[0])
-        return V.op(*args) if args else V.UNKNOWN
-    if name in ("zip", "enumerate") and args and len(args) == len(node.args) and any(map(V.holds_tensor, args)):
-        # what iterating gives: a tuple of one element of each (`list(zip(boxes, scores))`)
-        firsts = [V.NUMBER, V.elem(args[0])] if name == "enumerate" else [V.elem(a) for a in args]
-        return V.seq([V.seq(firsts)])
-    if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
-        return V.BOOL
-    if name == "getattr" and len(args) == len(node.args) and (read := _getattr_read(node)) is not None:
-        return V.join(attribute_of(read), *args[2:])  # a default is the other value
-    if name == "dict" and node.args and all(a.keyword is not None for a in node.args):  # `dict(loss=l)`
-        return V.dict_of([a.keyword.value for a in node.args], [value_of(a.value) for a in node.args])
-    if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
-                "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
-                "enumerate", "map", "filter"):
-        return V.STR if name in ("str", "repr", "format") else V.OBJECT
-    if name in ("list", "tuple"):
-        if args and args[0].kind == "seq" and args[0].parts:  # `tuple(t * 2 for t in ts)`
-            return args[0]
-        return V.Val("seq", parts=(V.elem(args[0]),)) if args and (args[0].is_tensor or args[0].symbolic) \
-            else V.Val("seq")
-    return None
-
-
-def numpy_value(node: cst.Call, value_of) -> Val:
-    """A NumPy call under compile: dynamo folds one on Python numbers into a constant
-    (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
-    (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
+def _makes_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
+    """`torch.zeros(n, dtype=torch.bool)`, `torch.ones_like(x, dtype=bool)`, `torch.full((n,), True)`:
+    a torch call that makes a tensor of bools."""
     for arg in node.args:
-        value = arg.value
-        if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):
-            return V.NUMPY_ARRAY
-    return V.UNKNOWN
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return ctx.qualify(arg.value) == "torch.bool" or type(arg.value) is cst.Name \
+                and arg.value.value == "bool" and "bool" not in ctx.aliases and not ctx._is_local("bool")
+    at = FILLED.get(name)
+    fill = next((a.value for i, a in enumerate(node.args) if a.keyword is None and i == at
+                 or a.keyword is not None and a.keyword.value == "fill_value"), None) if at is not None else None
+    return type(fill) is cst.Name and fill.value in ("True", "False")
 
 
 def _result_field(base: Val) -> Val | None:
@@ -457,25 +363,6 @@ def _result_field(base: Val) -> Val | None:
     if base.kind == "seq" and base.parts and all(p.is_tensor or p == base.parts[0] for p in base.parts):
         return base.parts[0] if base.parts[0].symbolic else V.TENSOR
     return None
-
-
-def _getattr_read(node: cst.Call) -> cst.Attribute | None:
-    """`getattr(self, "scale")` (a default or not) as the attribute it reads, `self.scale`."""
-    if not 2 <= len(node.args) <= 3 or type(name := node.args[1].value) is not cst.SimpleString:
-        return None
-    text = name.evaluated_value
-    return cst.Attribute(value=node.args[0].value, attr=cst.Name(text)) \
-        if isinstance(text, str) and text.isidentifier() else None
-
-
-def _whole_shape(node: cst.BaseExpression) -> bool:
-    """`x.shape`, `x.shape[1:]`, `x.size()`: a shape, not one of its elements."""
-    if type(node) is cst.Subscript and all(type(el.slice) is cst.Slice for el in node.slice):
-        node = node.value
-    if type(node) is cst.Attribute:
-        return node.attr.value == "shape"
-    return (type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute
-            and node.func.attr.value == "size")
 
 
 def _plain_target(node: cst.BaseExpression) -> bool:

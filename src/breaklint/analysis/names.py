@@ -229,6 +229,24 @@ class Names:
             return node.attr.value
         return None
 
+    def kept_item(self, node: cst.Subscript) -> str | None:
+        """`self.cache["mask"]`, `self.state[p]["mask"]`, or `state["mask"]` with `state = self.state[p]`
+        (`Scope.keyed`): the name under which the class keeps what its methods store there, in
+        `ClassInfo.attr_values` ("cache['mask']", "state[]['mask']"), as an optimizer keeps its state;
+        None for any other subscript."""
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index \
+                or type(key := node.slice[0].slice.value) is not cst.SimpleString \
+                or not isinstance(key := key.evaluated_value, str):
+            return None
+        held = node.value
+        if type(held) is cst.Name:
+            kept = self._scopes[-1].keyed.get(held.value) if self._scopes else None
+        elif type(held) is cst.Subscript:
+            kept = f"{attr}[]" if (attr := self._self_attr(held.value)) is not None else None
+        else:
+            kept = self._self_attr(held)
+        return f"{kept}[{key!r}]" if kept is not None else None
+
     def is_logger(self, name: str) -> bool:
         """A name bound to `logging.getLogger(...)`, at module level or in the current function."""
         return name in self.loggers or bool(self._scopes and name in self._scopes[-1].loggers)

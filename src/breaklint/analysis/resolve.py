@@ -17,6 +17,8 @@ from .values import (ASSUMED, ASSUMED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem
 # apart from one that the code shows, and from what is computed from it, so that a callee's own use
 # of the parameter itself can overrule the guess.
 ASSUMED_PARAMETER = Val("tensor", ref=ASSUMED, name="parameter")
+# how many times a question whose answer met a cycle is asked again, the cycle closing on the last answers
+ROUNDS = 3
 
 
 class Values:
@@ -26,6 +28,10 @@ class Values:
         self.reach = reach
         self._memo: dict[Val, Val] = {}
         self._busy: set[Val] = set()
+        # on a cycle: this round's answers of the values that met it, and the last round's (`resolve`)
+        self._provisional: dict[Val, Val] = {}
+        self._previous: dict[Val, Val] = {}
+        self._cut = False  # the question being answered met a cycle
         self._built: dict[str, list[dict[str, Val]]] | None = None
 
     def resolve(self, value: Val) -> Val:
@@ -33,23 +39,46 @@ class Values:
             return value
         if value in self._memo:
             return self._memo[value]
-        if value in self._busy:
-            return UNKNOWN
+        if value in self._busy or value in self._provisional:
+            # on a cycle (a recursive helper): the answer of the last round, none in the first
+            self._cut = True
+            return self._provisional.get(value, self._previous.get(value, UNKNOWN))
+        outer, self._cut = self._cut, False
+        result = self._answer(value)
+        cut, self._cut = self._cut, outer or self._cut
+        if cut and self._busy:
+            self._provisional[value] = result  # for the rest of this round of the outermost question
+            return result
+        rounds = 0
+        while cut and rounds < ROUNDS:
+            # the outermost question met a cycle: ask again, the cycle now closing on the last round's
+            # answers, until they settle; the answer then no longer hangs on which question came first
+            self._previous, self._provisional, self._cut = {**self._provisional, value: result}, {}, False
+            again = self._answer(value)
+            cut, self._cut, rounds = self._cut and again != result, False, rounds + 1
+            result = again
+        self._previous, self._provisional = {}, {}
+        self._memo[value] = result
+        return result
+
+    def _answer(self, value: Val) -> Val:
         self._busy.add(value)
         try:
             result = self._resolve(value)
         finally:
             self._busy.discard(value)
-        if result.symbolic:  # what cannot be decided is not a tensor
-            result = UNKNOWN
-        self._memo[value] = result
-        return result
+        return UNKNOWN if result.symbolic else result  # what cannot be decided is not a tensor
 
     def _resolve(self, value: Val) -> Val:
         kind = value.kind
         if value.is_sparse_when_all:  # a product, `torch.cat`, `.mT`: sparse when every operand is
             parts = [self.resolve(p) for p in value.parts]
             return SPARSE if all(p.is_sparse for p in parts) else op(*parts)
+        if kind == "op" and value.name in ("keep", "keepguess"):  # `m.flatten()`: what `m` is
+            held = self.resolve(value.parts[0])
+            if held.is_tensor:
+                return held
+            return tensor(False, known=False) if held.kind == "unknown" and value.name == "keepguess" else op(held)
         if kind in ("op", "cmp"):
             parts = [self.resolve(p) for p in value.parts]
             if value.name == "guess" and all(p.kind == "unknown" for p in parts):
@@ -67,7 +96,12 @@ class Values:
                 got = self._member(self.reach.canonical(base.ref), value.name[1:])
             return self.resolve(got) if got is not None else UNKNOWN
         if kind == "elem" and value.name.startswith("'"):  # `d["boxes"]` of a value now decided
-            return self.resolve(item(self.resolve(value.parts[0]), value.name[1:]))
+            got = self.resolve(item(self.resolve(value.parts[0]), value.name[1:]))
+            if got.kind == "unknown" and value.owner:  # `state["mask"]`: else what the class stores there
+                cls, _, kept = value.owner.partition("|")
+                stored = self._member(self.reach.canonical(cls), kept)
+                return self.resolve(stored) if stored is not None else UNKNOWN
+            return got
         if kind == "elem":
             index = int(value.name) if value.name.lstrip("-").isdigit() else None
             return self.resolve(elem(self.resolve(value.parts[0]), index))

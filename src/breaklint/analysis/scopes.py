@@ -53,6 +53,9 @@ class Scope:
     # (local, key) -> what the function stored under that string key (`state["step"] = torch.zeros(())`),
     # joined over its stores: a read of the key gives it (an optimizer's state, a cache)
     items: dict[tuple[str, str], Val] = field(default_factory=dict)
+    # local name -> the attribute of `self` it holds ("cache": `d = self.cache`) or holds an element of
+    # ("state[]": `state = self.state[p]`): a store under a string key is the class's (`Names.kept_item`)
+    keyed: dict[str, str] = field(default_factory=dict)
     # the module's meaning of each name a function-level import rebinds (None: it had none), put
     # back when the function ends
     shadowed: dict[str, str | None] = field(default_factory=dict)

@@ -231,3 +231,4 @@ class Candidate:
     only_with: tuple[str, ...] = ()
     known: bool = False  # `requires` must turn out a known tensor, not one only assumed
     sparse: bool = False  # `requires` must turn out a sparse tensor (values.SPARSE)
+    boolean: bool = False  # `requires` must turn out a tensor of bools

@@ -11,7 +11,9 @@ A `Val` is one point of a small lattice, in the spirit of ruff's `ResolvedPython
   call kind `ref`, target `name`, caller's class `owner`; a call of a function by name also holds
   what it passes, in `parts` named by `keys`), `op` (arithmetic or a comparison of
   `parts`: a tensor when any part is), `cmp` (the same, giving a bool tensor), `elem` (an
-  element of `parts[0]`, at index `name` when known), `join` (one of `parts`: two branches).
+  element of `parts[0]`, at index `name` when known; for a string key read on `self.<attr>[...]`,
+  `owner` names the class and the key under which the class keeps what its methods store there,
+  asked where `parts[0]` tells nothing), `join` (one of `parts`: two branches).
 
 A tensor is *known* (a torch call, a tensor method on a tensor, an annotation, a tensor a reached
 caller computes) or only *assumed* (`ref="assumed"`: an unannotated parameter of a compile root, a
@@ -248,8 +250,15 @@ def method_result(receiver: Val, comparison: bool = False, guess: bool = False) 
     return _bound(Val("cmp" if comparison else "op", name="guess" if guess else "method", parts=tuple(parts)))
 
 
+def same_kind(receiver: Val, guess: bool = False) -> Val:
+    """What a method that keeps the dtype (`view`, `clone`, `to(device)`) returns on a receiver the tree
+    decides, a parameter or what a helper returns: the tensor it is, a tensor of bools if it is one
+    (`valid(x).flatten()`); `guess` as for `method_result`."""
+    return _bound(Val("op", name="keepguess" if guess else "keep", parts=(receiver,)))
+
+
 def _guessed(value: Val) -> bool:
-    return value.kind in ("op", "cmp") and (value.name == "guess" or any(_guessed(p) for p in value.parts))
+    return value.kind in ("op", "cmp") and (value.name in ("guess", "keepguess") or any(_guessed(p) for p in value.parts))
 
 
 def _flatten_ops(value: Val) -> list[Val]:

@@ -209,6 +209,10 @@ SHAPE_METHODS = {
     "repeat", "contiguous", "clone", "detach", "flip", "roll", "t", "narrow", "view_as", "reshape_as",
     "unflatten", "movedim", "repeat_interleave", "tile",
 }
+# tensor methods that move or copy a tensor and keep its dtype (`to` too, given only a device: `moves_only`)
+DEVICE_MOVES = frozenset({"cpu", "cuda", "pin_memory", "contiguous", "clone", "detach"})
+# torch factories whose fill value, a Python bool, makes a tensor of bools (`torch.full((n,), True)`)
+FILLED = {"torch.full": 1, "torch.full_like": 1}
 _LITERAL_KINDS = {
     cst.Integer: V.NUMBER, cst.Float: V.NUMBER, cst.Imaginary: V.NUMBER,
     cst.SimpleString: V.STR, cst.ConcatenatedString: V.STR, cst.FormattedString: V.STR,

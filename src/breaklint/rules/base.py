@@ -64,6 +64,7 @@ class Rule(cst.BatchableCSTVisitor):
         only_with: tuple[str, ...] = (),
         known: bool = False,
         sparse: bool = False,
+        boolean: bool = False,
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
         tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
@@ -75,9 +76,11 @@ class Rule(cst.BatchableCSTVisitor):
         for it to be one (`dynamo_settings` tokens); the engine knows which are in force. `known`: a
         symbolic `requires` must turn out a known tensor, not one only assumed (a value that is
         usually a Python one, such as a slice bound passed in as a parameter). `sparse`: a symbolic
-        `requires` must turn out a sparse tensor (what a helper returns)."""
+        `requires` must turn out a sparse tensor (what a helper returns); `boolean`: a tensor of bools
+        (a mask a helper returns or a caller passes)."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
-                             fix_needs=fix_needs, unless=unless, only_with=only_with, known=known, sparse=sparse)
+                             fix_needs=fix_needs, unless=unless, only_with=only_with, known=known, sparse=sparse,
+                             boolean=boolean)
 
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the

@@ -201,11 +201,13 @@ class BooleanMaskIndex(Rule):
             if type(element.slice) is not cst.Index:
                 continue
             value = self.ctx.value(element.slice.value)
-            if value.bool_shaped:
+            if value.bool_shaped or value.symbolic:
+                # a symbolic index (a parameter, what a helper returns) counts where the tree shows a
+                # mask there: `keep(x, scores > t)` calling `return x[mask]`, `x[valid(x)]`
                 fix, needs = self._fixes.get(node, (None, ()))
                 self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
                                   "the result's length depends on the data", requires=value,
-                            fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,))
+                            fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,), boolean=not value.bool_shaped)
                 return
 
 

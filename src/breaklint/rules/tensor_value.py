@@ -468,7 +468,7 @@ def _mentions_param(value: V.Val) -> bool:
     method (`x.sum()`), which is evidence of a tensor."""
     if value.kind == "param":
         return True
-    if value.name in ("method", "guess") or value.kind == "ret":  # a call's own arguments are not its value
+    if value.name in ("method", "guess", "keep", "keepguess") or value.kind == "ret":  # a call's own arguments are not its value
         return False
     return any(_mentions_param(p) for p in value.parts)
 

@@ -1,0 +1,177 @@
+"""What torch's calls, a tensor's methods, einops', NumPy's and Python's builtins give, from the call
+and the values of its receiver and arguments (`value_of`, the evaluation's own): plain functions that
+the evaluation (`evaluate.py`) asks, with no state of the walk."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import values as V
+from .syntax import dotted
+from .values import Val
+from .vocabulary import (
+    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, GENERATORS, NON_TENSOR_METHODS, OPTIMIZER_MODULE,
+    PREDICATE_PREFIXES, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
+    SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+)
+
+
+def tensor_method_value(method: str, base: Val, node: cst.Call) -> Val | None:
+    """What `receiver.method(...)` gives where the receiver's value `base` decides it here: a size, a
+    number, pieces of a tensor, an array, a sparse tensor, a tensor; None where it does not (a value
+    the tree decides, an object of the code)."""
+    if method in ("size", "dim", "ndimension", "numel", "nelement", "stride", "element_size",
+                  "storage_offset", "__len__", "get_device"):
+        if base.is_tensor or base.symbolic or base.kind == "unknown":
+            return V.SIZE if method in ("size", "stride") else V.NUMBER
+    if method in ("item",):
+        return V.NUMBER
+    if base == V.GENERATOR and method == "manual_seed":  # `torch.Generator(d).manual_seed(s)`
+        return V.GENERATOR
+    if method in RESULT_METHODS and (base.is_tensor or base.symbolic):  # `values, indices = x.topk(k)`
+        return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)] * 2)
+    if method in SEQUENCE_METHODS and (base.is_tensor or base.symbolic):
+        # pieces of a tensor: tensors, known or assumed as it is; of a value the tree decides,
+        # tensors if it is one
+        return V.seq([V.tensor(known=base.known_tensor) if base.is_tensor else V.method_result(base)])
+    if method == "numpy" and not node.args and (base.is_tensor or base.symbolic):
+        return V.NUMPY_ARRAY  # an array to the code, a tensor to dynamo
+    if method in NON_TENSOR_METHODS and not (method == "type" and node.args):
+        # `t.type()` names the type; `t.type(torch.float64)` converts, a tensor like the others
+        return V.OBJECT if base.is_tensor else V.UNKNOWN
+    if (base.is_tensor and method in SPARSE_CONVERSIONS) or (base.is_sparse and method in SPARSE_KEEPING):
+        return V.SPARSE
+    if base.is_tensor:
+        keeps_dtype = (method in SHAPE_METHODS or method in DEVICE_MOVES or method == "to" and moves_only(node)) \
+            and base.bool_shaped  # (as in `Evaluation._call_value`)
+        return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
+    return None
+
+
+def moves_only(node: cst.Call) -> bool:
+    """`t.to(x.device)`, `t.to("cuda", non_blocking=True)`: a `to` given a device alone (a string, a
+    `.device`, `torch.device(...)`), which keeps the dtype; not one given a dtype or another tensor,
+    nor a name that may hold either."""
+    def device(arg: cst.Arg) -> bool:
+        value = arg.value
+        return isinstance(value, (cst.SimpleString, cst.FormattedString)) \
+            or type(value) is cst.Attribute and value.attr.value == "device" \
+            or type(value) is cst.Call and (dotted(value.func) or "").endswith("device")
+    return bool(node.args) and all(device(a) for a in node.args if a.keyword is None or a.keyword.value == "device") \
+        and not any(a.keyword is not None and a.keyword.value in ("dtype", "other") or a.star for a in node.args)
+
+
+def _sparse_operands(name: str, node: cst.Call, value_of) -> list[Val]:
+    """The values of the operands of a product or concatenation that is sparse when they all are
+    (`torch.sparse.mm(a, b)`, `torch.cat([a, b])`); empty for any other call."""
+    if name in SPARSE_PRODUCTS and len(node.args) == 2:
+        return [value_of(arg.value) for arg in node.args]
+    if name == "torch.cat" and node.args and type(node.args[0].value) in (cst.List, cst.Tuple):
+        elements = node.args[0].value.elements
+        if elements and not any(type(e) is cst.StarredElement for e in elements):
+            return [value_of(e.value) for e in elements]
+    return []
+
+
+def torch_value(name: str, node: cst.Call, value_of) -> Val:
+    """What a call of torch's `name` gives: a tensor, unless torch says otherwise (a generator, a
+    sparse tensor, a sequence of tensors, a module, a dtype or a predicate's answer). `value_of` is
+    the evaluation of an expression (`Evaluation.value`)."""
+    if name in GENERATORS:
+        return V.GENERATOR
+    if name in SPARSE_CONSTRUCTORS:
+        return V.SPARSE
+    operands = _sparse_operands(name, node, value_of)
+    if operands and all(v.is_sparse for v in operands):
+        return V.SPARSE
+    if operands and all(v.is_sparse or v.symbolic for v in operands):  # `mm(selection, conv_matrix(...))`
+        return V.sparse_when_all(operands)
+    if name.startswith(OPTIMIZER_MODULE):  # an optimizer or a learning-rate schedule, by its class
+        return V.Val("object", ref=name)
+    if name.startswith("torch.nn.functional.") or name in TENSOR_CLASSES:
+        return V.TENSOR  # `nn.Parameter(t)` and `nn.Buffer(t)` are tensors
+    if name in TORCH_SEQUENCE or (name == "torch.where" and len(node.args) == 1):
+        return V.seq([V.TENSOR])
+    if (name.startswith("torch.nn.") or name in TORCH_NON_TENSOR or name.startswith(TORCH_NON_TENSOR_PREFIXES)
+            or name.rsplit(".", 1)[-1].lstrip("_").startswith(PREDICATE_PREFIXES)):
+        return V.OBJECT
+    return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
+
+
+def einops_value(name: str, node: cst.Call, value_of) -> Val:
+    """`rearrange(x, "b n d -> b d n")`: a tensor as soon as the tensor handed over is (its pattern is
+    a string; `einsum` takes several); `pack` adds the packed shapes, `unpack` gives a list of tensors.
+    `value_of` is the evaluation of an expression (`Evaluation.value`)."""
+    handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
+              and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
+    if name != "einops.einsum":
+        handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
+    if name == "einops.pack" and handed:
+        return V.seq([V.method_result(V.elem(handed[0])), V.OBJECT])
+    result = V.method_result(V.join(*handed)) if handed else V.UNKNOWN
+    if any(h.is_tensor for h in handed):
+        result = V.tensor(known=any(h.known_tensor for h in handed))
+    return V.seq([result]) if name in EINOPS_SEQUENCE else result
+
+
+def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | None:
+    """What a call of a builtin gives (`len`, `min`, `getattr`, `list`, ...); None for other names."""
+    args = [value_of(a.value) for a in node.args if a.keyword is None and not a.star]
+    if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
+        if name in ("abs", "sum", "pow") and args:
+            return V.op(*args)
+        return V.NUMBER
+    if name in ("min", "max"):
+        if len(args) == 1:
+            return V.elem(args[0])
+        return V.op(*args) if args else V.UNKNOWN
+    if name in ("zip", "enumerate") and args and len(args) == len(node.args) and any(map(V.holds_tensor, args)):
+        # what iterating gives: a tuple of one element of each (`list(zip(boxes, scores))`)
+        firsts = [V.NUMBER, V.elem(args[0])] if name == "enumerate" else [V.elem(a) for a in args]
+        return V.seq([V.seq(firsts)])
+    if name in ("bool", "isinstance", "hasattr", "callable", "all", "any", "issubclass"):
+        return V.BOOL
+    if name == "getattr" and len(args) == len(node.args) and (read := _getattr_read(node)) is not None:
+        return V.join(attribute_of(read), *args[2:])  # a default is the other value
+    if name == "dict" and node.args and all(a.keyword is not None for a in node.args):  # `dict(loss=l)`
+        return V.dict_of([a.keyword.value for a in node.args], [value_of(a.value) for a in node.args])
+    if name in ("str", "repr", "format", "type", "getattr", "range", "dict", "set", "frozenset", "id",
+                "print", "super", "object", "slice", "iter", "next", "reversed", "sorted", "zip",
+                "enumerate", "map", "filter"):
+        return V.STR if name in ("str", "repr", "format") else V.OBJECT
+    if name in ("list", "tuple"):
+        if args and args[0].kind == "seq" and args[0].parts:  # `tuple(t * 2 for t in ts)`
+            return args[0]
+        return V.Val("seq", parts=(V.elem(args[0]),)) if args and (args[0].is_tensor or args[0].symbolic) \
+            else V.Val("seq")
+    return None
+
+
+def numpy_value(node: cst.Call, value_of) -> Val:
+    """A NumPy call under compile: dynamo folds one on Python numbers into a constant
+    (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
+    (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
+    for arg in node.args:
+        value = arg.value
+        if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):
+            return V.NUMPY_ARRAY
+    return V.UNKNOWN
+
+
+def _getattr_read(node: cst.Call) -> cst.Attribute | None:
+    """`getattr(self, "scale")` (a default or not) as the attribute it reads, `self.scale`."""
+    if not 2 <= len(node.args) <= 3 or type(name := node.args[1].value) is not cst.SimpleString:
+        return None
+    text = name.evaluated_value
+    return cst.Attribute(value=node.args[0].value, attr=cst.Name(text)) \
+        if isinstance(text, str) and text.isidentifier() else None
+
+
+def _whole_shape(node: cst.BaseExpression) -> bool:
+    """`x.shape`, `x.shape[1:]`, `x.size()`: a shape, not one of its elements."""
+    if type(node) is cst.Subscript and all(type(el.slice) is cst.Slice for el in node.slice):
+        node = node.value
+    if type(node) is cst.Attribute:
+        return node.attr.value == "shape"
+    return (type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute
+            and node.func.attr.value == "size")
