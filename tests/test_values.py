@@ -212,6 +212,13 @@ def test_what_a_class_stores_under_a_key_is_read_in_its_other_methods() -> None:
                         state["mask"] = torch.rand_like(p) < 0.5
                         state["count"] = 0
                         self.state[p]["scale"] = torch.ones(())
+                for group in self.param_groups:
+                    group["d"] = torch.ones(())  # a loop over the attribute: its elements, as `[0]`
+
+            @torch.compile
+            def lr(self):
+                group = self.param_groups[0]
+                return float(group["d"])
 
         class Cache:
             def __init__(self):
@@ -229,7 +236,7 @@ def test_what_a_class_stores_under_a_key_is_read_in_its_other_methods() -> None:
                 if self.kept["bound"] > 0:
                     return x[self.kept["valid"]]
                 return x
-    """) == [(10, "BL302"), (11, "BL201"), (40, "BL201"), (41, "BL302")]
+    """) == [(10, "BL302"), (11, "BL201"), (32, "BL103"), (47, "BL201"), (48, "BL302")]
 
 
 def test_an_answer_on_a_cycle_does_not_hang_on_which_question_came_first() -> None:

@@ -408,11 +408,14 @@ def _own_params(scope, node: cst.BaseExpression) -> set[str]:
 
 def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
     """`for block in self.blocks`: the loop variable holds a module of the list, as `self.blocks[i]`
-    does (calling it runs theirs); any other iterable ends what the name held."""
+    does (calling it runs theirs); any other iterable ends what the name held. `for group in
+    self.param_groups`: a store under a key of the variable is the class's (`Scope.keyed`)."""
     if type(target) is cst.Name:
         attr = ctx._self_attr(it)
         cls = ctx.class_info()
         ctx._hold(target.value, attr if attr is not None and cls is not None and attr in cls.submodules else None)
+        if attr is not None:
+            ctx._scopes[-1].keyed[target.value] = f"{attr}[]"
 
 
 def _passed_before_if(ctx: Bindings, target: cst.BaseExpression) -> bool:
