@@ -161,6 +161,33 @@ def test_a_mask_a_helper_returns_or_a_caller_passes_indexes_by_booleans() -> Non
     """) == [(9, "BL302"), (21, "BL302"), (22, "BL302")]
 
 
+def test_a_mask_kept_by_a_copy_of_itself_stays_a_mask() -> None:
+    # `state["mask"] = mask.clone()` of the mask read back: a cycle, whose first round knows nothing of
+    # the receiver; `clone`'s guess (a tensor) must not stand in for the answer the next round finds
+    assert findings("""
+        import torch
+
+        class Opt(torch.optim.Optimizer):
+            def add_param_group(self, group):
+                super().add_param_group(group)
+                for p in group["params"]:
+                    self.state[p]["mask"] = p.detach().abs() < group["threshold"]
+
+            def refine(self, group):
+                for p in group["params"]:
+                    state = self.state[p]
+                    mask = state["mask"]
+                    state["mask"] = mask.clone()
+
+            @torch.compile
+            def step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        state["exp_avg"] = torch.zeros_like(p[state["mask"]])
+    """) == [(21, "BL302")]
+
+
 def test_tensors_of_bools_from_a_dtype_a_fill_value_or_a_move_to_a_device() -> None:
     assert findings("""
         import torch

@@ -75,10 +75,15 @@ class Values:
             parts = [self.resolve(p) for p in value.parts]
             return SPARSE if all(p.is_sparse for p in parts) else op(*parts)
         if kind == "op" and value.name in ("keep", "keepguess"):  # `m.flatten()`: what `m` is
+            outer, self._cut = self._cut, False
             held = self.resolve(value.parts[0])
+            on_cycle, self._cut = self._cut, outer or self._cut
             if held.is_tensor:
                 return held
-            return tensor(False, known=False) if held.kind == "unknown" and value.name == "keepguess" else op(held)
+            # a receiver nothing tells of is guessed a tensor, unless what it lacks is a cycle's answer not
+            # yet found (`state["mask"] = state["mask"].clone()`): the next round may find it
+            guessed = held.kind == "unknown" and value.name == "keepguess" and not on_cycle
+            return tensor(False, known=False) if guessed else op(held)
         if kind in ("op", "cmp"):
             parts = [self.resolve(p) for p in value.parts]
             if value.name == "guess" and all(p.kind == "unknown" for p in parts):
