@@ -1,6 +1,6 @@
 """Evaluation: an expression to its abstract value (`values.Val`), from literals, names, attributes,
-calls (torch's API, tensor methods, builtins, this file's functions and methods: symbolic where
-the tree decides), subscripts, operators and comprehensions. Asked by rules (`ctx.value(node)`,
+calls (torch's API, tensor methods, builtins, whose plain rules `call_values.py` holds; this file's
+functions and methods: symbolic where the tree decides), subscripts, operators and comprehensions. Asked by rules (`ctx.value(node)`,
 `ctx.tensor_requirement(node)`), by the bindings and by the summary.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
+from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .literals import integer
 from .syntax import call_arguments, dotted, is_super_call
 from .values import Val
-from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
     NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
