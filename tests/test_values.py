@@ -212,6 +212,20 @@ def test_tensors_of_bools_from_a_dtype_a_fill_value_or_a_move_to_a_device() -> N
     """) == [(10, "BL302"), (11, "BL302"), (12, "BL302"), (13, "BL302"), (14, "BL302"), (15, "BL302")]
 
 
+def test_a_mask_beside_an_index_the_tree_decides_is_still_reported() -> None:
+    # `x[i, m]`: `i` is symbolic (a parameter) and no mask; `m` is one, reported as before
+    assert findings("""
+        import torch
+
+        def pick(x, i):
+            return x[i, x[0] > 0]
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return pick(x, 2)
+    """) == [(5, "BL302")]
+
+
 def test_what_a_class_stores_under_a_key_is_read_in_its_other_methods() -> None:
     # an optimizer's state: stored in one method, read in `step`, through `state = self.state[p]` or directly
     assert findings("""

@@ -197,18 +197,15 @@ class BooleanMaskIndex(Rule):
         # `x[mask] = v` traces (an index_put); `x[mask] += v` reads `x[mask]` first, and breaks
         if not self.ctx.active() or node in self.ctx.assign_targets:
             return
-        for element in node.slice:
-            if type(element.slice) is not cst.Index:
-                continue
-            value = self.ctx.value(element.slice.value)
-            if value.bool_shaped or value.symbolic:
-                # a symbolic index (a parameter, what a helper returns) counts where the tree shows a
-                # mask there: `keep(x, scores > t)` calling `return x[mask]`, `x[valid(x)]`
-                fix, needs = self._fixes.get(node, (None, ()))
-                self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
-                                  "the result's length depends on the data", requires=value,
-                            fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,), boolean=not value.bool_shaped)
-                return
+        values = [self.ctx.value(element.slice.value) for element in node.slice if type(element.slice) is cst.Index]
+        # a mask the walk shows first; else a symbolic index (a parameter, what a helper returns), which
+        # counts where the tree shows a mask there: `keep(x, scores > t)` calling `return x[mask]`
+        value = next((v for v in values if v.bool_shaped), None) or next((v for v in values if v.symbolic), None)
+        if value is not None:
+            fix, needs = self._fixes.get(node, (None, ()))
+            self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
+                              "the result's length depends on the data", requires=value,
+                        fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,), boolean=not value.bool_shaped)
 
 
 SIZE_FACTORIES = frozenset({
