@@ -11,6 +11,7 @@ from typing import Callable
 import libcst as cst
 
 from . import values as V
+from .syntax import string_index
 from .values import Val
 from .vocabulary import UNREADABLE
 from .walk import find
@@ -346,13 +347,10 @@ def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,
 
 def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:
     """`state["step"]` as the target of a store: ("state", "step"); None for any other target."""
-    if not (type(target) is cst.Subscript and type(target.value) is cst.Name and len(target.slice) == 1):
+    if not (type(target) is cst.Subscript and type(target.value) is cst.Name):
         return None
-    index = target.slice[0].slice
-    if not (type(index) is cst.Index and type(index.value) is cst.SimpleString):
-        return None
-    key = index.value.evaluated_value
-    return (target.value.value, key) if isinstance(key, str) else None
+    key = string_index(target)
+    return (target.value.value, key) if key is not None else None
 
 
 def _unstarred(target: cst.BaseExpression, value: cst.BaseExpression,

@@ -1,7 +1,7 @@
 """Evaluation: an expression to its abstract value (`values.Val`), from literals, names, attributes,
 calls (torch's API, tensor methods, builtins, whose plain rules `call_values.py` holds; this file's
-functions and methods: symbolic where the tree decides), subscripts, operators and comprehensions. Asked by rules (`ctx.value(node)`,
-`ctx.tensor_requirement(node)`), by the bindings and by the summary.
+functions and methods: symbolic where the tree decides), subscripts, operators and comprehensions.
+Asked by rules (`ctx.value(node)`, `ctx.tensor_requirement(node)`), by the bindings and by the summary.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .literals import integer
-from .syntax import call_arguments, dotted, is_super_call
+from .syntax import call_arguments, dotted, is_super_call, string_index
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
@@ -313,17 +313,16 @@ def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
     if base.is_tensor:
         return V.TENSOR
     if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
-        index = node.slice[0].slice.value
-        if type(index) is cst.SimpleString and type(node.value) is cst.Name and ctx._scopes \
-                and (node.value.value, index.evaluated_value) in ctx._scopes[-1].items:
+        index, key = node.slice[0].slice.value, string_index(node)
+        if key is not None and type(node.value) is cst.Name and ctx._scopes \
+                and (node.value.value, key) in ctx._scopes[-1].items:
             # `state["exp_avg"]` where the function stored a value under that key
-            return ctx._scopes[-1].items[(node.value.value, index.evaluated_value)]
+            return ctx._scopes[-1].items[(node.value.value, key)]
         if type(index) is cst.SimpleString and base.kind in ("unknown", "dict", "elem", "param", "ret", "join"):
-            key = index.evaluated_value
-            got = V.item(base, key if isinstance(key, str) else None) if base.kind != "unknown" else V.UNKNOWN
+            got = V.item(base, key) if base.kind != "unknown" else V.UNKNOWN
             if (got.kind == "unknown" and base.kind in ("unknown", "dict") or got.symbolic) \
                     and (kept := ctx.kept_item(node)) is not None and (cls := ctx.class_info()) is not None:
-                # `state["mask"]` on `ctx.state[p]`, a key of `ctx.cache = {}` that no literal holds:
+                # `state["mask"]` on `self.state[p]`, a key of `self.cache = {}` that no literal holds:
                 # what the class's methods store there (the tree decides); where the tree may tell what
                 # the attribute itself holds there (a base class of the tree sets it), that first
                 if got.kind == "elem":

@@ -11,7 +11,7 @@ import libcst as cst
 from . import registries
 from . import values as V
 from .summary import ClassInfo
-from .syntax import dotted, iter_statements, unseeded
+from .syntax import dotted, iter_statements, string_index, unseeded
 from .vocabulary import GENERATORS, OPTIMIZER_MODULE, PROPERTIES
 
 
@@ -234,9 +234,8 @@ class Names:
         (`Scope.keyed`): the name under which the class keeps what its methods store there, in
         `ClassInfo.attr_values` ("cache['mask']", "state[]['mask']"), as an optimizer keeps its state;
         None for any other subscript."""
-        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index \
-                or type(key := node.slice[0].slice.value) is not cst.SimpleString \
-                or not isinstance(key := key.evaluated_value, str):
+        key = string_index(node)
+        if key is None:
             return None
         held = node.value
         if type(held) is cst.Name:

@@ -19,6 +19,16 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def string_index(node: cst.Subscript) -> str | None:
+    """`x["key"]`: "key"; None for any other subscript (several elements, a slice, an index that is no
+    string literal, a bytes literal)."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index \
+            or type(index := node.slice[0].slice.value) is not cst.SimpleString:
+        return None
+    key = index.evaluated_value
+    return key if isinstance(key, str) else None
+
+
 def leaves_block(body: cst.BaseSuite) -> bool:
     """A suite whose last statement returns or raises (or leaves the loop): what follows it in the
     enclosing block runs only when the suite did not."""
