@@ -947,7 +947,9 @@ def kmeans_case(group: str, name: str) -> Case:
 
 
 # the seventh round: optimizers, whose `step` a user compiles on its own (`torch.compile(opt.step)`),
-# each after one backward pass so that every parameter has a gradient
+# each after one backward pass so that every parameter has a gradient. Each runs twice: its first
+# step (`step`, which makes the optimizer's state) and a later one (`warm`: one step run eagerly
+# first, so that the compiled step reads the state a step left, as every step but the first does)
 OPTIMIZERS_LEFT_OUT = ("Optimizer", "Lookahead", "Adahessian")  # a base class, a wrapper, one that needs create_graph
 
 
@@ -955,17 +957,21 @@ def optim_names() -> list[str]:
     import torch
     import torch_optimizer
 
-    return [f"optim__step__{n}" for n in sorted(dir(torch_optimizer))
+    return [f"optim__{group}__{n}" for group in STEP_GROUPS for n in sorted(dir(torch_optimizer))
             if inspect.isclass(k := getattr(torch_optimizer, n)) and issubclass(k, torch.optim.Optimizer)
             and n not in OPTIMIZERS_LEFT_OUT]
 
 
+STEP_GROUPS = ("step", "warm")
+
+
 def optim_case(group: str, name: str) -> Case:
-    return _step_case("torch_optimizer", name)
+    return _step_case("torch_optimizer", name, warm=group == "warm")
 
 
-def _step_case(package: str, name: str) -> Case:
-    """The optimizer `name` of `package` over a small layer with its gradients set, its `step` compiled."""
+def _step_case(package: str, name: str, warm: bool = False) -> Case:
+    """The optimizer `name` of `package` over a small layer with its gradients set, its `step` compiled;
+    `warm`: after one step run eagerly (the compiled step is the second)."""
     import torch
 
     torch.manual_seed(0)
@@ -973,6 +979,8 @@ def _step_case(package: str, name: str) -> Case:
     opt = getattr(importlib.import_module(package), name)(model.parameters(), lr=1e-3)
     x = _img(8, 4)
     model(x).pow(2).sum().backward()
+    if warm:
+        opt.step()
 
     def step(x):
         opt.step()
@@ -989,13 +997,13 @@ def popt_names() -> list[str]:
     import pytorch_optimizer
     import torch
 
-    return [f"popt__step__{n}" for n in sorted(dir(pytorch_optimizer))
+    return [f"popt__{group}__{n}" for group in STEP_GROUPS for n in sorted(dir(pytorch_optimizer))
             if inspect.isclass(k := getattr(pytorch_optimizer, n)) and issubclass(k, torch.optim.Optimizer)
             and k.__module__.startswith("pytorch_optimizer.")]
 
 
 def popt_case(group: str, name: str) -> Case:
-    return _step_case("pytorch_optimizer", name)
+    return _step_case("pytorch_optimizer", name, warm=group == "warm")
 
 
 # the eighth round: linear_operator's structured matrices (the algebra under Gaussian processes),
