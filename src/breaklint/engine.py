@@ -20,7 +20,7 @@ from .analysis.reach import Reach
 from .analysis.resolve import Values
 from .analysis.resume import breaking, consumed_generators, eager_constructors, held_methods, unresumable_calls
 from .analysis.scoping import SettingsScopes
-from .analysis.summary import CallRef, Candidate
+from .analysis.summary import CallRef, Candidate, MustBe
 from .analysis.values import Val
 from .analyze import FileResult, _analyze_kept, _entry, analyze_source
 from .config import Config
@@ -165,14 +165,13 @@ def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[st
     return extra
 
 
-def _stands(value, known: bool, sparse: bool = False, boolean: bool = False) -> bool:
-    """Whether a finding's requirement, now decided, holds: a tensor, a known one when `known`, a
-    sparse one when `sparse`, a tensor of bools when `boolean`."""
-    if sparse:
+def _stands(value: Val, must_be: MustBe) -> bool:
+    """Whether a finding's requirement, now decided, is what `Candidate.must_be` says it must be."""
+    if must_be == "sparse":
         return value.is_sparse
-    if boolean:
+    if must_be == "bools":
         return value.is_bool_tensor
-    return value.known_tensor if known else value.is_tensor
+    return value.known_tensor if must_be == "known" else value.is_tensor
 
 
 def combine(results: list[FileResult], config: Config) -> LintResult:
@@ -196,7 +195,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         key = (f.code, f.line, f.col, f.end_line, f.end_col)
         if cand.scope not in reach.reached or (allowed is not None and f.code not in allowed) or key in seen or (
                 cand.requires is not None and not _stands(
-                    values.resolve(cand.requires), cand.known, cand.sparse, cand.boolean)):
+                    values.resolve(cand.requires), cand.must_be)):
             return None
         if cand.unless or cand.only_with:
             cand = _under_settings(cand, scopes, counted, release(target) if target else None)

@@ -47,7 +47,7 @@ from .narrowing import Narrowing
 from .positions import Positions
 from .records import Records
 from .scopes import Scope, Scopes
-from .summary import Candidate, ClassInfo, ModuleSummary
+from .summary import Candidate, ClassInfo, ModuleSummary, MustBe
 from .values import Val
 
 
@@ -188,11 +188,9 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         fix_needs: tuple[Val | None, ...] = (),
         unless: tuple[str, ...] = (),
         only_with: tuple[str, ...] = (),
-        known: bool = False,
-        sparse: bool = False,
-        boolean: bool = False,
+        must_be: MustBe = "tensor",
     ) -> None:
-        if sparse and requires is not None and not requires.symbolic and not requires.is_sparse:
+        if must_be == "sparse" and requires is not None and not requires.symbolic and not requires.is_sparse:
             return  # a requirement decided here (or too deep to carry) that is no sparse tensor
         pos = self.position(node)
         deferred: list[Val] = []
@@ -227,8 +225,8 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         owner = scope if scope is not None else (self.function.qualname if self.function else None)
         self.candidates.append(Candidate(owner, finding, start or pos.start.line, end or pos.end.line,
                                          requires if requires is not None and requires.symbolic else None,
-                                         tuple(deferred) if fix is not None else (), unless, only_with, known,
-                                         sparse, boolean))
+                                         tuple(deferred) if fix is not None else (), unless, only_with,
+                                         must_be))
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

@@ -8,6 +8,7 @@ values over all summaries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..finding import Finding
 from .values import UNKNOWN, Val
@@ -209,13 +210,20 @@ class ModuleSummary:
     registrations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
 
+# What a candidate's symbolic `requires` must turn out to be, once the tree decides it, for the finding
+# to stand (`engine._stands`): a tensor, known or only assumed; a "known" one, shown by the code (values.py),
+# for a value that is usually a Python one (a slice bound passed in as a parameter); a "sparse" one
+# (values.SPARSE: what a helper returns); or a tensor of "bools" (a mask a helper returns or a caller passes).
+MustBe = Literal["tensor", "known", "sparse", "bools"]
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A finding before the engine knows whether compile reaches its function.
 
     `requires`, when set, is a symbolic value that must turn out to be a tensor once the whole
-    tree is known (a parameter, what a helper returns, ...) for the finding to stand; with `known`,
-    a tensor the code shows (values.py), for a value that is usually a Python one. `fix_needs`:
+    tree is known (a parameter, what a helper returns, ...) for the finding to stand: what kind
+    of tensor, `must_be` says. `fix_needs`:
     symbolic values that must turn out to be *known* tensors (values.py) for the finding's fix to
     stand; where one is only assumed, the finding stays and its fix goes."""
 
@@ -229,6 +237,4 @@ class Candidate:
     # hold for it to be one
     unless: tuple[str, ...] = ()
     only_with: tuple[str, ...] = ()
-    known: bool = False  # `requires` must turn out a known tensor, not one only assumed
-    sparse: bool = False  # `requires` must turn out a sparse tensor (values.SPARSE)
-    boolean: bool = False  # `requires` must turn out a tensor of bools
+    must_be: MustBe = "tensor"

@@ -16,6 +16,7 @@ from ..finding import Fix
 
 if TYPE_CHECKING:
     from ..analysis.context import FileContext
+    from ..analysis.summary import MustBe
     from ..analysis.values import Val
 
 _CODE = re.compile(r"^BL\d{3}$")
@@ -62,9 +63,7 @@ class Rule(cst.BatchableCSTVisitor):
         fix_needs: tuple["Val | None", ...] = (),
         unless: tuple[str, ...] = (),
         only_with: tuple[str, ...] = (),
-        known: bool = False,
-        sparse: bool = False,
-        boolean: bool = False,
+        must_be: "MustBe" = "tensor",
     ) -> None:
         """Report at `node`. `requires`: the value (from `ctx.tensor_requirement`) that must be a
         tensor for this to break; a symbolic one is decided once the whole tree is known. `test`: the
@@ -73,14 +72,13 @@ class Rule(cst.BatchableCSTVisitor):
         (not only assumed ones) for the fix to be offered: `torch.where(c, ...)` or `t.float()` on a
         Python value would make working code raise. None among them: not a tensor, no fix.
         `unless` / `only_with`: the dynamo settings under which this is no break, or which must hold
-        for it to be one (`dynamo_settings` tokens); the engine knows which are in force. `known`: a
-        symbolic `requires` must turn out a known tensor, not one only assumed (a value that is
-        usually a Python one, such as a slice bound passed in as a parameter). `sparse`: a symbolic
-        `requires` must turn out a sparse tensor (what a helper returns); `boolean`: a tensor of bools
-        (a mask a helper returns or a caller passes)."""
+        for it to be one (`dynamo_settings` tokens); the engine knows which are in force. `must_be`:
+        what kind of tensor a symbolic `requires` must turn out (`summary.MustBe`): a "known" one,
+        not one only assumed, for a value that is usually a Python one (a slice bound passed in as a
+        parameter); a "sparse" one (what a helper returns); a tensor of "bools" (a mask a helper
+        returns or a caller passes)."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
-                             fix_needs=fix_needs, unless=unless, only_with=only_with, known=known, sparse=sparse,
-                             boolean=boolean)
+                             fix_needs=fix_needs, unless=unless, only_with=only_with, must_be=must_be)
 
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the

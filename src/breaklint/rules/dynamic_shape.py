@@ -205,7 +205,7 @@ class BooleanMaskIndex(Rule):
             fix, needs = self._fixes.get(node, (None, ()))
             self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
                               "the result's length depends on the data", requires=value,
-                        fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,), boolean=not value.bool_shaped)
+                        fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,), must_be="tensor" if value.bool_shaped else "bools")
 
 
 SIZE_FACTORIES = frozenset({

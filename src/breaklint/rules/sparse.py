@@ -134,7 +134,7 @@ class SparseTensorCreation(Rule):
         self._kept_reads.add((line, attr))
         what = "a sparse tensor" if value.is_sparse else "what a call of the tree's function stored there, a sparse tensor"
         self.report(node, f"`self.{attr}` holds {what}: dynamo cannot take a sparse tensor kept on the object as "
-                          "an input, and breaks where it is read", requires=requires, sparse=not value.is_sparse)
+                          "an input, and breaks where it is read", requires=requires, must_be="tensor" if value.is_sparse else "sparse")
         if gives_up:
             self._given_up[-1].append(requires)
 
@@ -237,10 +237,10 @@ class SparseTensorCreation(Rule):
                 # two helpers' results (`adjacency(...)`, then `product(...)`): a break where both turn
                 # out sparse; the reads stay reported, which break where only one does
                 self.report(node, self._again_message(name, held), requires=sparse_when_all(
-                    [held.requires, made.requires]), sparse=True)
+                    [held.requires, made.requires]), must_be="sparse")
                 return False
             self.report(node, self._again_message(name, held), requires=tests[0].requires if tests else None,
-                        sparse=bool(tests) and tests[0].returned)
+                        must_be="sparse" if tests and tests[0].returned else "tensor")
             self._given_up[-1].append(tests[0].requires if tests else None)
             # the reads that break only where this does: dynamo no longer traces that far
             for other in [n for n, h in self._held[-1].items() if _implied(h, tests)]:
@@ -284,7 +284,7 @@ class SparseTensorCreation(Rule):
             return
         self.report(node, f"`{node.value}` holds {held.what}: the code after that break takes it up as an input, "
                           "which dynamo cannot hold, and breaks again here", requires=held.requires,
-                    sparse=held.returned)
+                    must_be="sparse" if held.returned else "tensor")
 
     def _param_read(self, node: cst.Name) -> None:
         """The first read of a parameter that still holds what the callers pass: where every caller
@@ -299,7 +299,7 @@ class SparseTensorCreation(Rule):
             return
         self.report(node, f"`{node.value}` holds the sparse tensor its callers pass: dynamo cannot hold it as "
                           "an input, and breaks at its first read", requires=passed(function.qualname, node.value),
-                    sparse=True)
+                    must_be="sparse")
         # where no caller the tree shows passes a sparse tensor, the function's own code may show it is
         # handed one (of two reports at one node, the first that stands is kept)
         if node.value in self._handed[-1].params:

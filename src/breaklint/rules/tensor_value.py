@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import values as V
+from ..analysis.summary import MustBe
 from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
@@ -320,10 +321,10 @@ class TensorScalarCast(Rule):
         """`range(n)` with `n` a tensor: dynamo cannot build a range from a tensor, whose value it
         would have to read (a bound resting on a parameter is left alone, as for slices)."""
         for arg in args:
-            value, known = _int_bound(self.ctx, arg.value)
+            value, must_be = _int_bound(self.ctx, arg.value)
             if value is not None:
                 self.report(node, f"`{self.ctx.source(arg.value)}` is a tensor used as a `range` bound: `range` "
-                                  "needs a Python int", requires=value, known=known)
+                                  "needs a Python int", requires=value, must_be=must_be)
                 return
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -394,11 +395,11 @@ class TensorScalarCast(Rule):
         if not self.ctx.active():
             return
         for bound in (node.lower, node.upper, node.step):
-            value, known = _int_bound(self.ctx, bound) if bound is not None else (None, False)
+            value, must_be = _int_bound(self.ctx, bound) if bound is not None else (None, "tensor")
             if value is not None:
                 self.report(bound, f"`{self.ctx.source(bound)}` is a tensor used as a slice bound: slicing "
                                    "reads it as a Python int", requires=value, unless=(CAPTURE_SCALARS,),
-                            known=known)
+                            must_be=must_be)
                 return
 
 
@@ -449,18 +450,18 @@ def _plain_element(element: cst.BaseSlice) -> bool:
     return type(value) in (cst.Integer, cst.Ellipsis) or (type(value) is cst.Name and value.value != "None")
 
 
-def _int_bound(ctx, node: cst.BaseExpression) -> tuple[V.Val | None, bool]:
+def _int_bound(ctx, node: cst.BaseExpression) -> tuple[V.Val | None, MustBe]:
     """What a slice or `range` bound holds, when it is a tensor (or may turn out one): the value
-    the finding requires (None otherwise), and whether it must turn out a *known* tensor. A bound
+    the finding requires (None otherwise), and what it must turn out (a "known" tensor, or any). A bound
     passed in as a parameter (`x[:n]`, or `box[1]` of a `box` in `boxes`) is usually an int, and a
     compile root's parameter is only assumed a tensor: such a bound counts only where the tree's
     callers pass a tensor the code shows (`paste(masks, boxes.long())`)."""
     value = ctx.value(node)
     if value.is_tensor:
-        return value, False
+        return value, "tensor"
     if value.symbolic:
-        return value, _mentions_param(value)
-    return None, False
+        return value, "known" if _mentions_param(value) else "tensor"
+    return None, "tensor"
 
 
 def _mentions_param(value: V.Val) -> bool:
