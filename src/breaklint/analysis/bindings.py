@@ -11,6 +11,7 @@ from typing import Callable
 import libcst as cst
 
 from . import values as V
+from .summary import element_of
 from .syntax import string_index
 from .values import Val
 from .vocabulary import UNREADABLE
@@ -340,7 +341,7 @@ def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,
     if type(target) is not cst.Name:
         return
     if type(value) is cst.Subscript and (attr := self_attr(value.value)) is not None:
-        scope.keyed[target.value] = f"{attr}[]"
+        scope.keyed[target.value] = element_of(attr)
     elif (attr := self_attr(value)) is not None:
         scope.keyed[target.value] = attr
 
@@ -413,7 +414,7 @@ def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpress
         cls = ctx.class_info()
         ctx._hold(target.value, attr if attr is not None and cls is not None and attr in cls.submodules else None)
         if attr is not None:
-            ctx._scopes[-1].keyed[target.value] = f"{attr}[]"
+            ctx._scopes[-1].keyed[target.value] = element_of(attr)
 
 
 def _passed_before_if(ctx: Bindings, target: cst.BaseExpression) -> bool:

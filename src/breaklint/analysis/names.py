@@ -10,7 +10,7 @@ import libcst as cst
 
 from . import registries
 from . import values as V
-from .summary import ClassInfo
+from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, string_index, unseeded
 from .vocabulary import GENERATORS, OPTIMIZER_MODULE, PROPERTIES
 
@@ -241,7 +241,7 @@ class Names:
         if type(held) is cst.Name:
             kept = self._scopes[-1].keyed.get(held.value) if self._scopes else None
         elif type(held) is cst.Subscript:
-            kept = f"{attr}[]" if (attr := self._self_attr(held.value)) is not None else None
+            kept = element_of(attr) if (attr := self._self_attr(held.value)) is not None else None
         else:
             kept = self._self_attr(held)
         return f"{kept}[{key!r}]" if kept is not None else None

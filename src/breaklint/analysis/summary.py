@@ -145,6 +145,12 @@ class FunctionInfo:
     abstract: bool = False
 
 
+def element_of(attr: str) -> str:
+    """How `ClassInfo.attr_values` and `Scope.keyed` name an element of `self.<attr>` ("state[]" for
+    `self.state[p]`), under whose string keys a class keeps what its methods store there."""
+    return f"{attr}[]"
+
+
 @dataclass(slots=True)
 class ClassInfo:
     qualname: str
@@ -156,7 +162,9 @@ class ClassInfo:
     # `torch.sparse_coo_tensor(...)`): dynamo cannot take one kept on the object as an input (BL429)
     sparse_attrs: set[str] = field(default_factory=set)
     callables: dict[str, list[str]] = field(default_factory=dict)  # attr -> functions it may hold
-    attr_values: dict[str, Val] = field(default_factory=dict)  # attr -> what `__init__` put there
+    # attr -> what `__init__` put there; "attr['key']" or "attr[]['key']" (`element_of`) -> what the
+    # methods stored under that key of the attribute or of its elements (`Names.kept_item`)
+    attr_values: dict[str, Val] = field(default_factory=dict)
     # attr -> the call of a function of the package whose result a method stored there, with what it
     # passes (`self.thres = default(thres, size)`): the tree decides that call's value
     returned_calls: dict[str, Val] = field(default_factory=dict)
