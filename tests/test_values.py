@@ -226,6 +226,24 @@ def test_a_mask_beside_an_index_the_tree_decides_is_still_reported() -> None:
     """) == [(5, "BL302")]
 
 
+def test_a_mask_a_caller_passes_counts_in_any_position_of_the_index() -> None:
+    # `x[i, m]` with both parameters: `m` is a mask where a caller passes one, whatever `i` turns out;
+    # where every caller passes numbers, it is quiet
+    assert findings("""
+        import torch
+
+        def pick(x, i, m):
+            return x[i, m]
+
+        def take(x, i, j):
+            return x[i, j]
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return pick(x, 2, x[0] > 0) + take(x, 0, 1)
+    """) == [(5, "BL302")]
+
+
 def test_what_a_class_stores_under_a_key_is_read_in_its_other_methods() -> None:
     # an optimizer's state: stored in one method, read in `step`, through `state = self.state[p]` or directly
     assert findings("""

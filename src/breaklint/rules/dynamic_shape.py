@@ -198,14 +198,15 @@ class BooleanMaskIndex(Rule):
         if not self.ctx.active() or node in self.ctx.assign_targets:
             return
         values = [self.ctx.value(element.slice.value) for element in node.slice if type(element.slice) is cst.Index]
-        # a mask the walk shows first; else a symbolic index (a parameter, what a helper returns), which
-        # counts where the tree shows a mask there: `keep(x, scores > t)` calling `return x[mask]`
-        value = next((v for v in values if v.bool_shaped), None) or next((v for v in values if v.symbolic), None)
-        if value is not None:
-            fix, needs = self._fixes.get(node, (None, ()))
+        # a mask the walk shows first; else each symbolic index (a parameter, what a helper returns), which
+        # counts where the tree shows a mask there (`keep(x, scores > t)` calling `return x[mask]`): of the
+        # reports at one node, the engine keeps the first that stands
+        shown = next((v for v in values if v.bool_shaped), None)
+        fix, needs = self._fixes.get(node, (None, ()))
+        for value in [shown] if shown is not None else [v for v in values if v.symbolic]:
             self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
-                              "the result's length depends on the data", requires=value,
-                        fix=fix, fix_needs=needs, unless=(CAPTURE_SHAPES,), must_be="tensor" if value.bool_shaped else "bools")
+                              "the result's length depends on the data", requires=value, fix=fix, fix_needs=needs,
+                        unless=(CAPTURE_SHAPES,), must_be="tensor" if value.bool_shaped else "bools")
 
 
 SIZE_FACTORIES = frozenset({
