@@ -946,6 +946,108 @@ def kmeans_case(group: str, name: str) -> Case:
     return (lambda X: getattr(model, name)(X)), (X,)
 
 
+
+# the thirteenth round: BoTorch (studied by its hash), Bayesian optimization over GPyTorch models:
+# every acquisition function it exports, built over a small Gaussian process with the arguments its
+# constructor names and called on a batch of candidates as an optimizer of the acquisition calls it;
+# every synthetic test function on points inside its bounds; each model's posterior; and the
+# multi-objective utilities (Pareto fronts, box partitionings, hypervolumes) that post-process results
+BOTORCH_MODELS = ("SingleTaskGP", "MultiTaskGP", "SingleTaskMultiFidelityGP", "MixedSingleTaskGP",
+                  "KroneckerMultiTaskGP", "HigherOrderGP", "ModelListGP", "SingleTaskVariationalGP")
+BOTORCH_PARETO = ("is_non_dominated", "Hypervolume", "NondominatedPartitioning", "FastNondominatedPartitioning",
+                  "DominatedPartitioning", "qExpectedHypervolumeImprovement", "qLogNoisyExpectedHypervolumeImprovement")
+
+
+def botorch_names() -> list[str]:
+    import botorch.acquisition as acquisition
+    import botorch.test_functions.synthetic as synthetic
+
+    acqs = [n for n in sorted(dir(acquisition)) if inspect.isclass(k := getattr(acquisition, n))
+            and issubclass(k, acquisition.AcquisitionFunction) and not inspect.isabstract(k)]
+    tests = [n for n in sorted(dir(synthetic)) if inspect.isclass(k := getattr(synthetic, n))
+             and issubclass(k, synthetic.SyntheticTestFunction) and not inspect.isabstract(k)]
+    return ([f"botorch__acq__{n}" for n in acqs] + [f"botorch__test__{n}" for n in tests]
+            + [f"botorch__model__{n}" for n in BOTORCH_MODELS] + [f"botorch__pareto__{n}" for n in BOTORCH_PARETO])
+
+
+def _gp(outputs: int = 1):
+    import torch
+    from botorch.models import SingleTaskGP
+
+    torch.manual_seed(0)
+    x = torch.rand(8, 2, dtype=torch.float64)
+    y = torch.stack([torch.sin(6 * x[:, 0]) + x[:, 1] * k for k in range(1, outputs + 1)], -1)
+    return SingleTaskGP(x, y), x, y
+
+
+def botorch_case(group: str, name: str) -> Case:
+    import torch
+
+    torch.manual_seed(0)
+    if group == "test":
+        import botorch.test_functions.synthetic as synthetic
+
+        fn = getattr(synthetic, name)(**({"dim": 2} if name == "KeaneBumpFunction" else {}))
+        lower, upper = fn.bounds.to(torch.float64)
+        return fn, (lower + (upper - lower) * torch.rand(4, fn.dim, dtype=torch.float64),)
+    if group == "acq":
+        import botorch.acquisition as acquisition
+
+        model, x, y = _gp()
+        cls = getattr(acquisition, name)
+        offered = {"model": model, "best_f": y.max(), "beta": 0.2, "X_baseline": x, "X_observed": x,
+                   "candidate_set": torch.rand(16, 2, dtype=torch.float64), "mc_points": torch.rand(16, 2, dtype=torch.float64),
+                   "num_fantasies": 4}
+        params = inspect.signature(cls.__init__).parameters
+        acq = cls(**{k: v for k, v in offered.items() if k in params})
+        q = 1 + offered["num_fantasies"] if "num_fantasies" in params else 1  # the fantasies' points ride along
+        return acq, (torch.rand(4, q, 2, dtype=torch.float64),)
+    if group == "model":
+        import botorch.models as models
+
+        x = torch.rand(8, 3, dtype=torch.float64)
+        y = (torch.sin(6 * x[:, :1]) + x[:, 1:2])
+        if name == "MultiTaskGP":
+            x[:, 2] = torch.tensor([0, 1] * 4, dtype=torch.float64)
+            model = models.MultiTaskGP(x, y, task_feature=2)
+        elif name == "SingleTaskMultiFidelityGP":
+            model = models.SingleTaskMultiFidelityGP(x, y, data_fidelities=[2])
+        elif name == "MixedSingleTaskGP":
+            x[:, 2] = torch.tensor([0, 1, 2, 0] * 2, dtype=torch.float64)
+            model = models.MixedSingleTaskGP(x, y, cat_dims=[2])
+        elif name == "KroneckerMultiTaskGP":
+            model = models.KroneckerMultiTaskGP(x, torch.cat([y, 2 * y], -1))
+        elif name == "HigherOrderGP":
+            model = models.HigherOrderGP(x, torch.randn(8, 2, 3, dtype=torch.float64))
+        elif name == "ModelListGP":
+            model = models.ModelListGP(models.SingleTaskGP(x, y), models.SingleTaskGP(x, 2 * y))
+        else:
+            model = getattr(models, name)(x, y)
+        model.eval()
+        return (lambda X: model.posterior(X).mean), (torch.rand(4, 3, dtype=torch.float64),)
+    # the multi-objective utilities, on outcomes of two objectives (maximized) with a reference point
+    from botorch.acquisition import multi_objective as mo
+    from botorch.utils.multi_objective import box_decompositions as boxes
+    from botorch.utils.multi_objective import hypervolume, pareto
+
+    y = torch.rand(10, 2, dtype=torch.float64)
+    ref = torch.zeros(2, dtype=torch.float64)
+    if name == "is_non_dominated":
+        return pareto.is_non_dominated, (y,)
+    if name == "Hypervolume":
+        hv = hypervolume.Hypervolume(ref)
+        return hv.compute, (y,)
+    if name in ("NondominatedPartitioning", "FastNondominatedPartitioning", "DominatedPartitioning"):
+        cls = getattr(boxes, name)
+        return (lambda Y: cls(ref_point=ref, Y=Y).compute_hypervolume()), (y,)
+    model, x, _ = _gp(outputs=2)
+    if name == "qExpectedHypervolumeImprovement":
+        partitioning = boxes.NondominatedPartitioning(ref_point=ref, Y=model.train_targets.T.clone())
+        acq = mo.qExpectedHypervolumeImprovement(model, ref_point=ref, partitioning=partitioning)
+    else:
+        acq = mo.qLogNoisyExpectedHypervolumeImprovement(model, ref_point=ref, X_baseline=x)
+    return acq, (torch.rand(4, 1, 2, dtype=torch.float64),)
+
 # the seventh round: optimizers, whose `step` a user compiles on its own (`torch.compile(opt.step)`),
 # each after one backward pass so that every parameter has a gradient. Each runs twice: its first
 # step (`step`, which makes the optimizer's state) and a later one (`warm`: one step run eagerly
@@ -1554,6 +1656,7 @@ LIBRARIES = {
     "torchani": (torchani_names, torchani_case),
     "afb": (afb_names, afb_case),
     "kbnufft": (kbnufft_names, kbnufft_case),
+    "botorch": (botorch_names, botorch_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1576,7 +1679,7 @@ PACKAGES = {
     "afb": "asteroid_filterbanks", "kbnufft": "torchkbnufft",
     "rotary": "rotary_embedding_torch", "linformer": "linformer", "librosa": "torchlibrosa",
     "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
-    "popt": "pytorch_optimizer",
+    "popt": "pytorch_optimizer", "botorch": "botorch",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1591,7 +1694,7 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
           "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn",
-          "popt")
+          "popt", "botorch")
 
 
 def _sha(lib: str) -> str:
@@ -1716,6 +1819,23 @@ def entry_points(names: list[str]) -> list[str]:
                 continue
             elif lib == "minimize":
                 out.append("torchmin.minimize.minimize")
+                continue
+            elif lib == "botorch" and group == "model":  # the model's posterior
+                cls = getattr(importlib.import_module("botorch.models"), item)
+                owner = next(k for k in cls.__mro__ if "posterior" in vars(k))
+                out.append(f"{owner.__module__}.{owner.__qualname__}.posterior")
+                continue
+            elif lib == "botorch" and group == "pareto" and item == "is_non_dominated":
+                out.append("botorch.utils.multi_objective.pareto.is_non_dominated")
+                continue
+            elif lib == "botorch" and group == "pareto" and not item.startswith("q"):  # what the case calls
+                if item == "Hypervolume":
+                    out.append("botorch.utils.multi_objective.hypervolume.Hypervolume.compute")
+                    continue
+                cls = getattr(importlib.import_module("botorch.utils.multi_objective.box_decompositions"), item)
+                for method in ("__init__", "compute_hypervolume"):
+                    owner = next(k for k in cls.__mro__ if method in vars(k))
+                    out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
                 continue
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)
