@@ -557,6 +557,90 @@ def test_a_method_of_an_attribute_declared_by_annotation_runs_each_override(tmp_
     assert {(f.line, f.code) for f in result.findings} == {(10, "BL401"), (15, "BL201")}
 
 
+def test_an_attribute_declared_with_a_union_of_none_runs_each_override(tmp_path: Path) -> None:
+    # `transform: Transform | None` says what `Optional[Transform]` says; `Transform | Other` says
+    # too little to pick one class by
+    write(tmp_path, {"flows.py": """
+        import torch
+
+        class Transform:
+            def apply(self, x):
+                print("base")
+                return x
+
+        class Other:
+            def apply(self, x):
+                print("other")
+                return x
+
+        class Flow:
+            def __init__(self, transform: Transform | None = None, either: Transform | Other = None):
+                self.transform = transform
+                self.either = either
+
+            def log_prob(self, x):
+                return self.transform.apply(x) + self.either.apply(x)
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["*flows.Flow.log_prob"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(6, "BL401")}
+
+
+def test_a_base_method_runs_what_its_subclasses_store_in_an_attribute(tmp_path: Path) -> None:
+    # `Model.posterior` calls `self.transform.untransform(p)`; only the subclasses' constructors set
+    # `self.transform` (a class built there, or a parameter's declared class): `self` may be either;
+    # a class that derives from neither stays unreached
+    write(tmp_path, {"models.py": """
+        import torch
+        from torch import nn
+
+        class Transform(nn.Module):
+            def untransform(self, p):
+                raise NotImplementedError
+
+        class Standardize(Transform):
+            def untransform(self, p):
+                if p.sum() > 0:
+                    return p * 2
+                return p
+
+        class Declared:
+            def untransform(self, p):
+                print("declared")
+                return p
+
+        class Unrelated:
+            def untransform(self, p):
+                print("never")
+                return p
+
+        class Model(nn.Module):
+            def posterior(self, x):
+                return self.transform.untransform(x + 1)
+
+        class Built(Model):
+            def __init__(self):
+                super().__init__()
+                self.transform = Standardize()
+
+        class Handed(Model):
+            def __init__(self, transform: Declared | None = None):
+                super().__init__()
+                self.transform = transform
+
+        class Head(nn.Module):
+            def __init__(self, model: Model):
+                super().__init__()
+                self.model = model
+
+            def forward(self, x):
+                return self.model.posterior(x)
+    """})
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(11, "BL201"), (17, "BL401")}
+
+
 def test_a_value_declared_as_an_interface_runs_the_classes_that_provide_it(tmp_path: Path) -> None:
     # `Controller` only declares its methods (`raise NotImplementedError`, `...`): a class of the
     # tree with a method of each of those names provides it without deriving from it, and a value

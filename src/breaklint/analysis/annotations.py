@@ -28,11 +28,14 @@ class Annotations:
         return None if value is UNREADABLE else value
 
     def _annotated_class(self, param: cst.Param) -> str | None:
-        """The class a parameter's annotation names (`transform: Transform`, `Optional[Transform]`),
-        where it names a class by a capitalized name and says nothing else."""
+        """The class a parameter's annotation names (`transform: Transform`, `Optional[Transform]`,
+        `Transform | None`), where it names a class by a capitalized name and says nothing else."""
         if param.annotation is None:
             return None
         ann = self._unwrap_optional(param.annotation.annotation)
+        if type(ann) is cst.BinaryOperation and type(ann.operator) is cst.BitOr:
+            parts = [p for p in (ann.left, ann.right) if not (type(p) is cst.Name and p.value == "None")]
+            ann = parts[0] if len(parts) == 1 else ann
         if type(ann) not in (cst.Name, cst.Attribute):
             return None
         qual = self.qualify(ann)

@@ -236,11 +236,26 @@ class Reach(Handing):
                 out.extend(self._dispatch(held, name))
             elif (held := self.attribute_class(cls, attr, declared=True)) is not None:
                 out.extend(self._declared_dispatch(held, name))
+            else:  # a base class's method, on an attribute its subclasses set: `self` may be any of them
+                for built, declared in self._subclass_attributes(cls, attr):
+                    out.extend(self._declared_dispatch(declared, name) if built is None else self._dispatch(built, name))
             out.extend(self.calling(self.attribute_callables(cls, attr), name))  # `self.sampler.sample()`
             out.extend(self.calling(self._property_returns(self.method(cls, attr)), name))  # `self.helper.sample()`
             out.extend(self.calling(self.handed(cls, attr), name))
             return out
         return out
+
+    def _subclass_attributes(self, cls: str, attr: str) -> list[tuple[str | None, str]]:
+        """(class built, or None and the class declared) of what each of `cls`'s subclasses stores in
+        `self.<attr>` (`self.transform = Standardize(m)` in a subclass's constructor, which a method of
+        the base calls: `self.transform.untransform(y)` in `Model.posterior`), once per class."""
+        found: dict[str, str | None] = {}
+        for sub in self.subclasses(cls):
+            if (built := self.attribute_class(sub, attr)) is not None:
+                found.setdefault(built, built)
+            elif (declared := self.attribute_class(sub, attr, declared=True)) is not None:
+                found.setdefault(declared, None)
+        return [(built, held) for held, built in found.items()]
 
     def _wrappers(self, decorator: str, depth: int = 3) -> list[str]:
         """The functions of the tree that make the wrapper a decorator puts around what it decorates:
