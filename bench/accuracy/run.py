@@ -383,7 +383,8 @@ def score(reports: dict[str, dict], roots: list[str], libs: dict[str, str], entr
     for half, members in halves.items():
         if not members:
             continue
-        for lib in members:
+        # a held-out library's own row says where its misses are: only its half's totals are printed
+        for lib in members if half == "studied" or show_held_out else ():
             out.append(row(lib, [lib]))
         out.append(row(f"**{half}**", members))
     out.append(row("**all**", list(libs)))
