@@ -239,10 +239,10 @@ CATALOG = {'BL101': ('tensor-item',
  'BL421': ('rng-state-call',
            'break',
            "seeding torch's random number generator, reading or setting its state, making a "
-           '`torch.Generator` or drawing with one',
+           '`torch.Generator` or drawing with one, or making or drawing from a quasi-random `SobolEngine`',
            'seed and make generators outside the compiled region (before the call, or in `__init__`), and '
            'draw with the torch functions inside it, which trace',
-           ('GB0007', 'GB0208', 'GB0363', 'GB0055'),
+           ('GB0007', 'GB0208', 'GB0363', 'GB0055', 'GB0008'),
            True,
            'high'),
  'BL422': ('ndarray-attribute',

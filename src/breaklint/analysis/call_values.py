@@ -79,6 +79,8 @@ def torch_value(name: str, node: cst.Call, value_of) -> Val:
     the evaluation of an expression (`Evaluation.value`)."""
     if name in GENERATORS:
         return V.GENERATOR
+    if name == "torch.quasirandom.SobolEngine":
+        return V.SOBOL_ENGINE
     if name in SPARSE_CONSTRUCTORS:
         return V.SPARSE
     operands = _sparse_operands(name, node, value_of)

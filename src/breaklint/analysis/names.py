@@ -65,6 +65,8 @@ class Names:
                 name = stmt.targets[0].target.value
                 if type(stmt.value) is cst.Call and self.qualify(unseeded(stmt.value.func)) in GENERATORS:
                     value = V.GENERATOR  # `RNG = torch.Generator().manual_seed(0)`
+                elif type(stmt.value) is cst.Call and self.qualify(stmt.value.func) == V.SOBOL_ENGINE.ref:
+                    value = V.SOBOL_ENGINE
                 elif type(stmt.value) is cst.Call:
                     made = self.qualify(stmt.value.func)
                     # an object of the class called; what torch makes is a tensor, told by the evaluation,

@@ -130,6 +130,8 @@ STR = Val("str")
 SIZE = Val("size")
 # A `torch.Generator`: handed to a random function as `generator=`, it breaks the graph (BL421)
 GENERATOR = Val("object", ref="torch.Generator")
+# A quasi-random engine: dynamo skips `torch.quasirandom` whole, its construction and draws break (BL421)
+SOBOL_ENGINE = Val("object", ref="torch.quasirandom.SobolEngine")
 OBJECT = Val("object")
 
 

@@ -43,6 +43,7 @@ FALSE_UNDER_COMPILE = {
 }
 # torch functions that return something other than a tensor.
 TORCH_NON_TENSOR = {
+    "torch.quasirandom.SobolEngine",
     "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
     "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
     "torch.device", "torch.dtype", "torch.Size", "torch.no_grad", "torch.enable_grad",

@@ -166,25 +166,32 @@ class RngStateCall(CallRule):
     NAME = "rng-state-call"
     KIND = "break"
     MESSAGE = ("seeding torch's random number generator, reading or setting its state, making a `torch.Generator` "
-               "or drawing with one")
+               "or drawing with one, or making or drawing from a quasi-random `SobolEngine`")
     SUGGESTION = ("seed and make generators outside the compiled region (before the call, or in `__init__`), "
                   "and draw with the torch functions inside it, which trace")
-    GB_TYPES = ("GB0007", "GB0208", "GB0363", "GB0055")  # GB0055: a generator handed to a random function
+    # GB0055: a generator handed to a random function; GB0008: a quasi-random engine's methods
+    GB_TYPES = ("GB0007", "GB0208", "GB0363", "GB0055", "GB0008")
     # `torch.cuda.manual_seed(_all)` is not here: on a GPU dynamo traces it (on a machine without one
     # it breaks, but that is not where it runs)
     NAMES = frozenset({
         "torch.manual_seed", "torch.random.manual_seed", "torch.initial_seed", "torch.random.initial_seed",
         "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
         "torch.cuda.get_rng_state", "torch.cuda.set_rng_state", "torch.Generator", "torch._C.Generator",
-        "torch.random.fork_rng",
+        "torch.random.fork_rng", "torch.quasirandom.SobolEngine",
     })
     ASK_ALWAYS = True  # `generator=` handed to any call
+    # what dynamo skips of a `torch.quasirandom.SobolEngine` (GB0008: the module is skipped whole)
+    ENGINE_METHODS = frozenset({"draw", "draw_base2", "fast_forward", "reset"})
 
     def matches(self, node: cst.Call) -> str | None:
         found = super().matches(node)
         if found is None and (handed := keyword(node, "generator")) is not None \
                 and self.ctx.value(handed.value) == V.GENERATOR:
             return "generator="  # `torch.randn(shape, generator=self.gen)`
+        call = method_call(node)
+        if found is None and call is not None and call[1] in self.ENGINE_METHODS \
+                and self.ctx.value(call[0]) == V.SOBOL_ENGINE:
+            return "engine"  # `self.engine.draw(n)`
         return found
 
     def describe(self, node: cst.Call, what: str) -> str:
@@ -193,6 +200,9 @@ class RngStateCall(CallRule):
                     "graph: it breaks to run the call eagerly")
         if what.endswith("Generator"):
             return f"`{self.ctx.source(node)}` makes a `torch.Generator`, an object dynamo cannot create mid-graph"
+        if what == "engine" or what.endswith("SobolEngine"):
+            return (f"`{self.ctx.source(node)}` {'draws from' if what == 'engine' else 'makes'} a quasi-random "
+                    "`SobolEngine`: dynamo skips `torch.quasirandom` and breaks the graph to run it")
         return f"`{self.ctx.source(node)}` touches the random number generator's state, which dynamo does not trace"
 
 
