@@ -916,7 +916,8 @@ def test_files_that_never_name_torch_are_read_too(tmp_path: Path) -> None:
 def test_methods_of_annotated_parameters_and_of_a_constructor_call() -> None:
     # `sde: BaseSDE` may be any subclass: `sde.f(...)` runs BaseSDE.f and each override; a name
     # rebound in the function forgets its annotation; `Stepper(0.1).step(out)` runs `__init__`
-    # and `step`
+    # and `step` (the constructor breaks, so the object is a real one by the call, whose bound method
+    # dynamo rebuilds: no second break there, probed on 2.13)
     assert codes_by_line("""
         import torch
 
@@ -951,7 +952,7 @@ def test_methods_of_annotated_parameters_and_of_a_constructor_call() -> None:
         @torch.compile
         def run(y, ts):
             return integrate(Linear(), y, ts)
-    """) == {13: "BL201", 19: "BL401", 23: "BL401", 30: "BL426"}
+    """) == {13: "BL201", 19: "BL401", 23: "BL401"}
 
 
 def test_methods_named_through_getattr_on_self() -> None:

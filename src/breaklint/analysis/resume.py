@@ -70,6 +70,17 @@ def built_receiver(reach: Reach, call: CallRef) -> bool:
     return False
 
 
+def _built_eagerly(reach: Reach, call: CallRef, sure: dict[str, str]) -> bool:
+    """`obj.method(...)` on a local built from the tree's class whose constructor breaks whenever it runs
+    (`sure`): dynamo breaks at the constructor call and the code it resumes holds a real object, whose
+    bound method it can rebuild."""
+    made = call.target.rpartition(":")[0]
+    if call.kind != "instcall" or made.startswith(("@", "%")):
+        return False
+    inits = [reach.method(c, "__init__") for c in reach.expand_table(made) if c in reach.classes]
+    return bool(inits) and all(init is not None and init in sure for init in inits)
+
+
 def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str]) -> list[tuple[str, CallRef, str]]:
     """(caller, call, message) for each call, in straight-line code of a reached function, of a
     method that may break the graph (`where`: `breaking`) on an object the function built; on an
@@ -84,7 +95,7 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
         for call in fn.calls:
             if eager_from is not None and call.line > eager_from:
                 continue
-            on_built = built_receiver(reach, call)
+            on_built = built_receiver(reach, call) and not _built_eagerly(reach, call, sure)
             # a handed method that breaks (a callee that breaks only through other callers' callables is
             # no evidence: reach does not tell the calls of a function apart)
             handed = [m for m in _handed_bound_methods(reach, call) if m in where] if not on_built else []
