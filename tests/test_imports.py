@@ -68,3 +68,17 @@ def test_version_and_a_warm_run_do_not_import_libcst(tmp_path):
     assert _imported(["-q", "."], project) == "IMPORTED ['libcst']"  # cold: the file is walked
     assert _imported(["-q", "."], project) == "IMPORTED []"  # warm: every result from the cache
     assert _imported(["-q", "--no-cache", "."], project) == "IMPORTED ['libcst']"
+
+
+def test_loading_the_rules_writes_nothing() -> None:
+    # `python -m breaklint.rules` regenerates `_catalog.py`; loading the rules must not run it: a run on
+    # a read-only install would fail, and one beside another process could see the catalog half written
+    code = ("import pathlib\n"
+            "def refuse(self, *args, **kwargs):\n"
+            "    raise PermissionError(f'wrote {self}')\n"
+            "pathlib.Path.write_text = refuse\n"
+            "from breaklint.rules import load_rules\n"
+            "print(len(load_rules()))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) > 50

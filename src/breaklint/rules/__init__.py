@@ -28,7 +28,8 @@ def load_rules() -> dict[str, type[Rule]]:
     from ..registry import ENGINE_CODES
 
     for info in pkgutil.walk_packages(__path__, __name__ + "."):
-        importlib.import_module(info.name)
+        if info.name.rpartition(".")[2] != "__main__":  # `python -m breaklint.rules` writes the catalog
+            importlib.import_module(info.name)
     taken = sorted(set(RULES) & set(ENGINE_CODES))
     if taken:
         raise ValueError(f"rule codes {taken} are the engine's own")
