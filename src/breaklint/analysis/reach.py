@@ -238,7 +238,8 @@ class Reach(Handing):
                 out.extend(self._declared_dispatch(held, name))
             else:  # a base class's method, on an attribute its subclasses set: `self` may be any of them
                 for built, declared in self._subclass_attributes(cls, attr):
-                    out.extend(self._declared_dispatch(declared, name) if built is None else self._dispatch(built, name))
+                    out.extend(self._declared_dispatch(declared, name) if built is None
+                               else self._dispatch(built, name))
             out.extend(self.calling(self.attribute_callables(cls, attr), name))  # `self.sampler.sample()`
             out.extend(self.calling(self._property_returns(self.method(cls, attr)), name))  # `self.helper.sample()`
             out.extend(self.calling(self.handed(cls, attr), name))

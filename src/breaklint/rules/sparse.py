@@ -134,7 +134,8 @@ class SparseTensorCreation(Rule):
         self._kept_reads.add((line, attr))
         what = "a sparse tensor" if value.is_sparse else "what a call of the tree's function stored there, a sparse tensor"
         self.report(node, f"`self.{attr}` holds {what}: dynamo cannot take a sparse tensor kept on the object as "
-                          "an input, and breaks where it is read", requires=requires, must_be="tensor" if value.is_sparse else "sparse")
+                          "an input, and breaks where it is read", requires=requires,
+                    must_be="tensor" if value.is_sparse else "sparse")
         if gives_up:
             self._given_up[-1].append(requires)
 
