@@ -34,7 +34,7 @@ class Annotations:
             return None
         ann = self._unwrap_optional(param.annotation.annotation)
         if type(ann) is cst.BinaryOperation and type(ann.operator) is cst.BitOr:
-            parts = [p for p in (ann.left, ann.right) if not (type(p) is cst.Name and p.value == "None")]
+            parts = _not_none(ann)
             ann = parts[0] if len(parts) == 1 else ann
         if type(ann) not in (cst.Name, cst.Attribute):
             return None
@@ -82,7 +82,7 @@ class Annotations:
 
     def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
         if type(ann) is cst.BinaryOperation:
-            parts = [p for p in (ann.left, ann.right) if not (type(p) is cst.Name and p.value == "None")]
+            parts = _not_none(ann)
             if len(parts) == 1:
                 return self._scalar_annotation(parts[0])
             vals = [self._scalar_annotation(p) for p in parts]
@@ -104,7 +104,7 @@ class Annotations:
             text = ann.evaluated_value
             return text.replace("Optional[", "").rstrip("]").split(" |")[0] in ("Tensor", "torch.Tensor")
         if type(ann) is cst.BinaryOperation:  # Tensor | None is a tensor; float | Tensor may not be
-            parts = [p for p in (ann.left, ann.right) if not (type(p) is cst.Name and p.value == "None")]
+            parts = _not_none(ann)
             return bool(parts) and all(self._is_tensor_annotation(p) for p in parts)
         if type(ann) is cst.Subscript and self.qualify(ann.value) in ("typing.Optional", "Optional"):
             return any(
@@ -157,3 +157,8 @@ class Annotations:
             return any(type(el.slice) is cst.Index and self._is_tensor_annotation(el.slice.value)
                        for el in ann.slice)
         return False
+
+
+def _not_none(union: cst.BinaryOperation) -> list[cst.BaseExpression]:
+    """The operands of `X | Y` other than `None`."""
+    return [p for p in (union.left, union.right) if not (type(p) is cst.Name and p.value == "None")]

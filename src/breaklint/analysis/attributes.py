@@ -14,8 +14,8 @@ from . import values as V
 from .summary import ClassInfo
 from .syntax import call_arguments, dotted, iter_statements, unseeded
 from .walk import find
-from .vocabulary import (GENERATORS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
-                         TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES)
+from .vocabulary import (NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
+                         TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
 
 
 class Attributes:
@@ -188,7 +188,7 @@ class Attributes:
         if callee is None:
             return
         if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
-            callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in GENERATORS
+            callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in TORCH_OBJECTS
             and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
         ):
             info.tensor_attrs.add(attr)

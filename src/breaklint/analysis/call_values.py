@@ -10,9 +10,10 @@ from . import values as V
 from .syntax import dotted
 from .values import Val
 from .vocabulary import (
-    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, GENERATORS, NON_TENSOR_METHODS, OPTIMIZER_MODULE,
+    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, OPTIMIZER_MODULE,
     PREDICATE_PREFIXES, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
-    SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_SEQUENCE
+    SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS,
+    TORCH_SEQUENCE
 )
 
 
@@ -77,10 +78,8 @@ def torch_value(name: str, node: cst.Call, value_of) -> Val:
     """What a call of torch's `name` gives: a tensor, unless torch says otherwise (a generator, a
     sparse tensor, a sequence of tensors, a module, a dtype or a predicate's answer). `value_of` is
     the evaluation of an expression (`Evaluation.value`)."""
-    if name in GENERATORS:
-        return V.GENERATOR
-    if name == "torch.quasirandom.SobolEngine":
-        return V.SOBOL_ENGINE
+    if name in TORCH_OBJECTS:
+        return TORCH_OBJECTS[name]
     if name in SPARSE_CONSTRUCTORS:
         return V.SPARSE
     operands = _sparse_operands(name, node, value_of)

@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, string_index, unseeded
-from .vocabulary import GENERATORS, OPTIMIZER_MODULE, PROPERTIES
+from .vocabulary import OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS
 
 
 class Names:
@@ -63,10 +63,9 @@ class Names:
                             self.summary.function_tables[target.target.value] = held
             if type(stmt) is cst.Assign and len(stmt.targets) == 1 and type(stmt.targets[0].target) is cst.Name:
                 name = stmt.targets[0].target.value
-                if type(stmt.value) is cst.Call and self.qualify(unseeded(stmt.value.func)) in GENERATORS:
-                    value = V.GENERATOR  # `RNG = torch.Generator().manual_seed(0)`
-                elif type(stmt.value) is cst.Call and self.qualify(stmt.value.func) == V.SOBOL_ENGINE.ref:
-                    value = V.SOBOL_ENGINE
+                if type(stmt.value) is cst.Call \
+                        and (kept := TORCH_OBJECTS.get(self.qualify(unseeded(stmt.value.func)) or "")) is not None:
+                    value = kept  # `RNG = torch.Generator().manual_seed(0)`, `ENGINE = SobolEngine(d)`
                 elif type(stmt.value) is cst.Call:
                     made = self.qualify(stmt.value.func)
                     # an object of the class called; what torch makes is a tensor, told by the evaluation,

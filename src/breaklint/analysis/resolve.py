@@ -7,6 +7,8 @@ syntax trees.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
 from .values import (ASSUMED, ASSUMED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override,
@@ -43,9 +45,7 @@ class Values:
             # on a cycle (a recursive helper): the answer of the last round, none in the first
             self._cut = True
             return self._provisional.get(value, self._previous.get(value, UNKNOWN))
-        outer, self._cut = self._cut, False
-        result = self._answer(value)
-        cut, self._cut = self._cut, outer or self._cut
+        result, cut = self._on_cycle(self._answer, value)
         if cut and self._busy:
             self._provisional[value] = result  # for the rest of this round of the outermost question
             return result
@@ -61,6 +61,14 @@ class Values:
         self._memo[value] = result
         return result
 
+    def _on_cycle(self, ask: Callable[[Val], Val], value: Val) -> tuple[Val, bool]:
+        """`ask(value)`, and whether its answer met a cycle; a cycle met counts for the question around
+        it too."""
+        outer, self._cut = self._cut, False
+        result = ask(value)
+        cut, self._cut = self._cut, outer or self._cut
+        return result, cut
+
     def _answer(self, value: Val) -> Val:
         self._busy.add(value)
         try:
@@ -75,9 +83,7 @@ class Values:
             parts = [self.resolve(p) for p in value.parts]
             return SPARSE if all(p.is_sparse for p in parts) else op(*parts)
         if kind == "op" and value.name in ("keep", "keepguess"):  # `m.flatten()`: what `m` is
-            outer, self._cut = self._cut, False
-            held = self.resolve(value.parts[0])
-            on_cycle, self._cut = self._cut, outer or self._cut
+            held, on_cycle = self._on_cycle(self.resolve, value.parts[0])
             if held.is_tensor:
                 return held
             # a receiver nothing tells of is guessed a tensor, unless what it lacks is a cycle's answer not

@@ -43,7 +43,6 @@ FALSE_UNDER_COMPILE = {
 }
 # torch functions that return something other than a tensor.
 TORCH_NON_TENSOR = {
-    "torch.quasirandom.SobolEngine",
     "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
     "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
     "torch.device", "torch.dtype", "torch.Size", "torch.no_grad", "torch.enable_grad",
@@ -56,7 +55,10 @@ TORCH_SEQUENCE = {
     "torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
     "torch.broadcast_tensors",
 }
-GENERATORS = {"torch.Generator", "torch._C.Generator"}
+# torch's classes of objects the code keeps and hands on, by what each makes: a generator (`generator=`
+# breaks the graph) and a quasi-random engine (`torch.quasirandom` is skipped whole): both BL421
+TORCH_OBJECTS = {"torch.Generator": V.GENERATOR, "torch._C.Generator": V.GENERATOR,
+                 "torch.quasirandom.SobolEngine": V.SOBOL_ENGINE}
 # torch's optimizers whose `step` torch wraps to set the grad mode around the update, breaking the
 # graph there on purpose (`torch._dynamo.graph_break()` before and after, in
 # `torch.optim.optimizer._use_grad`); `LBFGS`, `SparseAdam`, `Adafactor` and `Muon` take
