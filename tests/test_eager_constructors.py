@@ -183,7 +183,7 @@ def test_the_finding_is_suppressed_and_selected_like_any_finding() -> None:
     assert "BL427" not in {f.code for f in lint_source(quiet + dedent(body), Path("m.py"), Config())}
 
 
-def test_breaks_and_constructions_that_run_only_sometimes_do_not_count() -> None:
+def test_breaks_and_constructions_that_run_only_sometimes_are_reported_as_such() -> None:
     body = """
         import warnings
 
@@ -224,12 +224,15 @@ def test_breaks_and_constructions_that_run_only_sometimes_do_not_count() -> None
     found = findings(body)
     # the warning, the print and the data-dependent `if` are still reported where they are ...
     assert {code for _, code in found} >= {"BL403", "BL401", "BL201"}
-    # ... but a constructor breaks only where its warning runs, and a loop costs its frame only
-    # where its print runs: neither makes a frame run eagerly. The frame that surely breaks in its
-    # loop builds `Scale` only under `if extra:`; the finding says so.
+    # ... but a loop costs its frame only where its print runs, which makes no frame run eagerly.
+    # The frame that surely breaks in its loop builds `Scale` only under `if extra:`, and `Checked`'s
+    # constructor breaks only where its warning runs: each finding says so.
     reported = [f for f in lint_source(MODULES + dedent(body), Path("m.py"), Config()) if f.code == "BL427"]
-    assert [(f.line, f.code) for f in reported] == [(line_of(body, "super().__init__()"), "BL427")]
+    assert [(f.line, f.code) for f in reported] == [(line_of(body, "super().__init__()"), "BL427"),
+                                                    (line_of(body, "super().__init__()", 1), "BL427")]
     assert f"(this module is built on line {line_of(body, 'x = Scale(3.0)(x)')}, in a branch)" in reported[0].message
+    assert f"its constructor may break (at `m.py:{line_of(body, 'warnings.warn')}`, in a branch)" \
+        in reported[1].message
 
 
 # a module whose constructor keeps a function from a parameter's default

@@ -246,7 +246,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, (), None)
                      for caller, call, message in unresumable]
                     + [(init, span, "BL427", message, (), None)
-                       for init, span, message in eager_constructors(reach, direct, sure, unresumable)]
+                       for init, span, message in eager_constructors(reach, direct, sure, unresumable, where)]
                     + [(caller, span, "BL433", message, (), requires)
                        for caller, span, message, requires in held_methods(reach, where)]
                     + [(caller, span, "BL437", message, (), None)

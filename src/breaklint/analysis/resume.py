@@ -274,8 +274,8 @@ def _default_function(reach: Reach, init: str, call: CallRef) -> str | None:
 
 
 def eager_constructors(reach: Reach, direct: Breaks, sure: dict[str, str],
-                       unresumable: list[tuple[str, CallRef, str]] | None = None
-                       ) -> list[tuple[str, tuple[int, int, int, int], str]]:
+                       unresumable: list[tuple[str, CallRef, str]] | None = None,
+                       where: dict[str, str] | None = None) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(constructor, span, message) for each module constructor dynamo compiles as a frame of its own.
 
     A module built in compiled code has its `__init__` inlined into the graph. Where the building
@@ -285,11 +285,12 @@ def eager_constructors(reach: Reach, direct: Breaks, sure: dict[str, str],
     too, so the bases' constructors it calls, and the modules it builds, go the same way. A building
     frame runs eagerly where it breaks inside its own loop or `try` (all of it), where dynamo gives
     up on it at a break because an object it built cannot be rebuilt to resume (all of it,
-    `_abandoned`), and where the constructor it calls
-    breaks (that call). Only breaks that happen whenever their function runs count (not those in an
-    `if` branch or a handler), and, outside a frame run eagerly as a whole, only constructor calls
-    made so: the finding is on a line that runs whenever the module is built; one built in a branch
-    of a frame run eagerly says so. `sure`: `breaking` with `always`."""
+    `_abandoned`), and where the constructor it calls breaks (that call). A frame runs eagerly as a
+    whole only for breaks that happen whenever it runs (`sure`: `breaking` with `always`), not those in
+    an `if` branch or a handler; outside such a frame, only constructor calls made whenever their
+    caller runs count, and a constructor that breaks only in a branch of its own (`where`: `breaking`)
+    is reported as one that may break, naming where. The finding is on a line that runs whenever the
+    module is built; one built in a branch of a frame run eagerly says so."""
     out: dict[str, tuple[tuple[int, int, int, int], str] | None] = {}
     queue: deque[str] = deque()
 
@@ -320,6 +321,9 @@ def eager_constructors(reach: Reach, direct: Breaks, sure: dict[str, str],
             elif init in sure:
                 report(init, f"`{_short(reach, caller)}` builds this module in compiled code and its constructor "
                              f"breaks (at `{sure[init]}`)")
+            elif where is not None and init in where:
+                report(init, f"`{_short(reach, caller)}` builds this module in compiled code and its constructor "
+                             f"may break (at `{where[init]}`, in a branch)")
     while queue:
         frame = queue.popleft()
         for init, _ in _module_inits(reach, frame, supers=True):
