@@ -1048,6 +1048,144 @@ def botorch_case(group: str, name: str) -> Case:
         acq = mo.qLogNoisyExpectedHypervolumeImprovement(model, ref_point=ref, X_baseline=x)
     return acq, (torch.rand(4, 1, 2, dtype=torch.float64),)
 
+# the fourteenth round: Catalyst (studied by its hash), the losses and heads of metric learning,
+# segmentation and recommendation, and the metrics a training loop computes on each batch. Each loss
+# is called on the inputs its kind takes (scores and labels, masks, embeddings and classes), each
+# margin head with its targets (the training path) and without (inference), each metric function on
+# a batch; a triplet loss mines its triplets with each of the library's in-batch samplers. (The
+# attention pools are left out: their constructor looks up an activation in a registry that a plain
+# import leaves empty.)
+CATALYST_LOSSES = {
+    "BPRLoss": ({}, "scores"), "BarlowTwinsLoss": ({}, "pair"), "ContrastiveDistanceLoss": ({}, "distances"),
+    "ContrastiveEmbeddingLoss": ({}, "embedding_pair"), "ContrastivePairwiseEmbeddingLoss": ({}, "pair"),
+    "DiceLoss": ({}, "binary"), "FocalLossBinary": ({}, "binary"), "FocalLossMultiClass": ({}, "classes"),
+    "HingeLoss": ({}, "scores"), "HuberLossV0": ({}, "pair"), "IoULoss": ({}, "binary"), "LogisticLoss": ({}, "scores"),
+    "LovaszLossBinary": ({}, "binary"), "LovaszLossMultiClass": ({}, "segmentation"),
+    "LovaszLossMultiLabel": ({}, "binary"), "MarginLoss": ({}, "embeddings"),
+    "MaskCrossEntropyLoss": ({}, "masked"), "MeanOutputLoss": ({}, "pair"), "NaiveCrossEntropyLoss": ({}, "pair"),
+    "QuantileRegressionLoss": ({}, "column"), "RSquareLoss": ({}, "pair"), "RocStarLoss": ({}, "column"),
+    "SmoothingDiceLoss": ({}, "binary"), "SymmetricCrossEntropyLoss": ({}, "classes"),
+    "TripletLoss": ({}, "embeddings"), "TripletLossV2": ({}, "embeddings"),
+    "TripletPairwiseEmbeddingLoss": ({}, "pair"), "WARPLoss": ({}, "scores"), "WingLoss": ({}, "pair"),
+    "AdaptiveHingeLoss": ({}, "negatives"), "CircleLoss": ({"margin": 0.25, "gamma": 32}, "embeddings"),
+    "NTXentLoss": ({"tau": 0.1}, "pair"), "SupervisedContrastiveLoss": ({"tau": 0.1}, "views"),
+    "TrevskyLoss": ({"alpha": 0.5}, "binary"), "FocalTrevskyLoss": ({"alpha": 0.5}, "binary"),
+    **{f"TripletMarginLossWithSampler_{k}": ({"margin": 0.5}, "embeddings")
+       for k in ("AllTripletsSampler", "HardTripletsSampler", "HardClusterSampler")},
+}
+CATALYST_HEADS = ("ArcFace", "SubCenterArcFace", "AMSoftmax", "AdaCos", "CosFace", "CurricularFace")
+CATALYST_LAYERS = {
+    "ArcMarginProduct": ({"in_features": 8, "out_features": 4}, (4, 8)), "GeM2d": ({}, (4, 8, 6, 6)),
+    "GlobalAvgPool2d": ({}, (4, 8, 6, 6)), "GlobalMaxPool2d": ({}, (4, 8, 6, 6)),
+    "GlobalConcatPool2d": ({}, (4, 8, 6, 6)), "cSE": ({"in_channels": 8}, (4, 8, 6, 6)),
+    "sSE": ({"in_channels": 8}, (4, 8, 6, 6)), "scSE": ({"in_channels": 8}, (4, 8, 6, 6)),
+    "LamaPooling": ({"in_features": 8}, (4, 5, 8)), "TemporalAttentionPooling": ({"in_features": 8}, (4, 5, 8)),
+    "TemporalAvgPooling": ({}, (4, 5, 8)), "TemporalMaxPooling": ({}, (4, 5, 8)), "TemporalLastPooling": ({}, (4, 5, 8)),
+    "TemporalConcatPooling": ({"in_features": 8}, (4, 5, 8)), "RMSNorm": ({"dimension": 8}, (4, 8)),
+    "SoftMax": ({"in_features": 8, "num_classes": 4}, (4, 8)), "GaussianNoise": ({"stddev": 0.1}, (4, 8)),
+    "Normalize": ({}, (4, 8)), "Flatten": ({}, (4, 2, 4)),
+}
+CATALYST_METRICS = {
+    "accuracy": "classes", "f1_score": "classes", "fbeta_score": "classes", "precision": "classes", "recall": "classes",
+    "precision_recall_fbeta_support": "classes", "get_multiclass_statistics": "classes",
+    "multilabel_accuracy": "multilabel", "get_multilabel_statistics": "multilabel",
+    "binary_average_precision": "multilabel", "auc": "multilabel", "binary_auc": "binary_scores",
+    "sigmoid_focal_loss": "multilabel", "reduced_focal_loss": "multilabel",
+    "average_precision": "ranking", "mean_average_precision": "ranking", "mrr": "ranking",
+    "reciprocal_rank": "ranking", "hitrate": "ranking", "ndcg": "ranking", "dcg": "ranking",
+    "dice": "segmentation", "iou": "segmentation", "trevsky": "segmentation", "get_segmentation_statistics": "segmentation",
+    "cmc_score": "retrieval", "cmc_score_count": "retrieval", "masked_cmc_score": "retrieval", "r2_squared": "regression",
+}
+
+
+def catalyst_names() -> list[str]:
+    return ([f"catalyst__loss__{n}" for n in CATALYST_LOSSES] + [f"catalyst__head__{n}" for n in CATALYST_HEADS]
+            + [f"catalyst__headinfer__{n}" for n in CATALYST_HEADS] + [f"catalyst__layer__{n}" for n in CATALYST_LAYERS]
+            + [f"catalyst__metric__{n}" for n in CATALYST_METRICS])
+
+
+def _catalyst_inputs(kind: str) -> tuple:
+    import torch
+
+    torch.manual_seed(0)
+    if kind == "scores":
+        return torch.randn(4, 8), torch.randint(0, 2, (4, 8)).float()
+    if kind in ("pair", "distances"):
+        return (torch.rand(4, 8), torch.randint(0, 2, (4, 8)).float()) if kind == "distances" else \
+            (torch.randn(4, 8), torch.randn(4, 8))
+    if kind == "embedding_pair":
+        return torch.randn(4, 8), torch.randn(4, 8), torch.tensor([0.0, 1.0, 0.0, 1.0])
+    if kind == "binary":
+        return torch.randn(4, 1, 8, 8), torch.randint(0, 2, (4, 1, 8, 8)).float()
+    if kind == "segmentation":
+        return torch.randn(2, 3, 8, 8), torch.randint(0, 3, (2, 8, 8))
+    if kind == "classes":
+        return torch.randn(16, 4), torch.randint(0, 4, (16,))
+    if kind == "embeddings":
+        return torch.nn.functional.normalize(torch.randn(8, 8), dim=-1), torch.tensor([0, 1, 2, 3, 0, 1, 2, 3])
+    if kind == "masked":
+        return torch.randn(4, 8), torch.randint(0, 8, (4,)), torch.tensor([1.0, 0.0, 1.0, 1.0])
+    if kind == "column":
+        return torch.randn(8, 1), torch.randint(0, 2, (8, 1)).float()
+    if kind == "negatives":
+        return torch.randn(4), torch.randn(3, 4)
+    if kind == "views":
+        return torch.randn(8, 8), torch.tensor([0, 1, 2, 3, 0, 1, 2, 3])
+    if kind == "multilabel":
+        return torch.rand(16, 4), torch.randint(0, 2, (16, 4)).float()
+    if kind == "binary_scores":
+        return torch.rand(16), torch.randint(0, 2, (16,)).float()
+    if kind == "ranking":
+        return torch.rand(4, 8), torch.randint(0, 2, (4, 8)).float()
+    if kind == "retrieval":
+        return torch.randn(4, 8), torch.randn(6, 8), torch.randint(0, 2, (4, 6)).bool()
+    return torch.rand(16), torch.rand(16)  # regression
+
+
+def catalyst_case(group: str, name: str) -> Case:
+    import torch
+
+    if group == "loss":
+        import catalyst.contrib.losses as losses
+
+        kwargs, kind = CATALYST_LOSSES[name]
+        if name.startswith("TripletMarginLossWithSampler_"):
+            import catalyst.contrib.data.sampler_inbatch as samplers
+
+            sampler = getattr(samplers, name.split("_", 1)[1])()
+            return losses.TripletMarginLossWithSampler(sampler_inbatch=sampler, **kwargs), _catalyst_inputs(kind)
+        return getattr(losses, name)(**kwargs), _catalyst_inputs(kind)
+    if group in ("head", "headinfer"):
+        import catalyst.contrib.layers as layers
+
+        torch.manual_seed(0)
+        head = getattr(layers, name)(in_features=8, out_features=4)
+        x, target = torch.randn(6, 8), torch.tensor([0, 1, 2, 3, 0, 1])
+        return head, ((x, target) if group == "head" else (x,))
+    if group == "layer":
+        import catalyst.contrib.layers as layers
+
+        kwargs, shape = CATALYST_LAYERS[name]
+        torch.manual_seed(0)
+        return getattr(layers, name)(**kwargs), (torch.randn(*shape),)
+    import catalyst.metrics.functional as metrics
+
+    fn = getattr(metrics, name)
+    kind = CATALYST_METRICS[name]
+    args = _catalyst_inputs(kind)
+    extra = {"average_precision": {"k": 3}, "reciprocal_rank": {"k": 3}, "mean_average_precision": {"topk": [1, 3]},
+             "mrr": {"topk": [1, 3]}, "hitrate": {"topk": [1, 3]}, "ndcg": {"topk": [1, 3]}, "trevsky": {"alpha": 0.5},
+             "multilabel_accuracy": {"threshold": 0.5}}.get(name, {})
+    if kind == "segmentation":  # probabilities and a one-hot target, per class
+        probs = torch.softmax(args[0], 1)
+        args = (probs, torch.nn.functional.one_hot(args[1], 3).permute(0, 3, 1, 2).float())
+    if name == "cmc_score_count":
+        args = (torch.cdist(args[0], args[1]), args[2])
+    elif name == "masked_cmc_score":
+        args = (*args, torch.ones(4, 6, dtype=torch.bool))
+    return (lambda *a: fn(*a, **extra)), args
+
+
 # the seventh round: optimizers, whose `step` a user compiles on its own (`torch.compile(opt.step)`),
 # each after one backward pass so that every parameter has a gradient. Each runs twice: its first
 # step (`step`, which makes the optimizer's state) and a later one (`warm`: one step run eagerly
@@ -1620,7 +1758,7 @@ def kbnufft_case(group: str, name: str) -> Case:
 
 
 # Groups of whole models, which the harness also runs in training mode.
-TRAIN_GROUPS = {("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
+TRAIN_GROUPS = {("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
 
 LIBRARIES = {
@@ -1657,6 +1795,7 @@ LIBRARIES = {
     "afb": (afb_names, afb_case),
     "kbnufft": (kbnufft_names, kbnufft_case),
     "botorch": (botorch_names, botorch_case),
+    "catalyst": (catalyst_names, catalyst_case),
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1679,7 +1818,7 @@ PACKAGES = {
     "afb": "asteroid_filterbanks", "kbnufft": "torchkbnufft",
     "rotary": "rotary_embedding_torch", "linformer": "linformer", "librosa": "torchlibrosa",
     "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
-    "popt": "pytorch_optimizer", "botorch": "botorch",
+    "popt": "pytorch_optimizer", "botorch": "botorch", "catalyst": "catalyst",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1694,7 +1833,7 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
           "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn",
-          "popt", "botorch")
+          "popt", "botorch", "catalyst")
 
 
 def _sha(lib: str) -> str:
@@ -1837,6 +1976,8 @@ def entry_points(names: list[str]) -> list[str]:
                     owner = next(k for k in cls.__mro__ if method in vars(k))
                     out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
                 continue
+            elif lib == "catalyst" and group == "metric":
+                fn = getattr(importlib.import_module("catalyst.metrics.functional"), item)
             elif lib == "diffusers" and group == "sched":
                 cls = getattr(importlib.import_module("diffusers"), item)
                 out.append(f"{cls.__module__}.{cls.__qualname__}.step")
