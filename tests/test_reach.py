@@ -587,6 +587,41 @@ def test_an_attribute_declared_with_a_union_of_none_runs_each_override(tmp_path:
     assert {(f.line, f.code) for f in result.findings} == {(6, "BL401")}
 
 
+def test_an_attribute_declared_by_a_forward_reference_runs_each_override(tmp_path: Path) -> None:
+    # `sampler: "Sampler"` (the class imported only for type checkers) declares `Sampler` as the bare
+    # name would: its subclasses' overrides run; a string that is no name declares nothing
+    write(tmp_path, {"samplers.py": """
+        from abc import ABC, abstractmethod
+
+        class Sampler(ABC):
+            @abstractmethod
+            def sample(self, x):
+                raise NotImplementedError
+
+        class Hard(Sampler):
+            def sample(self, x):
+                print("mining")
+                return x
+    """, "loss.py": """
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from samplers import Sampler
+
+        class Loss:
+            def __init__(self, sampler: "Sampler", other: "list of samplers"):
+                self.sampler = sampler
+                self.other = other
+
+            def compute(self, x):
+                return self.sampler.sample(x) + self.other.sample(x)
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["*loss.Loss.compute"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(f.path.name, f.line, f.code) for f in result.findings} == {("samplers.py", 11, "BL401")}
+
+
 def test_a_base_method_runs_what_its_subclasses_store_in_an_attribute(tmp_path: Path) -> None:
     # `Model.posterior` calls `self.transform.untransform(p)`; only the subclasses' constructors set
     # `self.transform` (a class built there, or a parameter's declared class): `self` may be either;

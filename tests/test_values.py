@@ -212,6 +212,28 @@ def test_tensors_of_bools_from_a_dtype_a_fill_value_or_a_move_to_a_device() -> N
     """) == [(10, "BL302"), (11, "BL302"), (12, "BL302"), (13, "BL302"), (14, "BL302"), (15, "BL302")]
 
 
+def test_a_mask_stays_a_mask_through_what_keeps_its_dtype() -> None:
+    # the upper triangle of a label-equality matrix (a contrastive loss's positive pairs), method or
+    # function, its diagonal, a selection of its rows, a tensor converted to bools; not the triangle of
+    # a sum of labels, nor a conversion to floats
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x: torch.Tensor, labels: torch.Tensor, idx: torch.Tensor):
+            same = labels.unsqueeze(1) == labels.unsqueeze(0)
+            a = x[same.triu(diagonal=1).view(-1)]
+            b = x[torch.tril(same, diagonal=-1)]
+            c = x[same.diagonal()]
+            d = x[same.index_select(0, idx)]
+            e = x[torch.triu(labels.unsqueeze(1) + labels.unsqueeze(0))]
+            g = x[torch.zeros(4, 8).type(torch.bool)]
+            h = x[torch.zeros(4, 8).to(x.device, dtype=torch.bool)]
+            i = x[torch.zeros(4, 8).to(torch.float32)]
+            return a, b, c, d, e, g, h, i
+    """) == [(7, "BL302"), (8, "BL302"), (9, "BL302"), (10, "BL302"), (12, "BL302"), (13, "BL302")]
+
+
 def test_a_mask_beside_an_index_the_tree_decides_is_still_reported() -> None:
     # `x[i, m]`: `i` is symbolic (a parameter) and no mask; `m` is one, reported as before
     assert findings("""

@@ -32,7 +32,8 @@ class Annotations:
         `Transform | None`), where it names a class by a capitalized name and says nothing else."""
         if param.annotation is None:
             return None
-        ann = self._unwrap_optional(param.annotation.annotation)
+        ann = _forward_reference(param.annotation.annotation)
+        ann = self._unwrap_optional(ann)
         if type(ann) is cst.BinaryOperation and type(ann.operator) is cst.BitOr:
             parts = _not_none(ann)
             ann = parts[0] if len(parts) == 1 else ann
@@ -162,3 +163,18 @@ class Annotations:
 def _not_none(union: cst.BinaryOperation) -> list[cst.BaseExpression]:
     """The operands of `X | Y` other than `None`."""
     return [p for p in (union.left, union.right) if not (type(p) is cst.Name and p.value == "None")]
+
+
+def _forward_reference(ann: cst.BaseExpression) -> cst.BaseExpression:
+    """`"Sampler"`, `"pkg.Sampler"` (a class named in a string, as a forward reference or an import
+    made only for type checkers) as the name it holds; any other annotation as it is."""
+    if type(ann) is not cst.SimpleString:
+        return ann
+    text = ann.evaluated_value
+    if not isinstance(text, str) or not all(part.isidentifier() for part in text.split(".")):
+        return ann
+    parts = text.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node

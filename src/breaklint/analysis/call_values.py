@@ -45,8 +45,16 @@ def tensor_method_value(method: str, base: Val, node: cst.Call) -> Val | None:
     if base.is_tensor:
         keeps_dtype = (method in SHAPE_METHODS or method in DEVICE_MOVES or method == "to" and moves_only(node)) \
             and base.bool_shaped  # (as in `Evaluation._call_value`)
-        return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype else V.TENSOR
+        return V.BOOL_TENSOR if method in BOOL_METHODS or keeps_dtype or _to_bools(method, node) else V.TENSOR
     return None
+
+
+def _to_bools(method: str, node: cst.Call) -> bool:
+    """`t.to(torch.bool)`, `t.to(device, dtype=torch.bool)`, `t.type(torch.bool)`: a conversion to bools."""
+    if method not in ("to", "type"):
+        return False
+    return any(dotted(a.value) == "torch.bool" for a in node.args
+               if a.keyword is None or a.keyword.value in ("dtype", "dst_type"))
 
 
 def moves_only(node: cst.Call) -> bool:

@@ -201,7 +201,8 @@ class Evaluation:
         name = self.qualify(func)
         if name is not None and name.startswith("torch."):
             made = torch_value(name, node, self.value)
-            return V.BOOL_TENSOR if made == V.TENSOR and _makes_bools(self, name, node) else made
+            return V.BOOL_TENSOR if made == V.TENSOR and (_makes_bools(self, name, node) or
+                                                          _keeps_bools(self, name, node)) else made
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
             return numpy_value(node, self.value)
         if name is not None and (record := self.record_value(name, node)) is not None:
@@ -352,6 +353,13 @@ def _makes_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
     fill = next((a.value for i, a in enumerate(node.args) if a.keyword is None and i == at
                  or a.keyword is not None and a.keyword.value == "fill_value"), None) if at is not None else None
     return type(fill) is cst.Name and fill.value in ("True", "False")
+
+
+def _keeps_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
+    """`torch.triu(mask, 1)`, `torch.flatten(mask)`: a torch function that keeps its first operand's
+    dtype, given a tensor of bools."""
+    return name[len("torch."):] in SHAPE_METHODS and bool(node.args) and node.args[0].keyword is None \
+        and ctx.value(node.args[0].value).bool_shaped
 
 
 def _result_field(base: Val) -> Val | None:

@@ -206,11 +206,15 @@ TENSOR_METHODS = frozenset({
 # Methods that give a tensor exactly when their receiver is one: on a value the tree decides (a
 # parameter, what a helper returns), what they return is decided with it.
 RECEIVER_KIND_METHODS = TENSOR_METHODS | SAME_KIND_METHODS
-# Methods that keep a tensor's dtype (a bool mask stays a bool mask).
+# Methods that keep a tensor's dtype (a bool mask stays a bool mask): what reshapes, reorders, selects
+# or copies its elements. As torch functions (`torch.triu(mask)`), their first operand's.
 SHAPE_METHODS = {
     "unsqueeze", "squeeze", "view", "reshape", "permute", "transpose", "flatten", "expand", "expand_as",
     "repeat", "contiguous", "clone", "detach", "flip", "roll", "t", "narrow", "view_as", "reshape_as",
-    "unflatten", "movedim", "repeat_interleave", "tile",
+    "unflatten", "movedim", "repeat_interleave", "tile", "triu", "tril", "triu_", "tril_", "diagonal", "diag",
+    "swapaxes", "swapdims", "moveaxis", "fliplr", "flipud", "rot90", "broadcast_to", "ravel", "select",
+    "index_select", "gather", "take", "take_along_dim", "unfold", "squeeze_", "unsqueeze_", "t_", "transpose_",
+    "masked_fill", "masked_fill_",
 }
 # tensor methods that move or copy a tensor and keep its dtype (`to` too, given only a device: `moves_only`)
 DEVICE_MOVES = frozenset({"cpu", "cuda", "pin_memory", "contiguous", "clone", "detach"})
