@@ -23,6 +23,12 @@ DYNAMIC_FUNCS = {
     "torch.nn.functional.ctc_loss": "ctc_loss",  # no meta kernel: breaks with the setting too
 }
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
+# NumPy's: dynamo runs NumPy calls on arrays from tensors (`scores.cpu().numpy()`) as torch ops, with
+# the same data-dependent sizes; on Python numbers it folds them
+NUMPY_DYNAMIC = {
+    "numpy.nonzero": "nonzero", "numpy.flatnonzero": "nonzero", "numpy.argwhere": "argwhere",
+    "numpy.unique": "unique", "numpy.bincount": "bincount",
+}
 REWRITES = {
     "nonzero": "`torch.nonzero_static(x, size=N)` with an upper bound, or keep a boolean mask",
     "argwhere": "`torch.nonzero_static(x, size=N)` with an upper bound, or keep a boolean mask",
@@ -108,6 +114,12 @@ class DynamicShapeOp(Rule):
             op = "where"
         call = method_call(node)
         requires = None
+        if qual in NUMPY_DYNAMIC or qual == "numpy.where" and len(node.args) == 1:
+            operand = positional(node)[:1]
+            # an array from a tensor (or what may be one), not a literal dynamo folds
+            requires = self.ctx.tensor_requirement(operand[0].value) \
+                if operand and type(operand[0].value) not in (cst.List, cst.Tuple) else None
+            op = NUMPY_DYNAMIC.get(qual, "where") if requires is not None else None
         if qual == "torch.nn.functional.one_hot":
             # the number of classes, unless given, is the largest value plus one
             args = positional(node)
@@ -133,7 +145,7 @@ class DynamicShapeOp(Rule):
             op = None
         if op is None:
             return
-        if op == "unique":
+        if op == "unique" and not (qual or "").startswith("numpy."):
             fix, needs = self._unique_fix(node), ()
         else:
             held, fix, needs = self._positions.get(id(node), (None, None, ()))

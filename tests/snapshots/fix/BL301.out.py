@@ -1,3 +1,4 @@
+import numpy as np
 import torch
 
 
@@ -106,6 +107,15 @@ def alignment_loss(x):
     return torch.nn.functional.ctc_loss(log_probs, targets, [8], [2])  # expect: BL301
 
 
+@torch.compile
+def numpy_post_processing(x: torch.Tensor):
+    scores = np.asarray(x * 2)
+    keep = np.nonzero(scores > 0)[0]  # expect: BL301
+    rows = np.where(scores > 1)[0]  # expect: BL301
+    values = np.unique(scores)  # expect: BL301
+    return torch.from_numpy(keep).sum() + torch.from_numpy(rows).sum() + torch.from_numpy(values).sum()
+
+
 def cases():
     x = torch.randn(8)
     labels = torch.tensor([0, 1, 1, 0, 2, 1])
@@ -113,5 +123,5 @@ def cases():
         (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
         (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
         (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)), (one_hot_classes, (x,)),
-        (all_pairs, (x,)), (alignment_loss, (x,)),
+        (all_pairs, (x,)), (alignment_loss, (x,)), (numpy_post_processing, (x,)),
     ]
