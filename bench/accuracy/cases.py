@@ -1186,6 +1186,113 @@ def catalyst_case(group: str, name: str) -> Case:
     return (lambda *a: fn(*a, **extra)), args
 
 
+# the fifteenth round: four language-model libraries of one author (each studied by its own hash),
+# run as a training loop and a sampler run them: a loss computed in forward (`return_loss=True`), the
+# sampling loop of `generate` (top-k filtering, Gumbel or multinomial draws, stopping at an end
+# token), reward and value heads, a masked-language-model wrapper, and a contrastive captioner.
+LM_CASES = {
+    "palm": ("PaLM", "PaLM_loss", "PaLM_encoder", "PaLM_generate", "PaLM_generate_eos", "RewardModel",
+             "RewardModel_labels", "ActorCritic", "ActorCritic_generate", "ImplicitPRM", "score_centering_loss"),
+    "coca": ("CoCa", "CoCa_loss", "CoCa_embeddings"),
+    "mlm": ("MLM",),
+    "megabyte": ("MEGABYTE", "MEGABYTE_loss", "MEGABYTE_generate"),
+}
+LM_ENTRIES = {  # what each case compiles beyond a module's forward
+    "PaLM_generate": ["palm_rlhf_pytorch.palm.PaLM.generate"],
+    "PaLM_generate_eos": ["palm_rlhf_pytorch.palm.PaLM.generate"],
+    "ActorCritic_generate": ["palm_rlhf_pytorch.ppo.ActorCritic.generate"],
+    "score_centering_loss": ["palm_rlhf_pytorch.grpo.score_centering_loss"],
+    "MEGABYTE_generate": ["MEGABYTE_pytorch.megabyte.MEGABYTE.generate"],
+}
+
+
+def _lm_names(lib: str) -> Callable[[], list[str]]:
+    return lambda: [f"{lib}__lm__{n}" for n in LM_CASES[lib]]
+
+
+def _palm(**kwargs):
+    from palm_rlhf_pytorch import PaLM
+
+    _lm_seed()
+    return PaLM(num_tokens=32, dim=32, depth=2, dim_head=8, heads=2, **kwargs)
+
+
+def _lm_seed() -> None:
+    import torch
+
+    torch.manual_seed(0)
+
+
+def lm_case(group: str, name: str) -> Case:
+    import torch
+
+    _lm_seed()
+    tokens = torch.randint(1, 32, (2, 12))
+    if name == "PaLM":
+        return _palm().eval(), (tokens,)
+    if name == "PaLM_loss":
+        model = _palm()
+        return (lambda x: model(x, return_loss=True)), (tokens,)
+    if name == "PaLM_encoder":
+        masked = tokens.clone()
+        masked[:, -3:] = -1  # negative ids are padding to a non-causal model
+        return _palm(causal=False).eval(), (masked,)
+    if name in ("PaLM_generate", "PaLM_generate_eos"):
+        model = _palm()
+        eos = {"eos_token": 3} if name.endswith("eos") else {}
+        return (lambda prompt: model.generate(16, prompt, **eos)), (tokens[:1, :4],)
+    if name.startswith("RewardModel"):
+        from palm_rlhf_pytorch import RewardModel
+
+        reward = RewardModel(_palm(), num_binned_output=5 if name.endswith("labels") else 0.)
+        if name.endswith("labels"):
+            return (lambda x, y: reward(x, labels=y)), (tokens, torch.randint(0, 5, (2,)))
+        return reward.eval(), (tokens, torch.ones(2, 12, dtype=torch.bool), None, torch.tensor([3, 5]))
+    if name.startswith("ActorCritic"):
+        from palm_rlhf_pytorch import ActorCritic
+
+        actor = ActorCritic(_palm(), pooled_values=True)
+        if name.endswith("generate"):
+            return (lambda prompt: actor.generate(prompt, 16, eos_token=3, return_values=True)), (tokens[:1, :4],)
+        return actor, (tokens, torch.ones(2, 12, dtype=torch.bool))
+    if name == "ImplicitPRM":
+        from palm_rlhf_pytorch import ImplicitPRM
+
+        return ImplicitPRM(_palm()), (tokens, torch.randint(0, 2, (2,)))
+    if name == "score_centering_loss":
+        from palm_rlhf_pytorch import score_centering_loss
+
+        logits = torch.randn(2, 12, 32)
+        return score_centering_loss, (logits.log_softmax(-1), logits.softmax(-1), tokens, torch.randn(2))
+    if name.startswith("CoCa"):
+        from coca_pytorch import CoCa
+
+        coca = CoCa(dim=32, num_tokens=32, unimodal_depth=1, multimodal_depth=1, image_dim=16, num_img_queries=4,
+                    dim_head=8, heads=2)
+        image_tokens = torch.randn(2, 6, 16)
+        if name == "CoCa_loss":
+            return (lambda text, img: coca(text, image_tokens=img, return_loss=True)), (tokens, image_tokens)
+        if name == "CoCa_embeddings":
+            return (lambda text, img: coca(text, image_tokens=img, return_embeddings=True)), (tokens, image_tokens)
+        return (lambda text, img: coca(text, image_tokens=img)), (tokens, image_tokens)
+    if name == "MLM":
+        from mlm_pytorch import MLM
+        from x_transformers import Encoder, TransformerWrapper
+
+        transformer = TransformerWrapper(num_tokens=32, max_seq_len=16,
+                                         attn_layers=Encoder(dim=32, depth=1, heads=2, attn_dim_head=8))
+        return MLM(transformer, num_tokens=32, mask_token_id=2, pad_token_id=0, mask_ignore_token_ids=[1]), (tokens,)
+    from MEGABYTE_pytorch import MEGABYTE
+
+    model = MEGABYTE(num_tokens=32, dim=(32, 16), depth=(1, 1), max_seq_len=(4, 4), dim_head=8, heads=2)
+    ids = torch.randint(1, 32, (2, 16))
+    if name == "MEGABYTE_loss":
+        return (lambda x: model(x, return_loss=True)), (ids,)
+    if name == "MEGABYTE_generate":
+        return (lambda prime: model.generate(prime)), (ids[:1, :3],)
+    return model.eval(), (ids,)
+
+
 # the seventh round: optimizers, whose `step` a user compiles on its own (`torch.compile(opt.step)`),
 # each after one backward pass so that every parameter has a gradient. Each runs twice: its first
 # step (`step`, which makes the optimizer's state) and a later one (`warm`: one step run eagerly
@@ -1758,7 +1865,7 @@ def kbnufft_case(group: str, name: str) -> Case:
 
 
 # Groups of whole models, which the harness also runs in training mode.
-TRAIN_GROUPS = {("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
+TRAIN_GROUPS = {*((lib, "lm") for lib in LM_CASES), ("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
 
 LIBRARIES = {
@@ -1796,6 +1903,7 @@ LIBRARIES = {
     "kbnufft": (kbnufft_names, kbnufft_case),
     "botorch": (botorch_names, botorch_case),
     "catalyst": (catalyst_names, catalyst_case),
+    **{lib: (_lm_names(lib), lm_case) for lib in LM_CASES},
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
 }
@@ -1819,6 +1927,7 @@ PACKAGES = {
     "rotary": "rotary_embedding_torch", "linformer": "linformer", "librosa": "torchlibrosa",
     "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
     "popt": "pytorch_optimizer", "botorch": "botorch", "catalyst": "catalyst",
+    "palm": "palm_rlhf_pytorch", "coca": "coca_pytorch", "mlm": "mlm_pytorch", "megabyte": "MEGABYTE_pytorch",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -1833,7 +1942,7 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
           "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn",
-          "popt", "botorch", "catalyst")
+          "popt", "botorch", "catalyst", "palm", "coca", "mlm", "megabyte")
 
 
 def _sha(lib: str) -> str:
@@ -1975,6 +2084,9 @@ def entry_points(names: list[str]) -> list[str]:
                 for method in ("__init__", "compute_hypervolume"):
                     owner = next(k for k in cls.__mro__ if method in vars(k))
                     out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
+                continue
+            elif lib in LM_CASES:
+                out.extend(LM_ENTRIES.get(item, []))
                 continue
             elif lib == "catalyst" and group == "metric":
                 fn = getattr(importlib.import_module("catalyst.metrics.functional"), item)
