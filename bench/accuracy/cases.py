@@ -263,7 +263,83 @@ def monai_names() -> list[str]:
             params = inspect.signature(cls).parameters.values()
             if all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params):
                 out.append(f"monai__losses__{name}")
-    return out
+    return out + [f"monai__det__{n}" for n in MONAI_DETECTION]
+
+
+# detection: RetinaNet's inference with its post-processing (a feature extractor of the case's own:
+# MONAI's takes torchvision's, which the harness leaves out, as it does the training path's matcher),
+# the box utilities (NMS, IoU, clipping, mode conversion), the ATSS matcher, the hard-negative
+# sampler and the box coder, each on a few boxes
+MONAI_DETECTION = ("RetinaNetDetector", "non_max_suppression", "batched_nms", "box_iou", "box_giou", "box_pair_giou",
+                   "clip_boxes_to_image", "convert_box_mode", "centers_in_boxes", "boxes_center_distance",
+                   "ATSSMatcher", "HardNegativeSampler", "BoxCoder_encode", "BoxCoder_decode")
+MONAI_DETECTION_ENTRIES = {
+    "ATSSMatcher": ["monai.apps.detection.utils.ATSS_matcher.Matcher.__call__"],
+    "HardNegativeSampler": ["monai.apps.detection.utils.hard_negative_sampler.HardNegativeSampler.__call__"],
+    "BoxCoder_encode": ["monai.apps.detection.utils.box_coder.BoxCoder.encode_single"],
+    "BoxCoder_decode": ["monai.apps.detection.utils.box_coder.BoxCoder.decode_single"],
+}
+
+
+def _monai_detection(name: str) -> Case:
+    import torch
+
+    boxes = torch.tensor([[0.0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [21, 19, 29, 31]])
+    scores = torch.tensor([0.9, 0.8, 0.7, 0.6])
+    if name == "RetinaNetDetector":
+        from monai.apps.detection.networks.retinanet_detector import RetinaNetDetector
+        from monai.apps.detection.networks.retinanet_network import RetinaNet
+        from monai.apps.detection.utils.anchor_utils import AnchorGeneratorWithAnchorShape
+
+        class Features(torch.nn.Module):
+            out_channels = 8
+
+            def __init__(self):
+                super().__init__()
+                self.c1 = torch.nn.Conv2d(1, 8, 3, stride=2, padding=1)
+                self.c2 = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1)
+
+            def forward(self, x):
+                a = self.c1(x)
+                return {"0": a, "1": self.c2(a)}
+
+        anchors = AnchorGeneratorWithAnchorShape(feature_map_scales=[2, 4], base_anchor_shapes=((8, 8), (16, 16)))
+        net = RetinaNet(spatial_dims=2, num_classes=3, num_anchors=2, feature_extractor=Features(), size_divisible=32)
+        detector = RetinaNetDetector(network=net, anchor_generator=anchors, spatial_dims=2, num_classes=3,
+                                     size_divisible=32)
+        detector.set_box_selector_parameters(score_thresh=0.0, topk_candidates_per_level=50, nms_thresh=0.5,
+                                             detections_per_img=10)
+        return detector.eval(), (torch.randn(2, 1, 64, 64),)
+    if name in ("ATSSMatcher", "HardNegativeSampler") or name.startswith("BoxCoder"):
+        from monai.apps.detection.utils.ATSS_matcher import ATSSMatcher
+        from monai.apps.detection.utils.box_coder import BoxCoder
+        from monai.apps.detection.utils.hard_negative_sampler import HardNegativeSampler
+
+        anchors = torch.cat([boxes + 2, boxes - 1, boxes * 1.5])
+        if name == "ATSSMatcher":
+            return ATSSMatcher(num_candidates=2, center_in_gt=False), (boxes[:2], anchors, [8, 4], 1)
+        if name == "HardNegativeSampler":
+            sampler = HardNegativeSampler(batch_size_per_image=8, positive_fraction=0.3, min_neg=2, pool_size=2)
+            labels = [torch.tensor([0, 1, -1, 0, 2, 0]), torch.tensor([1, 0, 0, -1, 0, 0])]
+            return sampler, (labels, torch.rand(12))
+        coder = BoxCoder(weights=(1.0, 1.0, 1.0, 1.0))
+        if name == "BoxCoder_encode":
+            return coder.encode_single, (boxes, anchors[:4])
+        return coder.decode_single, (torch.randn(4, 4) * 0.1, boxes)
+    from monai.data import box_utils
+
+    fn = getattr(box_utils, name)
+    if name == "non_max_suppression":
+        return (lambda b, s: fn(b, s, 0.5)), (boxes, scores)
+    if name == "batched_nms":
+        return (lambda b, s, i: fn(b, s, i, 0.5)), (boxes, scores, torch.tensor([0, 0, 1, 1]))
+    if name == "clip_boxes_to_image":
+        return (lambda b: fn(b, (16, 16))), (boxes,)
+    if name == "convert_box_mode":
+        return (lambda b: fn(b, src_mode="xyxy", dst_mode="ccwh")), (boxes,)
+    if name == "centers_in_boxes":
+        return fn, (boxes[:, :2] + 3, boxes)
+    return fn, (boxes, boxes.flip(0))
 
 
 def monai_case(group: str, name: str) -> Case:
@@ -272,6 +348,8 @@ def monai_case(group: str, name: str) -> Case:
     torch.manual_seed(0)
     if group == "nets":
         return _monai_nets()[name]()
+    if group == "det":
+        return _monai_detection(name)
     cls = getattr(importlib.import_module("monai.losses"), name)
     loss = cls()
     pred = torch.rand(2, 3, 16, 16, requires_grad=True)
@@ -2085,6 +2163,13 @@ def entry_points(names: list[str]) -> list[str]:
                     owner = next(k for k in cls.__mro__ if method in vars(k))
                     out.append(f"{owner.__module__}.{owner.__qualname__}.{method}")
                 continue
+            elif lib == "monai" and group == "det":
+                if item in MONAI_DETECTION_ENTRIES:
+                    out.extend(MONAI_DETECTION_ENTRIES[item])
+                    continue
+                if item == "RetinaNetDetector":
+                    continue
+                fn = getattr(importlib.import_module("monai.data.box_utils"), item)
             elif lib in LM_CASES:
                 out.extend(LM_ENTRIES.get(item, []))
                 continue
