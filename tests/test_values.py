@@ -1539,3 +1539,49 @@ def test_a_tensor_only_method_on_what_the_tree_leaves_undecided_is_an_assumed_te
     result = lint([tmp_path / "pkg"], config, jobs=1, use_cache=False)
     assert [(f.path.name, f.line, f.code) for f in result.findings] == [("opt.py", 12, "BL201")]
     assert result.findings[0].fix is None  # assumed, never known
+
+
+def test_a_method_of_an_object_a_function_returned_gives_what_the_method_returns(tmp_path: Path) -> None:
+    """`mode = get_mode(name)` then `mode.to_corners(boxes)` (the class a registry function returns,
+    declared or built), and `get_mode(name).to_corners(boxes)`: the method's result is what the
+    returned class's method gives, here the pieces of a tensor; an object whose method returns
+    numbers says nothing."""
+    write(tmp_path, {"boxes.py": """
+        from abc import ABC, abstractmethod
+        import torch
+
+        class Mode(ABC):
+            @abstractmethod
+            def to_corners(self, boxes):
+                raise NotImplementedError
+
+        class Corner(Mode):
+            def to_corners(self, boxes):
+                return boxes.split(1, dim=-1)
+
+        class Counter:
+            def to_corners(self, boxes):
+                return [1, 2, 3]
+
+        def get_mode(name=None) -> Mode:
+            return Corner()
+
+        def get_counter():
+            return Counter()
+
+        def convert(boxes: torch.Tensor):
+            mode = get_mode("xyxy")
+            corners = mode.to_corners(boxes)
+            if (corners[2] < corners[0]).sum() > 0:
+                boxes = boxes.flip(-1)
+            if (get_mode().to_corners(boxes)[1] > 0).all():
+                boxes = boxes * 2
+            counter = get_counter()
+            if counter.to_corners(boxes)[0] > 0:
+                boxes = boxes + 1
+            return boxes
+    """})
+    config = Config(root=tmp_path)
+    config.entry_points = ["boxes.convert"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert sorted((f.line, f.code) for f in result.findings) == [(27, "BL201"), (29, "BL201")]
