@@ -153,7 +153,7 @@ class Calls:
                 and func.value.value in self._scopes[-1].typed:
             refs.append(("typedcall", f"{self._scopes[-1].typed[func.value.value]}:{func.attr.value}"))
         elif type(func) is cst.Attribute and type(func.value) is cst.Name and self._scopes \
-                and (returned := self._returned_held(func.value.value)):
+                and (returned := self.returned_held(func.value.value)):
             # `bm = make_noise(shape)` then `bm.sample(t)`: the method of what the call returned
             refs.extend(("retcall", f"{held}:{func.attr.value}") for held in returned)
         elif (param := self._parameter(func.value if type(func) is cst.Attribute else func)) is not None:
@@ -223,7 +223,7 @@ class Calls:
         elif type(item) is cst.Name and self._scopes and item.value in self._scopes[-1].made:
             refs = [("instcall", f"{made}:{method}") for made in self._scopes[-1].made[item.value]
                     for method in ("__enter__", "__exit__")]
-        elif type(item) is cst.Name and self._scopes and (returned := self._returned_held(item.value)):
+        elif type(item) is cst.Name and self._scopes and (returned := self.returned_held(item.value)):
             refs = [("retcall", f"{held}:{method}") for held in returned for method in ("__enter__", "__exit__")]
         elif (attr := self._self_attr(item)) is not None:
             refs = [("attrcall", f"{attr}.{method}") for method in ("__enter__", "__exit__")]
@@ -231,10 +231,6 @@ class Calls:
             return
         pos = self.positions.span(item)
         self.function.calls.extend(CallRef(kind, target, *pos) for kind, target in refs)
-
-    def _returned_held(self, name: str) -> list[str]:
-        """What calls of the tree's functions a local was assigned from (`bm = make_noise(shape)`)."""
-        return [held for held in self._scopes[-1].functions.get(name, []) if held.endswith("()")]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self.active():
@@ -400,7 +396,7 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
         scope = ctx._scopes[-1]
         name = value.value
         if not (name in scope.made or name in scope.typed or name in scope.held
-                or ctx._returned_held(name) or ctx._parameter(value) is not None):
+                or ctx.returned_held(name) or ctx._parameter(value) is not None):
             return
     elif ctx._self_attr(value) is None:
         return

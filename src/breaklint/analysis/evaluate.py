@@ -259,8 +259,7 @@ class Evaluation:
                 return V.join(*(V.ret("instcall", f"{made}:{method}", cls.qualname if cls else None) for made in built))
             # `mode = get_mode(name)` then `mode.to_corners(b)`, or `get_mode(name).to_corners(b)`: what the
             # method of the object the tree's function returned gives (reach looks the object up)
-            returned = ([h for h in self._scopes[-1].functions.get(receiver.value, ()) if h.endswith("()")]
-                        if type(receiver) is cst.Name and self._scopes else
+            returned = (self.returned_held(receiver.value) if type(receiver) is cst.Name and self._scopes else
                         [r] if type(receiver) is cst.Call and (r := self.returned_by(receiver)) is not None else [])
             if returned:
                 return V.join(*(V.ret("retcall", f"{held}:{method}", cls.qualname if cls else None) for held in returned))

@@ -273,7 +273,7 @@ class Scopes:
         if type(value) is cst.Name:
             if value.value in scope.made:
                 return [f"{made}()" for made in scope.made[value.value]]
-            return [held for held in scope.functions.get(value.value, []) if held.endswith("()")]
+            return self.returned_held(value.value)
         if type(value) is not cst.Call:
             return []
         cls = self.class_info()
@@ -284,6 +284,10 @@ class Scopes:
             return [f"{m}()" for m in made]
         returned = self.returned_by(value)
         return [returned] if returned is not None else []
+
+    def returned_held(self, name: str) -> list[str]:
+        """What calls of the tree's functions a local was assigned from (`bm = make_noise(shape)`)."""
+        return [held for held in self._scopes[-1].functions.get(name, []) if held.endswith("()")]
 
     def returned_by(self, value: cst.BaseExpression) -> str | None:
         """`_returned_by`, and `op.transpose(...)` of a local built from one class of the tree here:
