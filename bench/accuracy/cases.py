@@ -1188,9 +1188,10 @@ def _catalyst_inputs(kind: str) -> tuple:
     torch.manual_seed(0)
     if kind == "scores":
         return torch.randn(4, 8), torch.randint(0, 2, (4, 8)).float()
-    if kind in ("pair", "distances"):
-        return (torch.rand(4, 8), torch.randint(0, 2, (4, 8)).float()) if kind == "distances" else \
-            (torch.randn(4, 8), torch.randn(4, 8))
+    if kind == "distances":
+        return torch.rand(4, 8), torch.randint(0, 2, (4, 8)).float()
+    if kind == "pair":
+        return torch.randn(4, 8), torch.randn(4, 8)
     if kind == "embedding_pair":
         return torch.randn(4, 8), torch.randn(4, 8), torch.tensor([0.0, 1.0, 0.0, 1.0])
     if kind == "binary":
@@ -1289,22 +1290,17 @@ def _lm_names(lib: str) -> Callable[[], list[str]]:
 
 
 def _palm(**kwargs):
+    import torch
     from palm_rlhf_pytorch import PaLM
 
-    _lm_seed()
-    return PaLM(num_tokens=32, dim=32, depth=2, dim_head=8, heads=2, **kwargs)
-
-
-def _lm_seed() -> None:
-    import torch
-
     torch.manual_seed(0)
+    return PaLM(num_tokens=32, dim=32, depth=2, dim_head=8, heads=2, **kwargs)
 
 
 def lm_case(group: str, name: str) -> Case:
     import torch
 
-    _lm_seed()
+    torch.manual_seed(0)
     tokens = torch.randint(1, 32, (2, 12))
     if name == "PaLM":
         return _palm().eval(), (tokens,)

@@ -24,7 +24,7 @@ DYNAMIC_FUNCS = {
 }
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 # NumPy's: dynamo runs NumPy calls on arrays from tensors (`scores.cpu().numpy()`) as torch ops, with
-# the same data-dependent sizes; on Python numbers it folds them
+# the same data-dependent sizes (a literal list is left alone: whether dynamo folds it is not confirmed)
 NUMPY_DYNAMIC = {
     "numpy.nonzero": "nonzero", "numpy.flatnonzero": "nonzero", "numpy.argwhere": "argwhere",
     "numpy.unique": "unique", "numpy.bincount": "bincount",
