@@ -905,3 +905,40 @@ def test_a_field_of_what_a_module_returned_is_a_tensor_by_the_method_called_on_i
     assert findings(source) == [(12, "BL201")]
     found = lint_source(dedent(source), Path("m.py"), Config())
     assert found[0].fix is None  # assumed, never known: no rewrite to `torch.where`
+
+
+def test_functions_of_an_extension_built_at_run_time_break() -> None:
+    # built at module level, or on first use in a function that declares the name global (the builder
+    # imported there); a local of the same name, a module-level name bound otherwise, and the extension's
+    # functions called outside compiled code are not reported
+    assert findings("""
+        import torch
+        from torch.utils.cpp_extension import load
+
+        _ext = load(name="fused", sources=["fused.cpp"])
+        _C = None
+        _other = object()
+
+
+        def _build():
+            global _C
+            from torch.utils.cpp_extension import load_inline as build
+            _C = build(name="ops", cpp_sources="...", functions=["scale"])
+
+
+        def build_once():
+            return _ext.prepare()
+
+
+        @torch.compile
+        def f(x):
+            y = _ext.fused_act(x)
+            z = _C.scale(x, 2.0)
+            return x + y + z + _other.run(x)
+
+
+        @torch.compile
+        def g(x):
+            _ext = x
+            return _ext.add(1)
+    """) == [(22, "BL411"), (23, "BL411")]

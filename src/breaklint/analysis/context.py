@@ -81,6 +81,8 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self.aliases: dict[str, str] = {}
         self.globals: dict[str, Val] = {}  # module-level names: what they were assigned
         self.loggers: set[str] = set()
+        # module-level names bound to a C++ extension torch builds at run time -> the builder called
+        self.extensions: dict[str, str] = {}
         self._classes: list[ClassInfo] = []
         # records: the file's dataclasses and named tuples -> their fields (what each declares), and
         # those built by position too

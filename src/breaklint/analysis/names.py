@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, string_index, unseeded
-from .vocabulary import OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS
+from .vocabulary import EXTENSION_BUILDERS, EXTENSION_MODULE, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS
 
 
 class Names:
@@ -89,6 +89,8 @@ class Names:
                             and callee.split(".")[-1][:1].isupper():
                         # a module-level object (`helper = Helper()`): calls of its methods reach them
                         self.summary.instances[name] = callee
+        if any("cpp_extension" in line for line in self.lines):  # (most files build no extension)
+            self._extensions(node)
         tables = registries.dict_tables(node)
         self.summary.registrars = registries.registrars(node, tables)
         self.summary.registrations, stored = registries.registrations(node, self.qualify, tables)
@@ -96,6 +98,36 @@ class Names:
             self.summary.function_tables.setdefault(table, [])  # filled at tree level (`Tree._register`)
         for table, held in stored.items():
             self.summary.function_tables.setdefault(table, []).extend(held)
+
+    def _extensions(self, module: cst.Module) -> None:
+        """Module-level names bound to what `torch.utils.cpp_extension.load(...)` or `load_inline(...)`
+        returns: at module level, or in a module-level function that declares the name `global`
+        (`_C = None`, then `global _C; _C = load(name=..., sources=[...])` on first use, the builder
+        often imported there)."""
+        def bind(stmt: cst.CSTNode, names: frozenset[str] | None, local: dict[str, str]) -> None:
+            if type(stmt) is not cst.Assign or type(stmt.value) is not cst.Call:
+                return
+            func = stmt.value.func
+            builder = local.get(func.value) if type(func) is cst.Name and func.value in local else self.qualify(func)
+            if builder not in EXTENSION_BUILDERS:
+                return
+            for target in stmt.targets:
+                if type(target.target) is cst.Name and (names is None or target.target.value in names):
+                    self.extensions[target.target.value] = builder
+
+        for stmt in iter_statements(module):
+            if type(stmt) is not cst.FunctionDef:
+                bind(stmt, None, {})
+                continue
+            inner = list(iter_statements(stmt.body))
+            declared = frozenset(n.name.value for s in inner if type(s) is cst.Global for n in s.names)
+            if not declared:
+                continue
+            local = {(alias.asname or alias).name.value: f"{dotted(s.module)}.{alias.name.value}"
+                     for s in inner if type(s) is cst.ImportFrom and s.module is not None and not s.relative
+                     and type(s.names) is not cst.ImportStar for alias in s.names}
+            for s in inner:
+                bind(s, declared, local)
 
     def _import_base(self, node: cst.ImportFrom) -> str:
         base = dotted(node.module) if node.module is not None else ""

@@ -57,6 +57,10 @@ TORCH_SEQUENCE = {
 }
 # torch's classes of objects the code keeps and hands on, by what each makes: a generator (`generator=`
 # breaks the graph) and a quasi-random engine (`torch.quasirandom` is skipped whole): both BL421
+# torch's builder of C++ extensions at run time, and what it builds: a module whose functions (pybind11)
+# dynamo does not trace (BL411)
+EXTENSION_MODULE = "torch.utils.cpp_extension"
+EXTENSION_BUILDERS = frozenset({f"{EXTENSION_MODULE}.load", f"{EXTENSION_MODULE}.load_inline"})
 TORCH_OBJECTS = {"torch.Generator": V.GENERATOR, "torch._C.Generator": V.GENERATOR,
                  "torch.quasirandom.SobolEngine": V.SOBOL_ENGINE}
 # torch's optimizers whose `step` torch wraps to set the grad mode around the update, breaking the

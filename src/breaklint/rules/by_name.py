@@ -21,6 +21,8 @@ class CallRule(Rule):
     GUARD_FIX = False
     # `matches` also takes calls that its names do not (a keyword's value): asked about every call
     ASK_ALWAYS = False
+    # `matches` also takes calls of a C++ extension's functions (`ctx.extensions`): asked about those
+    ASK_EXTENSIONS = False
 
     def matches(self, node: cst.Call) -> str | None:
         name = builtin_name(self.ctx, node)
@@ -59,6 +61,7 @@ class CallRules(cst.BatchableCSTVisitor):
         self._rules = rules
         self._ctx = rules[0].ctx
         self._always = tuple(i for i, rule in enumerate(rules) if rule.ASK_ALWAYS)
+        self._extensions = tuple(i for i, rule in enumerate(rules) if rule.ASK_EXTENSIONS)
         self._builtins: dict[str, list[int]] = {}
         self._names: dict[str, list[int]] = {}
         for i, rule in enumerate(rules):
@@ -82,6 +85,8 @@ class CallRules(cst.BatchableCSTVisitor):
             asked.update(self._names.get(qual, ()))
             if qual.startswith(self._any_prefix):
                 asked.update(i for i, prefixes in self._prefixes if qual.startswith(prefixes))
+            if ctx.extensions and qual.partition(".")[0] in ctx.extensions:
+                asked.update(self._extensions)
         for i in sorted(asked):
             self._rules[i].check_call(node)
 

@@ -274,6 +274,9 @@ class DisabledFunctionCall(Rule):
     GB_TYPES = ("GB0098",)
 
 
+_EXTENSION = "<extension>"  # what `OpaqueExtensionCall.matches` gives for a function of a C++ extension
+
+
 @register
 class OpaqueExtensionCall(CallRule):
     CODE = "BL411"
@@ -305,7 +308,20 @@ class OpaqueExtensionCall(CallRule):
                        "threading.get_ident", "threading.current_thread", "threading.local",
                        *NUMPY_UNTRACED})
 
+    ASK_EXTENSIONS = True
+
+    def matches(self, node: cst.Call) -> str | None:
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in self.ctx.extensions \
+                and self.ctx.qualify(func) == f"{func.value.value}.{func.attr.value}":  # (not a local of that name)
+            return _EXTENSION
+        return super().matches(node)
+
     def describe(self, node: cst.Call, what: str) -> str:
+        if what is _EXTENSION:
+            module = node.func.value.value
+            return (f"`{self.ctx.source(node)}` calls into `{module}`, the C++ extension that "
+                    f"`{self.ctx.extensions[module]}` builds at run time: dynamo does not trace its functions")
         if what in NUMPY_UNTRACED:
             return (f"`{self.ctx.source(node)}`: `torch._numpy`, through which dynamo traces NumPy, has no "
                     f"`{what.removeprefix('numpy.')}`, so the graph breaks at the call")

@@ -137,10 +137,28 @@ def keys_a_cache(x):
     return x + len(key) + (check > 0) + (run.version == 4) + (thread > 0)
 
 
+_ops = None  # a C++ extension, built on first use
+
+
+def _build_ops():
+    global _ops
+    from torch.utils.cpp_extension import load_inline
+
+    _ops = load_inline(name="breaklint_fixture_ops", functions=["scale"],
+                       cpp_sources="torch::Tensor scale(torch::Tensor x, double s) { return x * s; }")
+
+
+@torch.compile
+def calls_an_extension(x):
+    x = x * 2
+    return _ops.scale(x, 2.0) + 1  # expect: BL411
+
+
 def cases():
+    _build_ops()
     x = torch.randn(8)
     return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
-            (keys_a_cache, (x,))]
+            (keys_a_cache, (x,)), (calls_an_extension, (x,))]
