@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, string_index, unseeded
-from .vocabulary import EXTENSION_BUILDERS, EXTENSION_MODULE, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS
+from .vocabulary import EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS
 
 
 class Names:
