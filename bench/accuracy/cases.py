@@ -1938,8 +1938,116 @@ def kbnufft_case(group: str, name: str) -> Case:
     return getattr(tkbn, name)(im_size=im), (image if name == "KbNufft" else data, omega)
 
 
+# the sixteenth round: simulation-based inference (sbi): the density and ratio estimators it trains
+# (their loss, as a training step computes it), their log-density and sampling, the score and
+# flow-matching estimators' losses, the embedding nets of the data, and a posterior's sampling and
+# log-probability (rejection of samples outside the prior, a loop of accepted draws)
+SBI_DENSITY = ("mdn", "made", "maf", "maf_rqs", "nsf", "zuko_maf", "zuko_nsf", "zuko_nice", "zuko_naf", "zuko_gf",
+               "zuko_bpf", "zuko_sospf", "zuko_unaf", "zuko_ncsf")
+SBI_METHODS = {"loss": "loss", "logprob": "log_prob", "sample": "sample"}
+SBI_RATIO = ("mlp", "resnet", "linear")
+SBI_FIELDS = ("ve", "vp", "subvp", "flow")
+SBI_EMBEDDINGS = ("FCEmbedding", "CNNEmbedding", "CausalCNNEmbedding", "PermutationInvariantEmbedding",
+                  "ResNetEmbedding1D", "SpectralConvEmbedding", "LRUEmbedding")
+SBI_POSTERIOR = ("sample", "log_prob")
+
+
+def sbi_names() -> list[str]:
+    return ([f"sbi__npe__{m}_{k}" for m in SBI_DENSITY for k in SBI_METHODS]
+            + [f"sbi__nle__{m}_loss" for m in ("mdn", "maf", "nsf")]
+            + [f"sbi__nre__{m}_ratio" for m in SBI_RATIO]
+            + [f"sbi__field__{m}" for m in SBI_FIELDS] + [f"sbi__embed__{n}" for n in SBI_EMBEDDINGS]
+            + [f"sbi__posterior__{k}" for k in SBI_POSTERIOR])
+
+
+def _sbi_data():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.randn(32, 3), torch.randn(32, 5)
+
+
+def _sbi_estimator(group: str, model: str):
+    """The estimator of a case, built on the data as sbi's trainers build it."""
+    from sbi.neural_nets import classifier_nn, likelihood_nn, posterior_flow_nn, posterior_nn, posterior_score_nn
+
+    theta, x = _sbi_data()
+    if group == "npe":
+        return posterior_nn(model)(theta, x)
+    if group == "nle":
+        return likelihood_nn(model)(theta, x)  # (its input is the data, its condition the parameters)
+    if group == "nre":
+        return classifier_nn(model)(theta, x)
+    if model == "flow":
+        return posterior_flow_nn()(theta, x)
+    return posterior_score_nn(sde_type=model)(theta, x)
+
+
+def _sbi_entries(group: str, item: str) -> list[str]:
+    """What each case calls of its estimator (the method's defining class)."""
+    if group in ("embed", "posterior"):
+        if group == "embed":
+            return []
+        from sbi.inference import DirectPosterior
+
+        cls, method = DirectPosterior, item
+    else:
+        model, _, kind = item.rpartition("_") if group != "field" else (item, "", "loss")
+        method = {"loss": "loss", "logprob": "log_prob", "sample": "sample",
+                  "ratio": "unnormalized_log_ratio"}[kind]
+        cls = type(_sbi_estimator(group, model))
+    owner = next(k for k in cls.__mro__ if method in vars(k))
+    return [f"{owner.__module__}.{owner.__qualname__}.{method}"]
+
+
+def sbi_case(group: str, name: str) -> Case:
+    import torch
+
+    theta, x = _sbi_data()
+    if group == "embed":
+        import sbi.neural_nets.embedding_nets as nets
+
+        torch.manual_seed(0)
+        if name == "FCEmbedding":
+            return nets.FCEmbedding(input_dim=5), (x,)
+        if name in ("CNNEmbedding", "CausalCNNEmbedding"):
+            kwargs = {"pool_kernel_size": 4} if name == "CausalCNNEmbedding" else {}
+            return getattr(nets, name)(input_shape=(64,), **kwargs), (torch.randn(4, 64),)
+        if name == "PermutationInvariantEmbedding":
+            trial = nets.FCEmbedding(input_dim=5, output_dim=8)
+            return nets.PermutationInvariantEmbedding(trial, trial_net_output_dim=8), (torch.randn(4, 6, 5),)
+        if name == "ResNetEmbedding1D":
+            return nets.ResNetEmbedding1D(c_in=5, c_out=8, n_blocks=2, c_internal=16, c_hidden_final=16), (x,)
+        if name == "SpectralConvEmbedding":
+            return nets.SpectralConvEmbedding(in_channels=1, modes=4), (torch.randn(4, 1, 32),)
+        return nets.LRUEmbedding(input_dim=5, output_dim=8), (torch.randn(4, 12, 5),)
+    if group == "posterior":
+        from sbi.inference import DirectPosterior
+        from sbi.utils import BoxUniform
+
+        prior = BoxUniform(low=-3 * torch.ones(3), high=3 * torch.ones(3))
+        posterior = DirectPosterior(_sbi_estimator("npe", "maf"), prior)
+        if name == "sample":
+            return (lambda x_o: posterior.sample((16,), x=x_o, show_progress_bars=False)), (x[:1],)
+        return (lambda t, x_o: posterior.log_prob(t, x=x_o)), (theta[:8].clamp(-2, 2), x[:1])
+    if group == "field":
+        estimator = _sbi_estimator(group, name)
+        return (lambda t, c: estimator.loss(t, c)), (theta, x)
+    model, _, kind = name.rpartition("_")
+    estimator = _sbi_estimator(group, model)
+    if group == "nle":
+        return (lambda c, t: estimator.loss(c, t)), (x, theta)
+    if group == "nre":  # (the ratio estimator's loss is its trainer's)
+        return (lambda t, c: estimator.unnormalized_log_ratio(t, c)), (theta, x)
+    if kind == "loss":
+        return (lambda t, c: estimator.loss(t, c)), (theta, x)
+    if kind == "logprob":
+        return (lambda t, c: estimator.log_prob(t, c)), (theta[:8].unsqueeze(1), x[:1])
+    return (lambda c: estimator.sample((4,), c)), (x[:2],)
+
+
 # Groups of whole models, which the harness also runs in training mode.
-TRAIN_GROUPS = {*((lib, "lm") for lib in LM_CASES), ("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
+TRAIN_GROUPS = {*((lib, "lm") for lib in LM_CASES), ("sbi", "embed"), ("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
 
 LIBRARIES = {
@@ -1977,6 +2085,7 @@ LIBRARIES = {
     "kbnufft": (kbnufft_names, kbnufft_case),
     "botorch": (botorch_names, botorch_case),
     "catalyst": (catalyst_names, catalyst_case),
+    "sbi": (sbi_names, sbi_case),
     **{lib: (_lm_names(lib), lm_case) for lib in LM_CASES},
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
@@ -2002,6 +2111,7 @@ PACKAGES = {
     "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
     "popt": "pytorch_optimizer", "botorch": "botorch", "catalyst": "catalyst",
     "palm": "palm_rlhf_pytorch", "coca": "coca_pytorch", "mlm": "mlm_pytorch", "megabyte": "MEGABYTE_pytorch",
+    "sbi": "sbi",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -2016,7 +2126,7 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
           "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn",
-          "popt", "botorch", "catalyst", "palm", "coca", "mlm", "megabyte")
+          "popt", "botorch", "catalyst", "palm", "coca", "mlm", "megabyte", "sbi")
 
 
 def _sha(lib: str) -> str:
@@ -2168,6 +2278,9 @@ def entry_points(names: list[str]) -> list[str]:
                 fn = getattr(importlib.import_module("monai.data.box_utils"), item)
             elif lib in LM_CASES:
                 out.extend(LM_ENTRIES.get(item, []))
+                continue
+            elif lib == "sbi":
+                out.extend(_sbi_entries(group, item))
                 continue
             elif lib == "catalyst" and group == "metric":
                 fn = getattr(importlib.import_module("catalyst.metrics.functional"), item)
