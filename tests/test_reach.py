@@ -2554,3 +2554,37 @@ def test_the_modules_a_container_is_built_with_run_where_it_or_an_element_is_cal
         stack = torch.compile(Stack())
     """
     assert codes_by_line(source) == {7: "BL302", 11: "BL301", 20: "BL437", 21: "BL437"}
+
+
+def test_building_a_dataclass_runs_its_post_init() -> None:
+    # the `__init__` that `dataclasses` writes calls `__post_init__`; a class that writes its own
+    # `__init__` runs only that
+    found = codes_by_line("""
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Mixture:
+            logits: torch.Tensor
+
+            def __post_init__(self):
+                if not torch.all(torch.isfinite(self.logits)):
+                    raise ValueError("logits contains NaN or Inf")
+
+
+        class Checked:
+            def __init__(self, logits):
+                self.logits = logits
+
+            def __post_init__(self):
+                if not torch.all(torch.isfinite(self.logits)):
+                    raise ValueError("never called")
+
+
+        @torch.compile
+        def f(x):
+            return Mixture(x * 2).logits + Checked(x).logits
+    """)
+    assert found == {12: "BL201"}

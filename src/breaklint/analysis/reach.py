@@ -189,7 +189,10 @@ class Reach(Handing):
         if call.kind in ("name", "ref"):
             target = self.canonical(call.target)
             if target in self.classes:
-                init = self.method(target, "__init__") if call.kind == "name" else None
+                # a dataclass with no `__init__` of its own runs the one `dataclasses` writes, which calls
+                # its `__post_init__`
+                init = (self.method(target, "__init__") or self.method(target, "__post_init__")) \
+                    if call.kind == "name" else None
                 return [(init, 1)] if init else []
             owner, _, attr = target.rpartition(".")
             if attr == "apply" and owner in self.classes and self.is_autograd_function(owner):
