@@ -2046,8 +2046,115 @@ def sbi_case(group: str, name: str) -> Case:
     return (lambda c: estimator.sample((4,), c)), (x[:2],)
 
 
+# the seventeenth round: speech recognition's decoding (openai-whisper, studied by its hash): a small
+# multilingual model with random weights (whole, its encoder and decoder, also trained), the logit
+# filters and token decoders of its decoding loop, the decoding loop itself and language detection,
+# and the audio front end and timing helpers
+WHISPER_CASES = {
+    "model": ("Whisper", "AudioEncoder", "TextDecoder"),
+    "filter": ("SuppressBlank", "SuppressTokens", "ApplyTimestampRules"),
+    "step": ("GreedyDecoder_update", "GreedyDecoder_sample", "GreedyDecoder_finalize", "BeamSearchDecoder_update",
+             "BeamSearchDecoder_finalize", "MaximumLikelihoodRanker_rank"),
+    "fn": ("log_mel_spectrogram", "pad_or_trim", "median_filter", "detect_language", "decode", "decode_beam"),
+}
+WHISPER_ENTRIES = {  # what each case calls beyond a module's forward (class.method or module.function)
+    "SuppressBlank": ["decoding.SuppressBlank.apply"], "SuppressTokens": ["decoding.SuppressTokens.apply"],
+    "ApplyTimestampRules": ["decoding.ApplyTimestampRules.apply"],
+    "GreedyDecoder_update": ["decoding.GreedyDecoder.update"], "GreedyDecoder_sample": ["decoding.GreedyDecoder.update"],
+    "GreedyDecoder_finalize": ["decoding.GreedyDecoder.finalize"],
+    "BeamSearchDecoder_update": ["decoding.BeamSearchDecoder.update"],
+    "BeamSearchDecoder_finalize": ["decoding.BeamSearchDecoder.finalize"],
+    "MaximumLikelihoodRanker_rank": ["decoding.MaximumLikelihoodRanker.rank"],
+    "log_mel_spectrogram": ["audio.log_mel_spectrogram"], "pad_or_trim": ["audio.pad_or_trim"],
+    "median_filter": ["timing.median_filter"], "detect_language": ["decoding.detect_language"],
+    "decode": ["decoding.decode"], "decode_beam": ["decoding.decode"],
+}
+
+
+def whisper_names() -> list[str]:
+    return [f"whisper__{group}__{item}" for group, items in WHISPER_CASES.items() for item in items]
+
+
+def _whisper_model():
+    import torch
+    from whisper.model import ModelDimensions, Whisper
+
+    torch.manual_seed(0)
+    dims = ModelDimensions(n_mels=80, n_audio_ctx=16, n_audio_state=32, n_audio_head=2, n_audio_layer=1,
+                           n_vocab=51865, n_text_ctx=32, n_text_state=32, n_text_head=2, n_text_layer=1)
+    return Whisper(dims).eval()
+
+
+def whisper_case(group: str, name: str) -> Case:
+    import torch
+    from whisper.tokenizer import get_tokenizer
+
+    torch.manual_seed(0)
+    tokenizer = get_tokenizer(True, num_languages=99, language="en", task="transcribe")
+    prompt = torch.tensor([list(tokenizer.sot_sequence) + [440, 1002, 50365]] * 2)
+    if group == "model":
+        model = _whisper_model()
+        mel = torch.randn(2, 80, 32)
+        if name == "Whisper":
+            return model, (mel, prompt)
+        if name == "AudioEncoder":
+            return model.encoder, (mel,)
+        return model.decoder, (prompt, model.encoder(mel).detach())
+    if group == "filter":
+        import whisper.decoding as decoding
+
+        begin = len(tokenizer.sot_sequence)
+        made = {"SuppressBlank": lambda: decoding.SuppressBlank(tokenizer, begin + 3),
+                "SuppressTokens": lambda: decoding.SuppressTokens([1, 2, 7, 220, tokenizer.no_speech]),
+                "ApplyTimestampRules": lambda: decoding.ApplyTimestampRules(tokenizer, begin, 50)}[name]()
+
+        def apply(logits, tokens):
+            made.apply(logits, tokens)
+            return logits
+
+        return apply, (torch.randn(2, 51865), prompt)
+    if group == "step":
+        import whisper.decoding as decoding
+
+        logits, sums = torch.randn(2, 51865), torch.zeros(2)
+        if name.startswith("GreedyDecoder"):
+            greedy = decoding.GreedyDecoder(1.0 if name.endswith("sample") else 0.0, tokenizer.eot)
+            if name.endswith("finalize"):
+                return (lambda t, s: greedy.finalize(t, s)), (prompt, sums)
+            return (lambda t, l, s: greedy.update(t, l, s)), (prompt, logits, sums)
+        if name.startswith("BeamSearchDecoder"):
+            model = _whisper_model()
+            inference = decoding.PyTorchInference(model, prompt.shape[1])
+            beam = decoding.BeamSearchDecoder(2, tokenizer.eot, inference)
+            if name.endswith("finalize"):
+                beam.reset()
+                beam.finished_sequences = [{}]
+                return (lambda t, s: beam.finalize(t, s)), (prompt[None], torch.randn(1, 2))  # (audio, beam, ...)
+            beam.reset()
+            return (lambda t, l, s: beam.update(t, l, s)), (prompt, logits, sums)
+        ranker = decoding.MaximumLikelihoodRanker(None)
+        return (lambda t, s: ranker.rank(t, s)), ([[prompt[0], prompt[1, :5]]], [[-3.0, -2.5]])
+    import whisper
+
+    if name == "log_mel_spectrogram":
+        return (lambda a: whisper.log_mel_spectrogram(a)), (torch.randn(1600),)
+    if name == "pad_or_trim":
+        return (lambda a: whisper.pad_or_trim(a, 400)), (torch.randn(1000),)
+    if name == "median_filter":
+        from whisper.timing import median_filter
+
+        return (lambda x: median_filter(x, 5)), (torch.randn(2, 4, 32),)
+    model = _whisper_model()
+    mel = torch.randn(1, 80, 32)
+    if name == "detect_language":
+        return (lambda m: whisper.decoding.detect_language(model, m, tokenizer)), (mel,)
+    beam = {"beam_size": 2} if name == "decode_beam" else {}
+    options = whisper.DecodingOptions(language="en", sample_len=6, fp16=False, **beam)
+    return (lambda m: whisper.decode(model, m, options)), (mel,)
+
+
 # Groups of whole models, which the harness also runs in training mode.
-TRAIN_GROUPS = {*((lib, "lm") for lib in LM_CASES), ("sbi", "embed"), ("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
+TRAIN_GROUPS = {*((lib, "lm") for lib in LM_CASES), ("sbi", "embed"), ("whisper", "model"), ("catalyst", "loss"), ("catalyst", "head"), ("catalyst", "layer"), ("torchani", "model"), ("pyg", "models"), ("monai", "nets"), ("diffusers", "models"), ("xt", "models"), ("mamba", "model"), ("kan", "model"),
                 *((lib, group) for lib, groups in GENERIC.items() for group in groups)}
 
 LIBRARIES = {
@@ -2086,6 +2193,7 @@ LIBRARIES = {
     "botorch": (botorch_names, botorch_case),
     "catalyst": (catalyst_names, catalyst_case),
     "sbi": (sbi_names, sbi_case),
+    "whisper": (whisper_names, whisper_case),
     **{lib: (_lm_names(lib), lm_case) for lib in LM_CASES},
     **{lib: ((lambda lib=lib: _generic_names(lib)), (lambda g, n, lib=lib: generic_case(lib, g, n)))
        for lib in GENERIC if lib not in ("monai", "diffusers")},
@@ -2111,7 +2219,7 @@ PACKAGES = {
     "routing": "routing_transformer", "wavelets": "pytorch_wavelets", "tltorch": "tltorch", "tcn": "pytorch_tcn",
     "popt": "pytorch_optimizer", "botorch": "botorch", "catalyst": "catalyst",
     "palm": "palm_rlhf_pytorch", "coca": "coca_pytorch", "mlm": "mlm_pytorch", "megabyte": "MEGABYTE_pytorch",
-    "sbi": "sbi",
+    "sbi": "sbi", "whisper": "whisper",
 }
 # The split, made once by a rule and never by results: the six libraries above `ode` were studied
 # before it existed and stay studied; of the libraries added with it, ranked by the SHA-256 of
@@ -2126,7 +2234,7 @@ _LATER = ("nflows", "torchode", "cde", "surv", "geomloss", "entmax", "fm", "crf"
           "kan", "pomegranate", "quad", "minimize", "kmeans", "optim", "linop",
           "moe", "stmoe", "colt5", "softmoe", "performer", "torchani", "afb", "kbnufft",
           "rotary", "linformer", "librosa", "routing", "wavelets", "tltorch", "tcn",
-          "popt", "botorch", "catalyst", "palm", "coca", "mlm", "megabyte", "sbi")
+          "popt", "botorch", "catalyst", "palm", "coca", "mlm", "megabyte", "sbi", "whisper")
 
 
 def _sha(lib: str) -> str:
@@ -2281,6 +2389,9 @@ def entry_points(names: list[str]) -> list[str]:
                 continue
             elif lib == "sbi":
                 out.extend(_sbi_entries(group, item))
+                continue
+            elif lib == "whisper":
+                out.extend(f"whisper.{entry}" for entry in WHISPER_ENTRIES.get(item, []))
                 continue
             elif lib == "catalyst" and group == "metric":
                 fn = getattr(importlib.import_module("catalyst.metrics.functional"), item)
