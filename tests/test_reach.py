@@ -2588,3 +2588,63 @@ def test_building_a_dataclass_runs_its_post_init() -> None:
             return Mixture(x * 2).logits + Checked(x).logits
     """)
     assert found == {12: "BL201"}
+
+
+def test_methods_of_the_instance_an_attribute_holds_run_where_it_is_called() -> None:
+    # chosen once in `__init__` (plainly, by a condition, or wrapped in `functools.partial`): each may
+    # run; a data attribute copied to another is no method
+    found = codes_by_line("""
+        import functools
+
+        import torch
+        from torch import nn
+
+
+        class Model(nn.Module):
+            def __init__(self, train_step=True):
+                super().__init__()
+                self.scale = torch.ones(1)
+                self.step = self._step_a if train_step else self._step_b
+                self.finish = functools.partial(self._finish, k=2)
+                self.other = self.scale
+
+            def _step_a(self, x):
+                return x.item()
+
+            def _step_b(self, x):
+                return x.tolist()
+
+            def _finish(self, x, k):
+                return float(x) * k
+
+            def forward(self, x):
+                return self.step(x.sum()), self.finish(x.sum()), self.other * x
+    """)
+    assert found == {17: "BL101", 20: "BL102", 23: "BL103"}
+
+
+def test_a_class_level_table_of_functions_runs_what_it_holds() -> None:
+    found = codes_by_line("""
+        import torch
+        from torch import nn
+
+
+        def dice(x):
+            return x.item()
+
+
+        def focal(x):
+            return x.tolist()
+
+
+        class Loss(nn.Module):
+            LOSSES = {"dice": dice, "focal": focal}
+
+            def __init__(self, name="dice"):
+                super().__init__()
+                self.name = name
+
+            def forward(self, x):
+                return self.LOSSES[self.name](x.sum())
+    """)
+    assert found == {7: "BL101", 11: "BL102"}

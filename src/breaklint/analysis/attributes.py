@@ -24,6 +24,19 @@ class Attributes:
     A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
     """
 
+    def _held_methods(self, value: cst.BaseExpression, info: ClassInfo) -> list[str]:
+        """The class's own methods an attribute holds, bound to the instance, as "self:name":
+        `self._step_train`, `self._a if c else self._b`, `functools.partial(self._finish, k=2)`. A
+        data attribute copied to another (`self.other = self.scale`) holds no method."""
+        if type(value) is cst.IfExp:
+            body, orelse = self._held_methods(value.body, info), self._held_methods(value.orelse, info)
+            return body + orelse if body and orelse else []  # (one side something else: left as it was)
+        if type(value) is cst.Call and self.qualify(value.func) == "functools.partial" and value.args \
+                and value.args[0].keyword is None and not value.args[0].star:
+            return self._held_methods(value.args[0].value, info)
+        method = self._self_attr(value)
+        return [f"self:{method}"] if method is not None and method in info.methods else []
+
     def _scan_self_attrs(self, fn: cst.FunctionDef, info: ClassInfo) -> None:
         # `self.flag = flag`, with `flag: bool = False` a parameter of the method: what it declares
         params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
@@ -50,6 +63,8 @@ class Attributes:
                         info.sparse_attrs.add(attr)
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
+                    elif methods := self._held_methods(value, info):
+                        info.callables.setdefault(attr, []).extend(methods)
                     elif type(value) is cst.Call and (held := self._held_functions(value)):
                         info.callables.setdefault(attr, []).extend(held)  # `self.loss = partial(focal, gamma=2)`
                     elif type(value) is cst.Call:

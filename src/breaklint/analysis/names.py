@@ -174,9 +174,10 @@ class Names:
             info.positional = qual in self.positional
         else:
             self.class_attributes(node, info)
+        # (all of them before any is scanned: `__init__` may store one defined below it)
+        info.methods.update(stmt.name.value for stmt in node.body.body if type(stmt) is cst.FunctionDef)
         for stmt in node.body.body:
             if type(stmt) is cst.FunctionDef:
-                info.methods.add(stmt.name.value)
                 if any(self.qualify(d.decorator) in PROPERTIES for d in stmt.decorators):
                     info.properties.add(stmt.name.value)
                 self._scan_self_attrs(stmt, info)

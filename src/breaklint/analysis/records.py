@@ -148,6 +148,10 @@ class Records:
                         and (held := [h for h in self._held_functions(value) if h.rsplit(".", 1)[-1][:1].isupper()]):
                     # `noise_cls = Noise`: a class, which `self.noise_cls(...)` builds
                     info.callables.setdefault(name, held)
+                elif type(value) in (cst.Dict, cst.List, cst.Tuple) \
+                        and (held := [h for h in self.held_in_literal(value) if not h.startswith("self:")]):
+                    # `LOSSES = {"dice": dice_loss, ...}`: `self.LOSSES[name](...)` runs each function it holds
+                    info.callables.setdefault(name, held)
                 elif value is None and annotation is not None:
                     if self.annotation_value(annotation).is_tensor:
                         info.tensor_attrs.add(name)
