@@ -1585,3 +1585,19 @@ def test_a_method_of_an_object_a_function_returned_gives_what_the_method_returns
     config.entry_points = ["boxes.convert"]
     result = lint([tmp_path], config, use_cache=False)
     assert sorted((f.line, f.code) for f in result.findings) == [(27, "BL201"), (29, "BL201")]
+
+
+def test_builtin_sum_of_tensors_is_a_tensor_and_of_numbers_a_number() -> None:
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x, parts):
+            losses = [x.sum(), x.mean()]
+            total = sum(losses)
+            weighted = sum(l * 2 for l in losses)
+            sizes = sum(p.numel() for p in parts) + sum(x.shape)
+            if sizes > 4:
+                x = x + 1
+            return total.item() + weighted.item() + x
+    """) == [(12, "BL101"), (12, "BL101")]

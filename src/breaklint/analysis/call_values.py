@@ -126,8 +126,11 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
 def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | None:
     """What a call of a builtin gives (`len`, `min`, `getattr`, `list`, ...); None for other names."""
     args = [value_of(a.value) for a in node.args if a.keyword is None and not a.star]
+    if name == "sum" and args:
+        # `sum(losses)`, `sum(l * w for l in losses)`: `start` (0) plus each element
+        return V.op(V.elem(args[0]), *args[1:])
     if name in ("int", "float", "round", "len", "abs", "sum", "pow", "divmod", "complex", "hash", "ord"):
-        if name in ("abs", "sum", "pow") and args:
+        if name in ("abs", "pow") and args:
             return V.op(*args)
         return V.NUMBER
     if name in ("min", "max"):
