@@ -70,8 +70,9 @@ def _first_line(stmt: ast.stmt) -> int:
 
 def _pieces(text: str) -> tuple[str, list[tuple[int, str]]] | None:
     """A large file cut at module-level statements: its outline (every module-level statement, with the
-    bodies of defs and classes that take more than one statement replaced by `...`: what the context
-    reads of a module before the walk: imports, names, one-line helpers, module-level values), and its
+    bodies of defs and classes that take more than one statement replaced by `...`, but for a function
+    that declares a name `global`: what the context reads of a module before the walk: imports, names,
+    one-line helpers, module-level values, what a function binds at module level), and its
     pieces (the line each starts at, its text). None when it does not cut."""
     try:
         tree = ast.parse(text)
@@ -93,10 +94,14 @@ def _pieces(text: str) -> tuple[str, list[tuple[int, str]]] | None:
         previous_end = stmt.end_lineno
     if len(cuts) < 2:
         return None
-    # outline: the body lines of each outermost multi-statement def and class give way to one `...`
+    # outline: the body lines of each outermost multi-statement def and class give way to one `...`,
+    # except a module-level function's that binds a module-level name (`global _C`): a module-level fact
+    kept = {id(stmt) for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(isinstance(inner, ast.Global) for inner in ast.walk(stmt))}
     hollow: list[tuple[int, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.end_lineno \
+                and id(node) not in kept \
                 and node.body[0].lineno > node.lineno and (isinstance(node, ast.ClassDef) or len(node.body) > 1):
             hollow.append((_first_line(node.body[0]), node.end_lineno))
     outline, at = [], 1
