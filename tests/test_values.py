@@ -1601,3 +1601,24 @@ def test_builtin_sum_of_tensors_is_a_tensor_and_of_numbers_a_number() -> None:
                 x = x + 1
             return total.item() + weighted.item() + x
     """) == [(12, "BL101"), (12, "BL101")]
+
+
+def test_values_and_items_of_a_dict_give_what_it_holds() -> None:
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            losses = {"a": x.sum(), "b": x.mean()}
+            for name, loss in losses.items():
+                if loss > 0:
+                    x = x + 1
+            for loss in losses.values():
+                if loss < 0:
+                    x = x - 1
+            counts = {"a": 1, "b": 2}
+            for name, n in counts.items():
+                if n > 1:
+                    x = x * 2
+            return x
+    """) == [(8, "BL201"), (11, "BL201")]

@@ -229,6 +229,10 @@ class Evaluation:
             known = tensor_method_value(method, base, node)
             if known is not None:
                 return known
+            if base.kind == "dict" and base.parts and method in ("values", "items") and not node.args:
+                # `for name, loss in losses.items():`: each value the dict holds (keys are strings)
+                held = V.join(*base.parts)
+                return V.seq([held if method == "values" else V.seq([V.STR, held])])
             keeps = method in SHAPE_METHODS or method in DEVICE_MOVES or method == "to" and moves_only(node)
             keeps_dtype = keeps and base.bool_shaped
             if base.symbolic and base.kind not in ("op", "cmp") and keeps:
