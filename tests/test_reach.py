@@ -2648,3 +2648,21 @@ def test_a_class_level_table_of_functions_runs_what_it_holds() -> None:
                 return self.LOSSES[self.name](x.sum())
     """)
     assert found == {7: "BL101", 11: "BL102"}
+
+
+def test_post_init_of_a_class_that_is_no_dataclass_is_not_run() -> None:
+    found = codes_by_line("""
+        import torch
+
+
+        class Plain:
+            def __post_init__(self):
+                print("nothing calls this")
+
+
+        @torch.compile
+        def f(x):
+            Plain()
+            return x + 1
+    """)
+    assert found == {}

@@ -2087,6 +2087,7 @@ def _whisper_model():
 
 def whisper_case(group: str, name: str) -> Case:
     import torch
+    import whisper.decoding as decoding
     from whisper.tokenizer import get_tokenizer
 
     torch.manual_seed(0)
@@ -2101,8 +2102,6 @@ def whisper_case(group: str, name: str) -> Case:
             return model.encoder, (mel,)
         return model.decoder, (prompt, model.encoder(mel).detach())
     if group == "filter":
-        import whisper.decoding as decoding
-
         begin = len(tokenizer.sot_sequence)
         made = {"SuppressBlank": lambda: decoding.SuppressBlank(tokenizer, begin + 3),
                 "SuppressTokens": lambda: decoding.SuppressTokens([1, 2, 7, 220, tokenizer.no_speech]),
@@ -2114,8 +2113,6 @@ def whisper_case(group: str, name: str) -> Case:
 
         return apply, (torch.randn(2, 51865), prompt)
     if group == "step":
-        import whisper.decoding as decoding
-
         logits, sums = torch.randn(2, 51865), torch.zeros(2)
         if name.startswith("GreedyDecoder"):
             greedy = decoding.GreedyDecoder(1.0 if name.endswith("sample") else 0.0, tokenizer.eot)
@@ -2147,7 +2144,7 @@ def whisper_case(group: str, name: str) -> Case:
     model = _whisper_model()
     mel = torch.randn(1, 80, 32)
     if name == "detect_language":
-        return (lambda m: whisper.decoding.detect_language(model, m, tokenizer)), (mel,)
+        return (lambda m: decoding.detect_language(model, m, tokenizer)), (mel,)
     beam = {"beam_size": 2} if name == "decode_beam" else {}
     options = whisper.DecodingOptions(language="en", sample_len=6, fp16=False, **beam)
     return (lambda m: whisper.decode(model, m, options)), (mel,)

@@ -190,8 +190,9 @@ class Reach(Handing):
             target = self.canonical(call.target)
             if target in self.classes:
                 # a dataclass with no `__init__` of its own runs the one `dataclasses` writes, which calls
-                # its `__post_init__`
-                init = (self.method(target, "__init__") or self.method(target, "__post_init__")) \
+                # its `__post_init__` (of another class, nothing calls it)
+                init = (self.method(target, "__init__") or (self.method(target, "__post_init__") if any(
+                    self.classes[owner].fields for owner in self.mro(target)) else None)) \
                     if call.kind == "name" else None
                 return [(init, 1)] if init else []
             owner, _, attr = target.rpartition(".")
