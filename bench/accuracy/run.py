@@ -450,7 +450,7 @@ def versions(libs: dict[str, str]) -> dict[str, str]:
         dist = {"torch_geometric": "torch_geometric", "x_transformers": "x-transformers", "pyro": "pyro-ppl",
                 "vector_quantize_pytorch": "vector-quantize-pytorch", "pytorch_tabnet": "pytorch-tabnet",
                 "torchcrf": "pytorch-crf", "torch_struct": "torch-struct", "kan": "pykan",
-                "torchmin": "pytorch-minimize", "tltorch": "tensorly-torch"}.get(lib, lib)
+                "torchmin": "pytorch-minimize", "tltorch": "tensorly-torch", "whisper": "openai-whisper"}.get(lib, lib)
         try:
             out[lib] = version(dist)
         except PackageNotFoundError:
