@@ -1622,3 +1622,17 @@ def test_values_and_items_of_a_dict_give_what_it_holds() -> None:
                     x = x * 2
             return x
     """) == [(8, "BL201"), (11, "BL201")]
+
+
+def test_an_assignment_expression_holds_and_binds_its_value() -> None:
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            if (m := x.max()) > 0:
+                x = x - m
+            if (k := x.shape[0]) > 2:
+                x = x[:k]
+            return x, m.item()
+    """) == [(6, "BL201"), (10, "BL101")]

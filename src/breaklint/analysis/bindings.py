@@ -295,6 +295,11 @@ class Bindings:
             else:
                 values[name] = hidden
 
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        """`if (m := x.max()) > 0:` binds `m` as `m = x.max()` would (for the rest of the function)."""
+        if self._scopes and type(original_node.target) is cst.Name:
+            self._assign_value(original_node.target, self.value(original_node.value))
+
     def _assign_value(self, target: cst.BaseExpression, value: Val) -> None:
         """Bind a target (a name, or a tuple or list of targets) to a value. Inside a loop body or
         handler, a name rebound there holds the new value for the rest of the body and is joined

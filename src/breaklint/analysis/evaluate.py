@@ -73,6 +73,8 @@ class Evaluation:
             return self.globals.get(node.value, V.UNKNOWN)
         if kind is cst.Attribute:
             return self._attribute_value(node)
+        if kind is cst.NamedExpr:  # `(m := x.max()) > 0`: what it binds
+            return self._value(node.value)
         if kind is cst.Call:
             return self._call_value(node)
         literal = self.literal_value(node) if kind is not cst.Tuple and kind is not cst.List else None
