@@ -276,25 +276,6 @@ class Bindings:
             scope.values[name] = V.op(before, self.value(original_node.value))
             self._qualified = (None, None)  # names changed meaning
 
-    def lambda_value(self, fn: cst.Lambda, argument: Val) -> Val:
-        """What a one-parameter `lambda` returns when handed `argument` (`key=lambda d: d[4]` of
-        `sorted` over tensor rows: a tensor); unknown for other lambdas."""
-        params = fn.params
-        if len(params.params) != 1 or type(params.star_arg) is cst.Param or params.kwonly_params \
-                or not self._scopes:
-            return V.UNKNOWN
-        values = self._scopes[-1].values
-        name = params.params[0].name.value
-        hidden = values.get(name)
-        values[name] = argument
-        try:
-            return self.value(fn.body)
-        finally:
-            if hidden is None:
-                values.pop(name, None)
-            else:
-                values[name] = hidden
-
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
         """`if (m := x.max()) > 0:` binds `m` as `m = x.max()` would (for the rest of the function)."""
         if self._scopes and type(original_node.target) is cst.Name:
