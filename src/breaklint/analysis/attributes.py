@@ -31,9 +31,9 @@ class Attributes:
         if type(value) is cst.IfExp:
             body, orelse = self._held_methods(value.body, info), self._held_methods(value.orelse, info)
             return body + orelse if body and orelse else []  # (one side something else: left as it was)
-        if type(value) is cst.Call and self.qualify(value.func) == "functools.partial" and value.args \
-                and value.args[0].keyword is None and not value.args[0].star:
-            return self._held_methods(value.args[0].value, info)
+        if type(value) is cst.Call:
+            wrapped = self.partial_of(value)
+            return self._held_methods(wrapped, info) if wrapped is not None else []
         method = self._self_attr(value)
         return [f"self:{method}"] if method is not None and method in info.methods else []
 

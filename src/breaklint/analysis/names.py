@@ -89,7 +89,7 @@ class Names:
                             and callee.split(".")[-1][:1].isupper():
                         # a module-level object (`helper = Helper()`): calls of its methods reach them
                         self.summary.instances[name] = callee
-        if any("cpp_extension" in line for line in self.lines):  # (most files build no extension)
+        if self.lines_mention(1, len(self.lines), ("cpp_extension",)):  # (most files build no extension)
             self._extensions(node)
         tables = registries.dict_tables(node)
         self.summary.registrars = registries.registrars(node, tables)
@@ -123,9 +123,9 @@ class Names:
             declared = frozenset(n.name.value for s in inner if type(s) is cst.Global for n in s.names)
             if not declared:
                 continue
-            local = {(alias.asname or alias).name.value: f"{dotted(s.module)}.{alias.name.value}"
-                     for s in inner if type(s) is cst.ImportFrom and s.module is not None and not s.relative
-                     and type(s.names) is not cst.ImportStar for alias in s.names}
+            local = {(alias.asname or alias).name.value: f"{self._import_base(s)}.{alias.name.value}"
+                     for s in inner if type(s) is cst.ImportFrom and type(s.names) is not cst.ImportStar
+                     for alias in s.names}
             for s in inner:
                 bind(s, declared, local)
 
@@ -204,9 +204,8 @@ class Names:
             return self._held_functions(value.body) + self._held_functions(value.orelse)
         if type(value) is cst.Call:
             # `functools.partial(focal_loss, gamma=2)`: calling it runs the function it wraps
-            wrapped = value.args[0] if value.args and value.args[0].keyword is None else None
-            return self._held_functions(wrapped.value) \
-                if wrapped is not None and not wrapped.star and self.qualify(value.func) == "functools.partial" else []
+            wrapped = self.partial_of(value)
+            return self._held_functions(wrapped) if wrapped is not None else []
         if type(value) is cst.Subscript and type(value.value) in (cst.Dict, cst.List, cst.Tuple):
             # `{"euler": Euler, "rk4": RK4}[method]`: each function or class the literal holds
             return [f for f in self.held_in_literal(value.value) if not f.startswith("self:")]
@@ -224,6 +223,14 @@ class Names:
                 if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
                     return [qual]
         return []
+
+    def partial_of(self, call: cst.Call) -> cst.BaseExpression | None:
+        """What `functools.partial(fn, ...)` wraps (`fn`, its first argument, given by position); None
+        for another call."""
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star or self.qualify(call.func) != "functools.partial":
+            return None
+        return first.value
 
     def held_in_literal(self, value: cst.BaseExpression) -> list[str]:
         """What a dict, list or tuple literal of callables holds: `{"boxes": self.loss_boxes}` (a method
