@@ -1,6 +1,7 @@
 """Shortcuts taken for speed must give what the long way gives: the call rules, asked about a call by
-the name it resolves to (`CallRules`), find what each of them, asked about every call, finds; a
-branch's fix is the same whether or not its subtree is searched for comments."""
+the name it resolves to (`CallRules`), and the rules of method calls, asked about `x.<name>(...)` by
+its name (`MethodCallRules`), find what each of them, asked about every call, finds; a branch's fix is
+the same whether or not its subtree is searched for comments."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from breaklint.analyze import analyze_source
 from breaklint.engine import lint_source
-from breaklint.rules.by_name import CallRule, CallRules
+from breaklint.rules.by_name import CallRule, CallRules, MethodCallRules
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = sorted([*(ROOT / "fixtures").glob("*.py"), *(ROOT / "examples").rglob("*.py")])
@@ -41,6 +42,29 @@ def test_asked_by_name_they_find_what_they_find_asked_about_every_call(monkeypat
 
     monkeypatch.setattr(CallRules, "visit_Call", ask_all)
     assert {path: _candidates(path) for path in CORPUS} == ours
+
+
+def test_the_rules_of_method_calls_hook_no_call_of_their_own():
+    from breaklint.analysis.walk import hook_names
+    from breaklint.rules import load_rules
+
+    rules = [cls for cls in load_rules().values() if cls.CALL_METHODS]
+    assert len(rules) >= 8
+    for cls in rules:  # `on_method_call` is what is asked; a `visit_Call` would be asked about every call
+        assert "visit_Call" not in hook_names(cls) and callable(cls.on_method_call), cls.CODE
+
+
+def test_asked_by_method_name_they_find_what_they_find_asked_about_every_call(monkeypatch):
+    ours = {path: _candidates(path) for path in CORPUS}
+    by_rule = {path: sorted(found) for path, found in ours.items()}
+    assert sum("BL102" in c or "BL436" in c or "BL502" in c for found in ours.values() for c in found) >= 3
+
+    def ask_all(self, node):
+        for rule in dict.fromkeys(r for rules in self._by_method.values() for r in rules):
+            rule.on_method_call(node)
+
+    monkeypatch.setattr(MethodCallRules, "visit_Call", ask_all)
+    assert {path: sorted(_candidates(path)) for path in CORPUS} == by_rule
 
 
 @pytest.mark.parametrize(("source", "codes"), [

@@ -74,6 +74,9 @@ class Tree:
         self._canonical: dict[str, str] = {}
         self._is_module: dict[str, bool] = {}
         self._children: dict[str, list[str]] | None = None
+        self._mro: dict[str, tuple[str, ...]] = {}  # `mro`'s answers
+        self._subclasses: dict[str, tuple[str, ...]] = {}  # `subclasses`' answers
+        self._overrides: dict[tuple[str, str], tuple[str, ...]] = {}  # `overrides`' answers
         self._named: dict[str, list[str]] | None = None  # method name -> the classes defining it
         self._register(summaries)
         self._descriptors()
@@ -187,7 +190,12 @@ class Tree:
             return False
         return base.rsplit(".", 1)[-1][:1].isupper()
 
-    def mro(self, qual: str) -> list[str]:
+    def mro(self, qual: str) -> tuple[str, ...]:
+        """The class and the tree's classes it derives from, nearest first (kept: the classes and what
+        `canonical` answers never change once asked)."""
+        known = self._mro.get(qual)
+        if known is not None:
+            return known
         order, queue, seen = [], deque([qual]), set()
         while queue:
             cur = queue.popleft()
@@ -196,7 +204,8 @@ class Tree:
             seen.add(cur)
             order.append(cur)
             queue.extend(self.canonical(b) for b in self.classes[cur].bases)
-        return order
+        self._mro[qual] = found = tuple(order)
+        return found
 
     def method(self, cls: str, name: str, skip_self: bool = False) -> str | None:
         for owner in self.mro(cls)[1 if skip_self else 0:]:
@@ -214,9 +223,14 @@ class Tree:
                 return self.canonical(target)
         return None
 
-    def overrides(self, cls: str, name: str) -> list[str]:
-        """The methods called `name` that the tree's subclasses of `cls` define themselves."""
-        return [f"{sub}.{name}" for sub in self.subclasses(cls) if name in self.classes[sub].methods]
+    def overrides(self, cls: str, name: str) -> tuple[str, ...]:
+        """The methods called `name` that the tree's subclasses of `cls` define themselves (kept, as `mro`:
+        a base with hundreds of subclasses is asked about often)."""
+        known = self._overrides.get((cls, name))
+        if known is None:
+            known = self._overrides[(cls, name)] = tuple(
+                f"{sub}.{name}" for sub in self.subclasses(cls) if name in self.classes[sub].methods)
+        return known
 
     def expand_table(self, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What a name stands for when called: each function or class of a module-level table it
@@ -317,7 +331,11 @@ class Tree:
             return []
         return [(f"{c}.{name}", 1) for c in owners if f"{c}.{name}" in self.functions]
 
-    def subclasses(self, cls: str) -> list[str]:
+    def subclasses(self, cls: str) -> tuple[str, ...]:
+        """The tree's classes deriving from `cls`, nearest first (kept, as `mro`)."""
+        known = self._subclasses.get(cls)
+        if known is not None:
+            return known
         if self._children is None:
             self._children = {}
             for qual, info in self.classes.items():
@@ -331,4 +349,5 @@ class Tree:
             seen.add(cur)
             out.append(cur)
             queue.extend(self._children.get(cur, []))
-        return out
+        self._subclasses[cls] = found = tuple(out)
+        return found

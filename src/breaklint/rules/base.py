@@ -47,6 +47,9 @@ class Rule(cst.BatchableCSTVisitor):
     # How often a finding is right, in CodeQL's terms (very-high/high/medium/low):
     # "medium" where the rule relies on guessing which names hold tensors.
     PRECISION: ClassVar[str] = "high"
+    # A rule that looks only at method calls `x.<name>(...)` of these names: it hooks no `visit_Call`, and
+    # `MethodCallRules` (by_name.py) puts those calls to its `on_method_call`.
+    CALL_METHODS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ctx: "FileContext") -> None:
         super().__init__()

@@ -91,11 +91,31 @@ class CallRules(cst.BatchableCSTVisitor):
             self._rules[i].check_call(node)
 
 
+class MethodCallRules(cst.BatchableCSTVisitor):
+    """The rules that look only at method calls of some names (`Rule.CALL_METHODS`: `x.tolist()`,
+    `opt.step()`) behind one `visit_Call`: a call `x.<name>(...)` is put to the `on_method_call` of those
+    whose names hold `name`, in the rules' order; they are not asked about any other call."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        super().__init__()
+        self._by_method: dict[str, list[Rule]] = {}
+        for rule in rules:
+            for name in rule.CALL_METHODS:
+                self._by_method.setdefault(name, []).append(rule)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Attribute:
+            for rule in self._by_method.get(node.func.attr.value, ()):
+                rule.on_method_call(node)
+
+
 def batched(rules: list[Rule]) -> list[cst.BatchableCSTVisitor]:
     """The visitors of a walk with these rules: one `CallRules` where the first call rule stands, which
-    asks them about calls; they stay in the walk for their other hooks (`TimeCall.visit_IfExp`)."""
-    calls = [rule for rule in rules if isinstance(rule, CallRule)]
-    if not calls:
-        return list(rules)
-    first = rules.index(calls[0])
-    return [*rules[:first], CallRules(calls), *rules[first:]]
+    asks them about calls, and one `MethodCallRules` where the first rule of `CALL_METHODS` stands; the
+    rules stay in the walk for their other hooks (`TimeCall.visit_IfExp`)."""
+    out: list[cst.BatchableCSTVisitor] = list(rules)
+    for kind, group in ((CallRules, [r for r in rules if isinstance(r, CallRule)]),
+                        (MethodCallRules, [r for r in rules if r.CALL_METHODS])):
+        if group:
+            out.insert(out.index(group[0]), kind(group))
+    return out

@@ -79,8 +79,9 @@ class HostToDeviceCopy(Rule):
     )
     GB_TYPES = ()
     DEFAULT_ENABLED = False  # frequent and often harmless: opt in with --extend-select BL502
+    CALL_METHODS = frozenset({"cuda", "to"})
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)

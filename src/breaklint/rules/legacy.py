@@ -18,8 +18,9 @@ class TensorTypeClass(Rule):
     SUGGESTION = ("say the dtype: `t.to(torch.get_default_dtype())` (what `torch.Tensor` stands for), `t.float()` "
                   "or `t.type_as(other)`")
     GB_TYPES = ("GB7489",)
+    CALL_METHODS = frozenset({"type"})
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
         if call is None or call[1] != "type" or len(node.args) != 1 or not self.ctx.active():
             return

@@ -273,6 +273,7 @@ class RequiresGradChange(Rule):
     SUGGESTION = ("set `requires_grad` before compiling (freeze parameters once, outside forward), "
                   "or use `x.detach()` for a value that must not carry gradients")
     GB_TYPES = ("GB0125", "GB0206")
+    CALL_METHODS = frozenset({"requires_grad_"})
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not self.ctx.active():
@@ -284,7 +285,7 @@ class RequiresGradChange(Rule):
                 self.report(target.target, f"`{self.ctx.source(target.target)} = ...`: setting `requires_grad` "
                                            "on a tensor in compiled code breaks the graph")
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)
@@ -426,8 +427,9 @@ class OptimizerStepCall(Rule):
     SUGGESTION = ("call `optimizer.step()` after the compiled function returns; or compile it in a function of its "
                   "own (`torch.compile(fullgraph=False)`), which compiles the update between torch's two breaks")
     GB_TYPES = ("GB0025",)
+    CALL_METHODS = frozenset({"step"})
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
         if call is None or call[1] != "step" or not self.ctx.active():
             return

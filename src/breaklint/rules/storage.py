@@ -23,8 +23,9 @@ class DataPtrCall(Rule):
     ASKS = {"data_ptr": "a real memory address", "storage": "the tensor's typed storage",
             "storage_offset": "the tensor's offset in its storage", "is_pinned": "whether its memory is pinned",
             "is_shared": "whether its memory is shared"}
+    CALL_METHODS = frozenset(ASKS)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)
@@ -43,8 +44,9 @@ class ResizeCall(Rule):
     SUGGESTION = ("make a tensor of the size needed (`torch.empty(size)`, `y.clone()`, `torch.empty_like(y)`) "
                   "instead of resizing one in place")
     GB_TYPES = ("GB0126", "GB0127")
+    CALL_METHODS = frozenset({"resize_", "resize_as_"})
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)

@@ -44,8 +44,9 @@ class UntracedTensorMethod(Rule):
     SUGGESTION = ("draw with `torch.randint`/`torch.randint_like`, write per-element functions with torch ops, "
                   "and ask about storage or inference mode outside the compiled code")
     GB_TYPES = ("GB0107", "GB0055", "GB0117", "GB0208", "GB0045")
+    CALL_METHODS = frozenset(UNTRACED_METHODS)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
         if call is None or call[1] not in UNTRACED_METHODS or not self.ctx.active():
             return
@@ -80,6 +81,7 @@ class InputMetadataMutation(Rule):
     SUGGESTION = ("use the out-of-place form and rebind the name (`x = x.unsqueeze(0)`, `g = g.t()`, "
                   "`x = x.detach()`): it gives a view that traces")
     GB_TYPES = ("GB0148",)
+    CALL_METHODS = INPUT_METADATA_METHODS
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -145,7 +147,7 @@ class InputMetadataMutation(Rule):
             return base.is_tensor or base.symbolic or base.kind == "unknown"
         return node.attr.value == "data" and self._handed(node.value)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
         if call is None or call[1] not in INPUT_METADATA_METHODS or not self._inputs or not self.ctx.active():
             return

@@ -151,8 +151,9 @@ class TensorToList(Rule):
         "numbers can only be built outside the compiled region"
     )
     GB_TYPES = ("GB0109", "GB0033")
+    CALL_METHODS = frozenset({"tolist"})
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def on_method_call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
         call = method_call(node)
