@@ -65,6 +65,11 @@ def _has_hash(ctx: "FileContext", node: cst.If | cst.IfExp) -> bool:
     return ctx.mentions(node, ("#",))
 
 
+def _comments(ctx: "FileContext", node: cst.CSTNode) -> list[cst.Comment]:
+    """The comments in `node`'s subtree (searched only where its lines may hold one)."""
+    return list(find(node, cst.Comment)) if _has_hash(ctx, node) else []
+
+
 def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     """Select with `torch.where` instead of branching on a tensor.
 
@@ -83,11 +88,11 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     torch = torch_name(ctx)
     if torch is None:
         return None
-    comments = list(find(node, cst.Comment)) if _has_hash(ctx, node) else []
     title = f"select with `{torch}.where(cond, a, b)` instead of branching"
+    # (the search for comments, of the whole subtree, comes after the cheaper reasons for no fix)
     if type(node) is cst.IfExp:
         cond = tensor_condition(ctx, node.test, torch)
-        if cond is None or comments or not (_selectable(ctx, node.body) and _selectable(ctx, node.orelse)):
+        if cond is None or _comments(ctx, node) or not (_selectable(ctx, node.body) and _selectable(ctx, node.orelse)):
             return None
         content = f"{torch}.where({cond}, {text_of(ctx, node.body)}, {text_of(ctx, node.orelse)})"
         return replace(ctx, node, content, title, safe=False)
@@ -95,10 +100,11 @@ def branch_to_where(ctx: "FileContext", node: cst.If | cst.IfExp) -> Fix | None:
     if split is None or type(node.orelse) is cst.If or type(node.body) is not cst.IndentedBlock:
         return None
     guard, cond, _ = split
+    comments = _comments(ctx, node)
     # The comment on the `if` line moves to the first new line, and those inside the test stay in it
     # where the test is kept whole; any other comment would be lost: no fix.
     header = node.body.header.comment
-    in_test = {id(c) for c in find(node.test, cst.Comment)}
+    in_test = {id(c) for c in find(node.test, cst.Comment)} if comments else set()  # (the test's are the node's)
     if any(c is not header and id(c) not in in_test for c in comments):
         return None
     returned = _return_pair(ctx, node)
