@@ -83,6 +83,11 @@ class Rule(cst.BatchableCSTVisitor):
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
                              fix_needs=fix_needs, unless=unless, only_with=only_with, must_be=must_be)
 
+    def on_method_call(self, node: cst.Call) -> None:
+        """A method call `x.<name>(...)` of compiled code or not (`ctx.active()` tells), `name` one of
+        `CALL_METHODS`: what a rule that declares them looks at instead of every call."""
+        raise NotImplementedError(f"{type(self).__name__} declares CALL_METHODS but no on_method_call")
+
     def withdraw_fix(self, index: int) -> None:
         """Drop the fix of the finding reported as `ctx.candidates[index]`: something later in the
         function showed that it would not remove the break (the finding stays)."""
