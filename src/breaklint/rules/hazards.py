@@ -85,7 +85,7 @@ class HostToDeviceCopy(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call is None or call[1] not in ("cuda", "to"):
+        if call is None or call[1] not in self.CALL_METHODS:
             return
         requires = self.ctx.tensor_requirement(call[0])
         if requires is None:

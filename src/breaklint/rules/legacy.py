@@ -22,7 +22,7 @@ class TensorTypeClass(Rule):
 
     def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
-        if call is None or call[1] != "type" or len(node.args) != 1 or not self.ctx.active():
+        if call is None or call[1] not in self.CALL_METHODS or len(node.args) != 1 or not self.ctx.active():
             return
         arg = node.args[0]
         if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype") \

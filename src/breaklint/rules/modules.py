@@ -289,7 +289,7 @@ class RequiresGradChange(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        if not call or call[1] != "requires_grad_":
+        if not call or call[1] not in self.CALL_METHODS:
             return
         receiver = call[0]
         if self.ctx.is_module_ref(receiver) or self._parameter(receiver):
@@ -431,7 +431,7 @@ class OptimizerStepCall(Rule):
 
     def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
-        if call is None or call[1] != "step" or not self.ctx.active():
+        if call is None or call[1] not in self.CALL_METHODS or not self.ctx.active():
             return
         value = self.ctx.value(call[0])
         if value.kind != "object" or value.ref not in GRAPH_BREAKING_OPTIMIZERS:

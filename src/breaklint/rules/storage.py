@@ -50,6 +50,6 @@ class ResizeCall(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call and call[1] in ("resize_", "resize_as_") and node.args and maybe_tensor(self.ctx, call[0]):
+        if call and call[1] in self.CALL_METHODS and node.args and maybe_tensor(self.ctx, call[0]):
             self.report(node, f"`{self.ctx.source(node)}` resizes the tensor's storage in place: dynamo does not "
                               f"trace `Tensor.{call[1]}()`")

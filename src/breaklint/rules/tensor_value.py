@@ -157,7 +157,7 @@ class TensorToList(Rule):
         if not self.ctx.active():
             return
         call = method_call(node)
-        if call and call[1] == "tolist" and not node.args and maybe_tensor(self.ctx, call[0]):
+        if call and call[1] in self.CALL_METHODS and not node.args and maybe_tensor(self.ctx, call[0]):
             # with `capture_scalar_outputs` dynamo traces the list of an integer tensor (not of a float one)
             self.report(node, f"`{self.ctx.source(node)}` turns a tensor into a list of Python numbers",
                         fix=arange_to_range(self.ctx, node, call[0]),
