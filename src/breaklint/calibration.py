@@ -22,6 +22,10 @@ from pathlib import Path
 from .dynamo_settings import release
 
 DATA = Path(__file__).with_name("calibration.json")
+# rules whose break only Python releases before this one have (`functools.cached_property`'s lock went
+# in 3.12): reported only for code that runs on one (`Config.python_release`), and recorded only by a
+# calibration run under one, which the releases recorded under a later Python lack
+PYTHON_BOUND: dict[str, tuple[int, int]] = {"BL439": (3, 12)}
 
 
 @cache

@@ -30,7 +30,7 @@ DEFAULT_EXCLUDE = (
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points", "max-file-size",
-    "baseline", "dynamo-config", "target-torch",
+    "baseline", "dynamo-config", "target-torch", "target-python",
 }
 # Files larger than this (bytes) are reported as BL004 and not parsed: a model file is rarely above
 # 0.5 MB, while a 10 MB generated file would take minutes and gigabytes to analyze.
@@ -79,6 +79,18 @@ class Config:
     # the torch release the findings are for ("2.11"); None: the installed one, else the newest
     # the rules were calibrated on (`calibration.py`)
     target_torch: str | None = None
+    # the oldest Python the code runs on ("3.11"); None: the lower bound of the project's
+    # `requires-python` (`requires_python`), else the Python breaklint runs on
+    target_python: str | None = None
+    requires_python: str | None = None  # `[project] requires-python` of the pyproject.toml read
+
+    def python_release(self) -> tuple[int, int]:
+        """The oldest Python release the findings are for, as (3, 11)."""
+        for text in (self.target_python, self.requires_python):
+            found = lowest_python(text) if text else None
+            if found is not None:
+                return found
+        return sys.version_info[:2]
 
     def dynamo_settings(self) -> Settings:
         return Settings.from_values(self.dynamo_config)
@@ -109,6 +121,7 @@ class Config:
         data["root"] = data["source"] = data["dynamic"] = data["baseline"] = None  # the static pass ignores these
         # findings depend on the torch release they are for, the installed one by default
         data["target_torch"] = self.target_torch or installed_torch()
+        data["target_python"] = data["requires_python"] = ".".join(map(str, self.python_release()))
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -171,7 +184,11 @@ def load(paths: list[Path], explicit: Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     section = data.get("tool", {}).get("breaklint", {}) if path.name == "pyproject.toml" else data
-    return from_mapping(section, source=path)
+    cfg = from_mapping(section, source=path)
+    project = data.get("project") if path.name == "pyproject.toml" else None
+    requires = project.get("requires-python") if isinstance(project, dict) else None
+    cfg.requires_python = requires if isinstance(requires, str) else None
+    return cfg
 
 
 def from_mapping(section: dict, source: Path | None = None) -> Config:
@@ -230,10 +247,30 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
     if target is not None and (not isinstance(target, str) or not TORCH_VERSION.match(target)):
         raise ConfigError(f"{where}: target-torch must be a torch release such as \"2.11\" or \"2.13.0\"")
     cfg.target_torch = target
+    python = section.get("target-python")
+    if python is not None and (not isinstance(python, str) or not PYTHON_VERSION.match(python)):
+        raise ConfigError(f"{where}: target-python must be a Python release such as \"3.11\" (or \"py311\")")
+    cfg.target_python = python
     return cfg
 
 
 TORCH_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+PYTHON_VERSION = re.compile(r"^(?:3\.\d+(?:\.\d+)?|py3\d+)$")
+# one clause of `requires-python` that bounds it from below: `>=3.10`, `~=3.10`, `==3.11.*`, `>3.9`
+_LOWER_BOUND = re.compile(r"^\s*(>=|~=|==|===|>)\s*(\d+)\.(\d+)")
+
+
+def lowest_python(text: str) -> tuple[int, int] | None:
+    """The oldest Python release a `target-python` value (`3.11`, `py311`) or a `requires-python`
+    specifier (`>=3.10,<4`) allows, as (3, 10); None where it names no lower bound."""
+    if text.startswith("py3") and text[3:].isdigit():
+        return 3, int(text[3:])
+    if PYTHON_VERSION.match(text):
+        major, minor = text.split(".")[:2]
+        return int(major), int(minor)
+    bounds = [(int(m.group(2)), int(m.group(3))) for clause in text.split(",")
+              if (m := _LOWER_BOUND.match(clause))]
+    return max(bounds) if bounds else None
 
 
 def _dynamo_config(table: object, where: str) -> dict[str, list[str]]:

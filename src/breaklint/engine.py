@@ -16,7 +16,7 @@ from pathlib import Path
 from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
-from .analysis.reach import Reach
+from .analysis.reach import Reach, locked_cache_reads
 from .analysis.resolve import Values
 from .analysis.resume import breaking, consumed_generators, eager_constructors, held_methods, unresumable_calls
 from .analysis.scoping import SettingsScopes
@@ -116,11 +116,13 @@ def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Can
         message=f"{f.message} (reached only when `{' and '.join(texts)}`, in `{where}`)"))
 
 
-def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list[Candidate]]:
+def _tree_candidates(reach: Reach, results: list[FileResult],
+                     python: tuple[int, int]) -> dict[Path, list[Candidate]]:
     """Findings that only the whole tree shows, by file: a call of a function excluded from
-    compilation (BL410), a pydantic model built (BL411: its base may be in another file), and a call
+    compilation (BL410), a pydantic model built (BL411: its base may be in another file), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
-    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413)."""
+    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), and, for code that runs
+    on Python 3.11 or older, the first read of a `functools.cached_property` (BL439)."""
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
     for caller, call, target in reach.disabled_calls:
         short = target.rsplit(".", 1)[-1]
@@ -142,6 +144,13 @@ def _tree_candidates(reach: Reach, results: list[FileResult]) -> dict[Path, list
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to the "
                               "constructor: dynamo does not trace recurrent modules and runs the whole function "
                               "eagerly", ("allow_rnn",)))
+    if python < calibration.PYTHON_BOUND["BL439"]:
+        for caller, read, getter in locked_cache_reads(reach):
+            owner, _, name = getter.rpartition(".")
+            found.append((caller, read, "BL439", f"`{name}` is a `functools.cached_property` of "
+                          f"`{owner.rsplit('.', 1)[-1]}`: on Python 3.11 and older its first read enters the "
+                          "property's lock (an `RLock`), a context manager dynamo cannot enter, and breaks the "
+                          f"graph (the code's Python: {python[0]}.{python[1]}, see `target-python`)", ()))
     return _placed([(caller, (call.line, call.col, call.end_line, call.end_col), code, message, unless, None)
                     for caller, call, code, message, unless in found], results)
 
@@ -186,7 +195,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     verdicts = {code: calibration.verdict(code, target, versions) for code in CATALOG
                 if rule_info(code).kind == "break"}
     enabled = config.enabled_codes()
-    extra = _tree_candidates(reach, results)
+    extra = _tree_candidates(reach, results, config.python_release())
     errors: list[Finding] = []
 
     def admit(cand: Candidate, allowed: set[str] | None, seen: set[tuple],

@@ -241,6 +241,7 @@ class Calls:
             reads = self.function.reads
             if node.attr.value not in reads:
                 reads.append(node.attr.value)
+                self.function.read_spans.append(self.positions.span(node))
         elif node not in self.called and node not in self.assign_targets:
             _note_object_read(self, node)
 

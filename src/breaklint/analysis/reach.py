@@ -321,3 +321,50 @@ class Reach(Handing):
         if held not in TOO_BROAD:
             out.extend((found, 1) for found in self.overrides(held, name))
         return out
+
+
+
+def locked_cache_reads(reach: Reach) -> list[tuple[str, CallRef, str]]:
+    """(caller, read, getter) for the first read, in each reached function, of each
+    `functools.cached_property` the tree defines (`self.tokenizer.eot`, `tok.eot` of a parameter
+    annotated with the class, `self.width`): up to Python 3.11 that read enters the property's lock,
+    a context manager dynamo cannot enter. A later read of the same attribute of the same object in
+    the function finds the value the first one stored.
+
+    Dynamo does not resume after that break: it runs the function's call eagerly, and traces none of
+    what the function calls from there on (whose reads, run eagerly, store their values too). So the
+    reads after one that runs whenever the function does (outside its `if` branches and handlers) are
+    not reported, nor those of a function that compiled code reaches only through calls made after it."""
+    first: dict[str, list[tuple[CallRef, str]]] = {}
+    stops: dict[str, int] = {}  # function -> the line of its first read that runs whenever it does
+    for caller in sorted(reach.reached):
+        fn = reach.functions[caller]
+        reads = [c for c in fn.calls if c.kind == "propread"]
+        if fn.cls:
+            reads += [CallRef("property", attr, *span) for attr, span in zip(fn.reads, fn.read_spans)]
+        seen: set[str] = set()
+        for read in sorted(reads, key=lambda c: (c.line, c.col)):
+            getters = [f for f, _ in reach.targets(fn.cls, read) if reach.functions[f].locked_cache]
+            if getters and read.target not in seen:
+                seen.add(read.target)
+                first.setdefault(caller, []).append((read, getters[0]))
+                if not any(start <= read.line <= end for start, end in fn.guarded_spans):
+                    stops[caller] = read.line
+                    break
+    if not first:
+        return []
+    calls: dict[str, list[tuple[int, str]]] = {}
+    for callee, edges in reach.callers.items():
+        for caller, call, _ in edges:
+            calls.setdefault(caller, []).append((call.line, callee))
+    traced: set[str] = set()
+    queue = deque(r for r in reach.root_set if r in reach.reached)
+    while queue:
+        qual = queue.popleft()
+        if qual in traced:
+            continue
+        traced.add(qual)
+        stop = stops.get(qual)
+        # (a read of a property of `self` has no line of its own: it may come before the break)
+        queue.extend(callee for line, callee in calls.get(qual, ()) if stop is None or line < stop)
+    return [(caller, read, getter) for caller in sorted(first) if caller in traced for read, getter in first[caller]]

@@ -106,6 +106,7 @@ class Scopes:
         info.abstract = cls is not None and ("abc.abstractmethod" in decorators or is_stub(node))
         info.validator = cls is not None and any(d in PYDANTIC_VALIDATORS for d in decorators)
         scope.is_property = scope.info.is_property = any(d in PROPERTIES for d in decorators)
+        info.locked_cache = "functools.cached_property" in decorators
         info.decorators = [d for d in decorators if d and "." in d and d not in KNOWN_DECORATORS]
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value

@@ -112,8 +112,11 @@ class FunctionInfo:
     # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
     is_property: bool = False
+    # a `functools.cached_property`: up to Python 3.11 its first read enters the property's lock
+    locked_cache: bool = False
     # the attributes of `self` it reads: a property among them runs its getter (reach)
     reads: list[str] = field(default_factory=list)
+    read_spans: list[tuple[int, int, int, int]] = field(default_factory=list)  # each read's first, as `reads`
     # dynamo settings patched around code of this function, and those it hands out (a function that
     # returns `torch._dynamo.config.patch(...)`, or a context manager that yields under one)
     patches: list[PatchBlock] = field(default_factory=list)
