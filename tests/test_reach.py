@@ -2666,3 +2666,47 @@ def test_post_init_of_a_class_that_is_no_dataclass_is_not_run() -> None:
             return x + 1
     """)
     assert found == {}
+
+
+def test_a_parameter_filled_in_where_it_is_none_keeps_its_declared_class() -> None:
+    """`if vocab is None: vocab = load()` of `vocab: Vocab | None`: its methods are still the
+    declared class's (and its subclasses'), whatever the callers hand over; rebound under any other
+    test, the annotation no longer says what it holds."""
+    found = codes_by_line("""
+        from typing import Optional
+
+        import torch
+
+
+        class Vocab:
+            def lookup(self, x):
+                print(x)
+
+
+        def load() -> Vocab:
+            return Vocab()
+
+
+        @torch.compile
+        def encode(x, vocab: Optional[Vocab] = None):
+            if vocab is None:
+                vocab = load()
+            return vocab.lookup(x)
+
+
+        class Other:
+            def lookup(self, x):
+                print("other", x)
+
+
+        def other() -> Vocab:
+            return Vocab()
+
+
+        @torch.compile
+        def rebound(x, vocab: Other, fresh: bool):
+            if fresh:
+                vocab = other()
+            return vocab.lookup(x)
+        """)
+    assert found == {9: "BL401"}

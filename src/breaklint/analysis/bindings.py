@@ -293,7 +293,10 @@ class Bindings:
             if self._branch_names:
                 self._branch_names[-1].setdefault(name, scope.values.get(name))
             scope.values[name] = value
-            scope.typed.pop(name, None)  # rebound: its parameter's annotation no longer says what it is
+            if not any(name in names for names in self._filling):
+                # rebound: its parameter's annotation no longer says what it is, unless the binding
+                # fills in a `None` (`if vocab is None: vocab = load()` of `vocab: Vocab | None`)
+                scope.typed.pop(name, None)
             scope.keyed.pop(name, None)  # (`state = self.state[p]` sets it again, `_note_keyed`)
             self._qualified = (None, None)  # names changed meaning
         elif type(target) in (cst.Tuple, cst.List):

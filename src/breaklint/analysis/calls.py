@@ -379,9 +379,13 @@ def _either(ctx: Calls, func: cst.BaseExpression) -> list[tuple[str, str]] | Non
     called = func.attr.value if type(func) is cst.Attribute else ""
     cls = ctx.class_info()
     refs = []
-    for kind, name in ctx._scopes[-1].either[local.value]:
+    scope = ctx._scopes[-1]
+    for kind, name in scope.either[local.value]:
         if kind == "param":
             refs.append(("paramcall", f"{ctx.function.qualname}#{name}:{called}"))
+            if called and name == local.value and name in scope.typed:
+                # `if vocab is None: vocab = load()` of `vocab: Vocab | None`: the class declared too
+                refs.append(("typedcall", f"{scope.typed[name]}:{called}"))
         elif called:
             refs.append(("attrcall", f"{name}.{called}"))
         else:

@@ -107,6 +107,9 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         # per enclosing loop body, `else` or handler: the names it bound, with what each held before
         self._branch_names: list[dict[str, Val | None]] = []
         self._testing: list[cst.If] = []  # the `if` whose test is being walked, until its body
+        # per `if` body being walked: the names its test finds `None` (`if tokenizer is None:`), which a
+        # binding there fills in (what an annotation `Tokenizer | None` declared stays declared)
+        self._filling: list[frozenset[str]] = []
         self._if_frames: list[list[dict[str, Val]] | None] = []
         self._if_elses: set[cst.Else] = set()
         self.condition_parts: set[cst.CSTNode] = set()  # tests (and their operands) of if/while/ifexp

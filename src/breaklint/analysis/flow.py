@@ -180,10 +180,12 @@ class Flow:
         if self._testing and self._testing[-1] is node:
             self._testing.pop()
         self._narrow(node.test, True)
+        self._filling.append(_tested_none(node.test))
 
     def leave_If_body(self, node: cst.If) -> None:
         self._guards.pop()
         self._unnarrow()
+        self._filling.pop()
         # The `else` (or `elif`) starts again from the values before the `if`.
         frame = self._if_frames[-1]
         if self._scopes and frame is not None:
@@ -283,3 +285,16 @@ class Flow:
     def leave_If_orelse(self, node: cst.If) -> None:
         if node.orelse is not None and type(node.orelse) is cst.If:
             self._leave_maybe_dead(node.orelse)
+
+
+def _tested_none(test: cst.BaseExpression) -> frozenset[str]:
+    """The names an `if` test finds `None` where it holds: `x is None`, and each side of an `or`
+    of such tests."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or:
+        return _tested_none(test.left) | _tested_none(test.right)
+    if type(test) is cst.Comparison and type(test.left) is cst.Name and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if type(target.operator) is cst.Is and type(target.comparator) is cst.Name \
+                and target.comparator.value == "None":
+            return frozenset([test.left.value])
+    return frozenset()
