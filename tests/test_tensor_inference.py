@@ -942,3 +942,29 @@ def test_functions_of_an_extension_built_at_run_time_break() -> None:
             _ext = x
             return _ext.add(1)
     """) == [(22, "BL411"), (23, "BL411")]
+
+
+def test_zero_d_indices_of_stores_and_positions_and_what_gathers() -> None:
+    """A 0-d index reads as a Python int in a store too, and one coordinate of one `nonzero` position
+    is 0-d (fixtures/BL103.py calibrates both under dynamo); a row of the positions, a coordinate of
+    a matrix whose rank the code does not show, and a store through a vector gather and stay quiet."""
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x, m, given):
+            found = torch.nonzero(m)
+            row = found[0]
+            x[0, row] = 1.0
+            other = given[0, 1]
+            x[0, other] = 2.0
+            order = torch.arange(4)
+            x[order] = 3.0
+            j = found[0, 1]
+            x[0, j] = 4.0
+            i = x.flatten().argmax()
+            x.view(-1)[i] = 5.0
+            for k, v in enumerate(order):
+                x[v] = float(k)
+            return x
+        """) == [(6, "BL301"), (14, "BL103"), (16, "BL103"), (18, "BL103")]

@@ -3,7 +3,8 @@
 Indexing reads a 0-d tensor index as a Python int (dynamo breaks: "Data dependent operator"), and a
 1-d one gathers (it traces). Which one an index is, the value analysis does not say: it has no
 ranks. What the code shows plainly is enough for the common cases: a reduction over every element
-(`x.argmax()`, `(x > 0).sum()`), and an element, picked by a Python int or by iterating, of a vector
+(`x.argmax()`, `(x > 0).sum()`), one coordinate of one position of `torch.nonzero(t)`
+(`found[i, 1]`), and an element, picked by a Python int or by iterating, of a vector
 the code makes 1-d (`torch.arange(n)`, `torch.randperm(n)`, `x.flatten()`, `x.view(-1)`,
 `torch.where(c)[0]`, `x.nonzero()[:, 0]`, and their sorts, casts and slices). A tensor of unknown
 rank (a parameter, `torch.argsort(y)` of one) is none of these: a row of a 2-d index tensor
@@ -67,14 +68,15 @@ def whole_reduction(ctx, node: cst.BaseExpression) -> bool:
 
 class Ranks:
     """Per function being walked: the names holding a 0-d tensor (a position), those holding a 1-d
-    vector and those holding a Python int (a `range` loop's, `i = 0`), each until it is bound again."""
+    vector, those holding a Python int (a `range` loop's, `i = 0`) and those holding an (n, rank)
+    matrix of positions (`torch.nonzero(t)`), each until it is bound again."""
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self._scopes: list[tuple[dict[str, cst.BaseExpression], set[str], set[str]]] = []
+        self._scopes: list[tuple[dict[str, cst.BaseExpression], set[str], set[str], set[str]]] = []
 
     def enter(self) -> None:
-        self._scopes.append(({}, set(), set()))
+        self._scopes.append(({}, set(), set(), set()))
 
     def leave(self) -> None:
         self._scopes.pop()
@@ -83,10 +85,11 @@ class Ranks:
         """`name = value` (`value` None: bound to what the code does not show)."""
         if not self._scopes:
             return
-        zero_d, vectors, ints = self._scopes[-1]
+        zero_d, vectors, ints, matrices = self._scopes[-1]
         zero_d.pop(name, None)
         vectors.discard(name)
         ints.discard(name)
+        matrices.discard(name)
         if value is None:
             return
         if self.zero_d(value):
@@ -95,6 +98,8 @@ class Ranks:
             vectors.add(name)
         elif integer(value) is not None:
             ints.add(name)
+        elif _nonzero(self.ctx, value):
+            matrices.add(name)
 
     def iterate(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """`for target in iterable:` each element of a 1-d vector is a 0-d tensor."""
@@ -113,10 +118,15 @@ class Ranks:
             self._scopes[-1][2].add(target.value)
         elif builtin == "enumerate" and type(target) is cst.Tuple and type(target.elements[0].value) is cst.Name:
             self._scopes[-1][2].add(target.elements[0].value.value)
+            # `for k, i in enumerate(order):` of a 1-d vector: each `i` is a 0-d tensor
+            if len(target.elements) == 2 and type(target.elements[1].value) is cst.Name and iterable.args \
+                    and iterable.args[0].keyword is None and self.vector(iterable.args[0].value):
+                self._scopes[-1][0][target.elements[1].value.value] = iterable.args[0].value
 
     def zero_d(self, node: cst.BaseExpression) -> bool:
         """A 0-d index tensor: a whole-tensor reduction, `torch.where(c)[0][k]`, an element of a 1-d
-        vector at a Python int (`order[i]`), a name holding one, or one plus or minus an integer."""
+        vector at a Python int (`order[i]`), a coordinate of a position of `torch.nonzero(t)` at two
+        Python ints (`found[i, 1]`), a name holding one, or one plus or minus an integer."""
         if type(node) is cst.Name:
             return bool(self._scopes) and node.value in self._scopes[-1][0]
         if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
@@ -127,7 +137,16 @@ class Ranks:
         if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
                 and self._python_int(node.slice[0].slice.value) and self.vector(node.value):
             return True
+        if type(node) is cst.Subscript and len(node.slice) == 2 and self.matrix(node.value) \
+                and all(type(e.slice) is cst.Index and self._python_int(e.slice.value) for e in node.slice):
+            return True  # `J[i, 1]` of `J = torch.nonzero(t)`: one coordinate of one position
         return whole_reduction(self.ctx, node) or position_lookup(self.ctx, node) is not None
+
+    def matrix(self, node: cst.BaseExpression) -> bool:
+        """An (n, rank) matrix of positions: `torch.nonzero(t)`, `t.nonzero()`, or a name holding one."""
+        if type(node) is cst.Name:
+            return bool(self._scopes) and node.value in self._scopes[-1][3]
+        return _nonzero(self.ctx, node)
 
     def vector(self, node: cst.BaseExpression) -> bool:
         """A 1-d tensor the code shows: made so (`torch.arange(n)`, `x.flatten()`, `x.view(-1)`,

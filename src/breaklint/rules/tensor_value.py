@@ -348,8 +348,9 @@ class TensorScalarCast(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int. So
         does `x[b, i]`, `x[:, i]` or `x[i, j]`, where the other elements are ints, names, `:` or `...`
-        (a bounded slice beside it traces from torch 2.14, and `None` does)."""
-        if not self.ctx.active() or node in self.ctx.assign_targets:
+        (a bounded slice beside it traces from torch 2.14, and `None` does), and so does a store
+        (`x[i] = 0.0`)."""
+        if not self.ctx.active():
             return
         if len(node.slice) > 1:
             self._zero_d_among(node)
@@ -361,6 +362,9 @@ class TensorScalarCast(Rule):
         if not self._ranks.zero_d(index):
             return
         requires = self.ctx.tensor_requirement(node.value)
+        if node in self.ctx.assign_targets and requires is not None:
+            self._stored_through(index, requires, "x[i.unsqueeze(0)] = v")
+            return
         if requires is None:
             if self.ctx.value(node.value).kind == "seq":
                 self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used to index a Python list or "
@@ -387,9 +391,17 @@ class TensorScalarCast(Rule):
         requires = self.ctx.tensor_requirement(node.value)
         if requires is None:
             return
+        if node in self.ctx.assign_targets:
+            self._stored_through(index, requires, "x[b, i.unsqueeze(0)] = v")
+            return
         self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used as an index: indexing reads it "
                            "as a Python int", "index with a 1-element tensor and drop that dimension: "
                            "`x[b, i.unsqueeze(0)].squeeze(-1)`", requires=requires)
+
+    def _stored_through(self, index: cst.BaseExpression, requires: V.Val, instead: str) -> None:
+        self.report(index, f"`{self.ctx.source(index)}` is a 0-d tensor used as an index to store into a tensor: "
+                           f"indexing reads it as a Python int", f"store through a 1-element tensor: `{instead}`",
+                    requires=requires)
 
     def visit_Slice(self, node: cst.Slice) -> None:
         """`x[a:b]` reads `a` and `b` as Python ints: a tensor bound breaks as `int()` does."""
@@ -473,28 +485,3 @@ def _mentions_param(value: V.Val) -> bool:
     if value.name in ("method", "guess", "keep", "keepguess") or value.kind == "ret":  # a call's own arguments are not its value
         return False
     return any(_mentions_param(p) for p in value.parts)
-
-
-@register
-class TensorToString(Rule):
-    CODE = "BL104"
-    PRECISION = "medium"
-    NAME = "tensor-to-string"
-    KIND = "break"
-    MESSAGE = "`str()` or `repr()` of a tensor formats its values"
-    SUGGESTION = (
-        "format tensors outside the compiled region, or guard the code with "
-        "`if not torch.compiler.is_compiling():`"
-    )
-    GB_TYPES = ("GB0059",)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
-            return
-        name = builtin_name(self.ctx, node)
-        if name not in ("str", "repr", "format"):
-            return
-        args = positional(node)
-        requires = self.ctx.tensor_requirement(args[0].value) if args else None
-        if requires is not None:
-            self.report(node, f"`{self.ctx.source(node)}` formats a tensor's values as text", requires=requires)

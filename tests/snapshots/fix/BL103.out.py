@@ -90,6 +90,40 @@ def sum_over_positions(x):
 
 
 @torch.compile
+def zero_the_best(x):
+    x = x * 2
+    i = x.argmax()
+    x[i] = 0.0  # expect: BL103
+    return x + 1
+
+
+@torch.compile
+def clear_a_found_column(x):
+    x = (x * 2).view(2, 4)
+    found = torch.nonzero(x.abs() + 1 > 0)  # expect: BL301
+    j = found[0, 1]
+    x[0, j] = 0.0  # expect: BL103
+    return x + 1
+
+
+@torch.compile
+def weigh_in_order(x):
+    x = x * 2
+    order = torch.arange(4)
+    for k, i in enumerate(order):
+        x = x + x[i] * k  # expect: BL103
+    return x
+
+
+@torch.compile
+def clear_kept_a_tensor(x):
+    x = x * 2
+    i = x.argmax()
+    x[i.unsqueeze(0)] = 0.0
+    return x + 1
+
+
+@torch.compile
 def first_of_a_shuffle(x):
     x = x * 2
     perm = torch.randperm(x.shape[0])
@@ -335,7 +369,8 @@ def cases():
             (slice_to_tensor, (x,)), (slice_to_shape, (x,)),
             (closest_to_zero, (x,)), (best_per_column, (x,)), (best_of_a_row, (x,)), (count_beside_a_batch, (x,)),
             (best_of_a_row_kept_a_tensor, (x,)), (sum_over_positions, (x,)), (first_of_a_shuffle, (x,)),
-            (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (covariance, (x,)), (covariance_kept, (x,)), (finite_only, (x,)),
+            (zero_the_best, (x,)), (clear_a_found_column, (x,)), (weigh_in_order, (x,)),
+            (clear_kept_a_tensor, (x,)), (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (covariance, (x,)), (covariance_kept, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
