@@ -323,7 +323,6 @@ class Reach(Handing):
         return out
 
 
-
 def locked_cache_reads(reach: Reach) -> list[tuple[str, CallRef, str]]:
     """(caller, read, getter) for the first read, in each reached function, of each
     `functools.cached_property` the tree defines (`self.tokenizer.eot`, `tok.eot` of a parameter
