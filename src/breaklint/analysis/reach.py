@@ -347,7 +347,7 @@ def locked_cache_reads(reach: Reach) -> list[tuple[str, CallRef, str]]:
             if getters and read.target not in seen:
                 seen.add(read.target)
                 first.setdefault(caller, []).append((read, getters[0]))
-                if not any(start <= read.line <= end for start, end in fn.guarded_spans):
+                if fn.runs_always(read.line):
                     stops[caller] = read.line
                     break
     if not first:

@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 
 from .handing import handed_method
 from .reach import Reach
-from .summary import UNPLACED, CallRef, FunctionInfo
+from .summary import UNPLACED, CallRef, within
 from .values import Val
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
@@ -37,7 +37,7 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, st
     `if` branches and handlers, or a call made there of a function that breaks so."""
     def runs(qual: str, line: int) -> bool:
         fn = reach.functions.get(qual)
-        return not always or (fn is not None and _always(fn, line))
+        return not always or (fn is not None and fn.runs_always(line))
     where: dict[str, str] = {}
     for qual, found in sorted(direct.items()):
         first = next((at for line, at in found if runs(qual, line)), None)
@@ -115,7 +115,7 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
             out.append((caller, call, f"{what} in this compiled function: dynamo cannot rebuild that bound method "
                                       f"to resume after the call, and runs the rest of `{short}` eagerly (or all "
                                       "of it)"))
-            if eager_from is None and broken[0] in sure and _always(fn, call.line):
+            if eager_from is None and broken[0] in sure and fn.runs_always(call.line):
                 eager_from = call.end_line
     return out
 
@@ -192,16 +192,6 @@ def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:
     return out
 
 
-def _within(spans: list[tuple[int, int]], line: int) -> bool:
-    return any(start <= line <= end for start, end in spans)
-
-
-def _always(fn: FunctionInfo, line: int) -> bool:
-    """Whether a line of the function runs whenever the function does: outside its `if` branches and
-    exception handlers."""
-    return not _within(fn.guarded_spans, line)
-
-
 def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
                  where: Callable[[int], bool] = lambda line: True) -> Iterator[tuple[int, str, bool]]:
     """(line, `path:line` of the break, whether it is the function's own) for each break of a reached
@@ -210,10 +200,10 @@ def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
     before the callees of the later calls are looked up."""
     fn = reach.functions[qual]
     for line, at in direct.get(qual, []):
-        if where(line) and _always(fn, line):
+        if where(line) and fn.runs_always(line):
             yield line, at, True
     for call in fn.calls:
-        if call.kind not in UNPLACED and where(call.line) and _always(fn, call.line):
+        if call.kind not in UNPLACED and where(call.line) and fn.runs_always(call.line):
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
             if broken:
                 yield call.line, sure[broken[0]], False
@@ -226,7 +216,7 @@ def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> s
     spans = reach.functions[qual].eager_spans
     if not spans:
         return None
-    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: _within(spans, line))),
+    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: within(spans, line))),
                 None)
 
 
@@ -248,7 +238,7 @@ def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
               for line, at, own in _sure_breaks(reach, qual, direct, sure)]
     breaks += [(call.line, f"it calls `{call.target.rpartition(':')[2]}`, which breaks, on an object it built "
                            f"(line {call.line})")
-               for caller, call, _ in unresumable if caller == qual and _always(fn, call.line)]
+               for caller, call, _ in unresumable if caller == qual and fn.runs_always(call.line)]
     for line, init, held in keeping:
         later = [b for b in breaks if b[0] > line]
         if later:
@@ -316,7 +306,7 @@ def eager_constructors(reach: Reach, direct: Breaks, sure: dict[str, str],
             eager = abandoned
         for init, line in _module_inits(reach, caller, supers=eager is not None, branches=eager is not None):
             if eager is not None:
-                report(init, eager if _always(reach.functions[caller], line)
+                report(init, eager if reach.functions[caller].runs_always(line)
                        else f"{eager} (this module is built on line {line}, in a branch)")
             elif init in sure:
                 report(init, f"`{_short(reach, caller)}` builds this module in compiled code and its constructor "
@@ -339,7 +329,7 @@ def _module_inits(reach: Reach, qual: str, supers: bool, branches: bool = False)
     found: dict[str, int] = {}
     for call in fn.calls:
         if call.kind in (*UNPLACED, "ref") or (call.kind == "super" and not supers) \
-                or not (branches or _always(fn, call.line)):
+                or not (branches or fn.runs_always(call.line)):
             continue
         for init, _ in reach.targets(fn.cls, call):
             owner = reach.functions[init].cls if init in reach.functions else None

@@ -147,6 +147,16 @@ class FunctionInfo:
     # a class of such methods declares, others may provide without deriving from it (`Reach.implementers`)
     abstract: bool = False
 
+    def runs_always(self, line: int) -> bool:
+        """Whether a line of the function runs whenever the function does: outside its `if` branches
+        and exception handlers."""
+        return not within(self.guarded_spans, line)
+
+
+def within(spans: list[tuple[int, int]], line: int) -> bool:
+    """Whether a line falls in one of the (first, last) line spans."""
+    return any(start <= line <= end for start, end in spans)
+
 
 def element_of(attr: str) -> str:
     """How `ClassInfo.attr_values` and `Scope.keyed` name an element of `self.<attr>` ("state[]" for
