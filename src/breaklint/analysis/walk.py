@@ -202,6 +202,18 @@ def find(node: cst.CSTNode, types: type | tuple[type, ...]) -> Iterator[cst.CSTN
         todo.extend(reversed(children))
 
 
+@cache
+def _hook_owners(kinds: tuple[type, ...], without: frozenset[str]) -> tuple[dict[str, tuple[int, ...]], frozenset[str]]:
+    """For visitors of these classes, in this order: each hook name's visitors (by position), and the
+    names hooked; once per set of classes, not per file."""
+    owners: dict[str, list[int]] = {}
+    for i, kind in enumerate(kinds):
+        for name in hook_names(kind):
+            if name not in without:
+                owners.setdefault(name, []).append(i)
+    return {name: tuple(found) for name, found in owners.items()}, frozenset(owners)
+
+
 class BatchedWalk:
     """Calls every visitor's hooks for each node, in the order and with the attribute hooks that
     libcst's traversal would (a test compares the two on real code), but without rebuilding each node
@@ -211,31 +223,36 @@ class BatchedWalk:
     def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor], without: Collection[str] = ()) -> None:
         """`without`: hook names not to call in this walk (`visit_Comment` in a file that has no
         suppression comment); with no hook left on trivia, the walk skips whitespace and punctuation."""
-        table: dict[str, list[Hook]] = {}
-        for visitor in visitors:
-            for name in hook_names(type(visitor)):
-                if name not in without:
-                    table.setdefault(name, []).append(getattr(visitor, name))
-        self._table = table
+        self._visitors = tuple(visitors)
+        self._owners, hooked = _hook_owners(tuple(type(v) for v in visitors), frozenset(without))
+        self._hooked = hooked
+        # hook name -> the visitors' bound methods, made for the names the nodes met ask for
+        self._table: dict[str, tuple[Hook, ...]] = {}
         self._plans: dict[object, tuple] = {}
-        hooked = frozenset(table)
         self._skip = unhooked_types(hooked)
         # what the walk does with a child of each type it met: nothing (a type it skips), call these
         # hooks (a type whose nodes it enters no attribute of), or, for a type not here, walk it
         self._routes: dict[type, tuple[Hook, ...]] = dict.fromkeys(self._skip, ())
         self._layouts = _LAYOUTS.setdefault(hooked, {})
 
+    def _hooks(self, name: str) -> tuple[Hook, ...]:
+        """The bound methods called for hook `name`, in the visitors' order."""
+        hooks = self._table.get(name)
+        if hooks is None:
+            visitors = self._visitors
+            hooks = self._table[name] = tuple(getattr(visitors[i], name) for i in self._owners.get(name, ()))
+        return hooks
+
     def _plan(self, node: cst.CSTNode, key: object) -> tuple:
         """The hooks to call and the attributes to enter for nodes of this shape, in this walk."""
         layout = self._layouts.get(key)
         if layout is None:
             layout = self._layouts[key] = self._layout(node, key)
-        table = self._table
+        hooks = self._hooks
         visit, fields, leave = layout
-        plan = self._plans[key] = (tuple(table.get(visit, ())),
-                                   tuple((attr, tuple(table.get(enter, ())), tuple(table.get(exit_, ())))
-                                         for attr, enter, exit_ in fields),
-                                   tuple(table.get(leave, ())))
+        plan = self._plans[key] = (hooks(visit),
+                                   tuple((attr, hooks(enter), hooks(exit_)) for attr, enter, exit_ in fields),
+                                   hooks(leave))
         if key is type(node) and not plan[1]:  # a leaf of this walk (a name): its hooks, called in place
             self._routes[key] = plan[0] + plan[2]
         return plan
@@ -243,12 +260,12 @@ class BatchedWalk:
     def _layout(self, node: cst.CSTNode, key: object) -> tuple:
         """`_plan` by hook name: the same for every walk that hooks the same names."""
         name = type(node).__name__
-        table = self._table
+        hooked = self._hooked
         fields = []
         for attr in _fields(node, key):
             enter, leave = f"visit_{name}_{attr}", f"leave_{name}_{attr}"
             held = declared_children(type(node), attr)
-            if enter in table or leave in table or held is None or not held <= self._skip:
+            if enter in hooked or leave in hooked or held is None or not held <= self._skip:
                 fields.append((attr, enter, leave))
         return f"visit_{name}", tuple(fields), f"leave_{name}"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import libcst as cst
 
 from ..finding import Fix
@@ -60,17 +62,8 @@ class CallRules(cst.BatchableCSTVisitor):
         super().__init__()
         self._rules = rules
         self._ctx = rules[0].ctx
-        self._always = tuple(i for i, rule in enumerate(rules) if rule.ASK_ALWAYS)
-        self._extensions = tuple(i for i, rule in enumerate(rules) if rule.ASK_EXTENSIONS)
-        self._builtins: dict[str, list[int]] = {}
-        self._names: dict[str, list[int]] = {}
-        for i, rule in enumerate(rules):
-            for name in rule.BUILTINS:
-                self._builtins.setdefault(name, []).append(i)
-            for name in rule.NAMES:
-                self._names.setdefault(name, []).append(i)
-        self._prefixes = tuple((i, rule.PREFIXES) for i, rule in enumerate(rules) if rule.PREFIXES)
-        self._any_prefix = tuple(prefix for _, prefixes in self._prefixes for prefix in prefixes)
+        self._always, self._extensions, self._builtins, self._names, self._prefixes, self._any_prefix = \
+            _call_index(tuple(type(rule) for rule in rules))
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self._ctx
@@ -89,6 +82,24 @@ class CallRules(cst.BatchableCSTVisitor):
                 asked.update(self._extensions)
         for i in sorted(asked):
             self._rules[i].check_call(node)
+
+
+@cache
+def _call_index(kinds: tuple[type[CallRule], ...]) -> tuple:
+    """For call rules of these classes, in this order (positions into them): those asked about every
+    call, those asked about an extension's calls, those by builtin and by name, and the prefixes;
+    once per set of classes, not per file."""
+    always = tuple(i for i, kind in enumerate(kinds) if kind.ASK_ALWAYS)
+    extensions = tuple(i for i, kind in enumerate(kinds) if kind.ASK_EXTENSIONS)
+    builtins: dict[str, list[int]] = {}
+    names: dict[str, list[int]] = {}
+    for i, kind in enumerate(kinds):
+        for name in kind.BUILTINS:
+            builtins.setdefault(name, []).append(i)
+        for name in kind.NAMES:
+            names.setdefault(name, []).append(i)
+    prefixes = tuple((i, kind.PREFIXES) for i, kind in enumerate(kinds) if kind.PREFIXES)
+    return always, extensions, builtins, names, prefixes, tuple(p for _, group in prefixes for p in group)
 
 
 class MethodCallRules(cst.BatchableCSTVisitor):
