@@ -396,6 +396,16 @@ CATALOG = {'BL101': ('tensor-item',
            ('GB0142',),
            True,
            'high'),
+ 'BL440': ('comprehension-frame',
+           'break',
+           'a list, set or dict comprehension in a function that dynamo runs eagerly, on Python 3.11 or '
+           'older: dynamo compiles it as a frame of its own and cannot step the iterator it is handed',
+           'remove the break that makes dynamo run the function eagerly (the finding names it); or build the '
+           'result with a `for` loop, or iterate a tuple (`tuple(xs)`) or `range(len(xs))`, whose iterators '
+           'dynamo steps; Python 3.12 inlines comprehensions',
+           ('GB4347',),
+           True,
+           'high'),
  'BL501': ('device-to-host-sync',
            'hazard',
            'copying a tensor to the host (or synchronizing) in forward stalls the device',

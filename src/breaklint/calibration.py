@@ -23,9 +23,9 @@ from .dynamo_settings import release
 
 DATA = Path(__file__).with_name("calibration.json")
 # rules whose break only Python releases before this one have (`functools.cached_property`'s lock went
-# in 3.12): reported only for code that runs on one (`Config.python_release`), and recorded only by a
+# in 3.12, and 3.12 inlines comprehensions): reported only for code that runs on one (`Config.python_release`), and recorded only by a
 # calibration run under one, which the releases recorded under a later Python lack
-PYTHON_BOUND: dict[str, tuple[int, int]] = {"BL439": (3, 12)}
+PYTHON_BOUND: dict[str, tuple[int, int]] = {"BL439": (3, 12), "BL440": (3, 12)}
 
 
 @cache

@@ -18,7 +18,9 @@ from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES
 from .analysis.reach import Reach, locked_cache_reads
 from .analysis.resolve import Values
-from .analysis.resume import breaking, consumed_generators, eager_constructors, held_methods, unresumable_calls
+from .analysis.resume import (
+    breaking, consumed_generators, eager_comprehensions, eager_constructors, held_methods, unresumable_calls,
+)
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import CallRef, Candidate, MustBe
 from .analysis.values import Val
@@ -252,10 +254,14 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     sure = breaking(reach, direct, always=True)  # the breaks that happen whenever their function runs
     where = breaking(reach, direct)
     unresumable = unresumable_calls(reach, where, sure)
+    inits = eager_constructors(reach, direct, sure, unresumable, where)
+    # BL440: a comprehension is a frame of its own only up to Python 3.11
+    frames = eager_comprehensions(reach, direct, sure, where, unresumable, inits) \
+        if config.python_release() < calibration.PYTHON_BOUND["BL440"] else []
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, (), None)
                      for caller, call, message in unresumable]
-                    + [(init, span, "BL427", message, (), None)
-                       for init, span, message in eager_constructors(reach, direct, sure, unresumable, where)]
+                    + [(init, span, "BL427", message, (), None) for init, span, message in inits]
+                    + [(caller, span, "BL440", message, (), None) for caller, span, message in frames]
                     + [(caller, span, "BL433", message, (), requires)
                        for caller, span, message, requires in held_methods(reach, where)]
                     + [(caller, span, "BL437", message, (), None)

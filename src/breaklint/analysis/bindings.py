@@ -11,6 +11,7 @@ from typing import Callable
 import libcst as cst
 
 from . import values as V
+from .frames import comprehension_frame
 from .summary import element_of
 from .syntax import string_index
 from .values import Val
@@ -113,19 +114,30 @@ class Bindings:
                 values[name] = old
         self._qualified = (None, None)  # names changed meaning
 
+    def _note_frame(self, node: cst.ListComp | cst.SetComp | cst.DictComp) -> None:
+        """An outermost comprehension of the function's own code (`FunctionInfo.comprehension_frames`)."""
+        if len(self._scopes) == 1 and not self._comprehensions:
+            fn = self._scopes[0].info
+            on_self = comprehension_frame(node, fn, self._scopes[0].values, self.qualify, self.value)
+            if on_self is not None:
+                fn.comprehension_frames.append((self.positions.span(node), on_self))
+
     def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._note_frame(node)
         self._enter_comprehension(node)
 
     def leave_ListComp(self, original_node: cst.ListComp) -> None:
         self._leave_comprehension()
 
     def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._note_frame(node)
         self._enter_comprehension(node)
 
     def leave_SetComp(self, original_node: cst.SetComp) -> None:
         self._leave_comprehension()
 
     def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._note_frame(node)
         self._enter_comprehension(node)
 
     def leave_DictComp(self, original_node: cst.DictComp) -> None:

@@ -341,3 +341,63 @@ def _module_inits(reach: Reach, qual: str, supers: bool, branches: bool = False)
 
 def _short(reach: Reach, qual: str) -> str:
     return ".".join(qual.split(".")[-2:]) if reach.functions[qual].cls else qual.rsplit(".", 1)[-1]
+
+
+def _maybe_trapped(reach: Reach, qual: str, direct: Breaks, where: dict[str, str]) -> str | None:
+    """Where a reached function may break inside one of its own loops or `try` bodies (its own break,
+    or a call made there of a function that may break, `where`), in a branch or not. None if nowhere."""
+    fn = reach.functions[qual]
+    spans = fn.eager_spans
+    if not spans:
+        return None
+    own = next((at for line, at in direct.get(qual, []) if within(spans, line)), None)
+    if own is not None:
+        return own
+    for call in fn.calls:
+        if call.kind not in UNPLACED and within(spans, call.line):
+            broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
+            if broken:
+                return where[broken[0]]
+    return None
+
+
+def eager_comprehensions(reach: Reach, direct: Breaks, sure: dict[str, str], where: dict[str, str],
+                         unresumable: list[tuple[str, CallRef, str]],
+                         inits: list[tuple[str, tuple[int, int, int, int], str]]
+                         ) -> list[tuple[str, tuple[int, int, int, int], str]]:
+    """(function, span, message) for each comprehension that dynamo compiles as a frame of its own and
+    that breaks there, on Python 3.11 and older (BL440): the list, set and dict comprehensions of a
+    frame dynamo runs eagerly whose own frame it compiles and cannot step the iterator of
+    (`frames.comprehension_frame`). A frame runs eagerly as a whole where it surely breaks inside a
+    loop or `try` of its own, where dynamo gives up on it to resume (`_abandoned`), where it is a
+    module constructor compiled as a frame of its own (`inits`, from `eager_constructors`), and, the
+    finding says so, where it may break inside its loop (in a branch of its own or of what it calls:
+    `where`). Each of its comprehensions that runs is a call; one in a branch says so."""
+    eager_inits = {init for init, _, _ in inits}
+    out: list[tuple[str, tuple[int, int, int, int], str]] = []
+    for qual in sorted(reach.reached | eager_inits):
+        fn = reach.functions.get(qual)
+        if fn is None or not fn.comprehension_frames:
+            continue
+        module_self = fn.cls is not None and reach.is_module_class(fn.cls)
+        frames = [(span, on_self) for span, on_self in fn.comprehension_frames if module_self or not on_self]
+        if not frames:
+            continue
+        if (trapped := _trapped(reach, qual, direct, sure)) is not None:
+            why = f"dynamo runs `{_short(reach, qual)}` eagerly: it breaks inside a loop or `try` (at `{trapped}`)"
+        elif (abandoned := _abandoned(reach, qual, direct, sure, unresumable)) is not None:
+            why = abandoned
+        elif qual in eager_inits:
+            why = (f"dynamo runs `{_short(reach, qual)}` eagerly: a constructor it compiles as a frame of its own, "
+                   "on a module not yet initialized")
+        elif (maybe := _maybe_trapped(reach, qual, direct, where)) is not None:
+            why = (f"dynamo runs `{_short(reach, qual)}` eagerly where it breaks inside a loop or `try` (at "
+                   f"`{maybe}`, in a branch)")
+        else:
+            continue
+        for span, _ in frames:
+            branch = "" if fn.runs_always(span[0]) else " (in a branch)"
+            out.append((qual, span, f"{why}; there this comprehension{branch} is a function of its own (Python "
+                                    "3.11 and older), which dynamo compiles as a frame and breaks in at once: it "
+                                    "cannot step the iterator the comprehension is handed"))
+    return out

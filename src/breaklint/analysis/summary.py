@@ -125,6 +125,9 @@ class FunctionInfo:
     # the lines of its own loops and `try` bodies: after a break there dynamo has no point to resume
     # the frame at, and runs all of it eagerly (`resume.eager_constructors`)
     eager_spans: list[tuple[int, int]] = field(default_factory=list)
+    # its own outermost list, set and dict comprehensions that break where dynamo compiles them as frames
+    # of their own (`frames.comprehension_frame`), each with whether that needs its `self` to be a module
+    comprehension_frames: list[tuple[tuple[int, int, int, int], bool]] = field(default_factory=list)
     # the lines of its own `if` branches and exception handlers: code that runs only sometimes
     guarded_spans: list[tuple[int, int]] = field(default_factory=list)
     # an `__init__`: the span of its first statement that uses the instance (`super().__init__()`), where

@@ -305,3 +305,13 @@ NUMPY_NOT_ARRAYS = (
 # `pack` gives a tensor and the packed shapes, `unpack` a list of tensors
 EINOPS_TENSOR = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum"})
 EINOPS_SEQUENCE = frozenset({"einops.unpack"})
+
+# Modules whose name in a frame's code makes dynamo compile the frame (`has_tensor_in_frame`: a global
+# bound to torch, a module of torch's, or NumPy): the usual ones a comprehension names
+FRAME_MODULES = frozenset({
+    "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special",
+    "torch.distributions", "torch.autograd", "torch.sparse", "torch.cuda", "torch.optim", "torch.jit",
+    "torch.distributed", "torch.nested", "torch.masked", "torch.func", "torch.utils", "torch.utils.checkpoint",
+    "torch.nn.utils", "torch.testing", "torch.amp", "torch.backends", "torch.random", "torch.compiler",
+    "numpy", "numpy.linalg", "numpy.fft", "numpy.random",
+})
