@@ -321,3 +321,46 @@ def test_a_frame_given_up_on_at_a_break_of_its_own_names_the_break() -> None:
     printed = line_of(body, "built")
     assert all(f.message.startswith("dynamo runs all of `logs_after_building` eagerly: it breaks the graph on "
                                      f"line {printed}, and the `Controller` built") for f in reported)
+
+
+def test_a_loop_whose_break_is_followed_by_a_return_is_no_eager_frame() -> None:
+    """Dynamo looks for a loop around a break in the code after it, up to the first `return`: where an
+    `if` on a tensor returns at once, it finds none and resumes after the break; where the code after
+    the break jumps back first (a `continue`, the end of the loop body), it runs the frame eagerly."""
+    returns = """
+        @torch.compile
+        def first_large(x, rows):
+            scale = Scale(2.0)
+            for row in rows:
+                if row.sum() > 100:
+                    return scale(row)
+            return x
+    """
+    jumps_back = """
+        @torch.compile
+        def count_large(x, rows):
+            scale = Scale(2.0)
+            for row in rows:
+                if row.sum() > 100:
+                    x = x + 1
+            return scale(x)
+    """
+    continues = """
+        @torch.compile
+        def skip_large(x, rows):
+            scale = Scale(2.0)
+            for row in rows:
+                if row.sum() > 100:
+                    continue
+                return scale(row)
+            return x
+    """
+    assert [code for _, code in findings(returns)] == ["BL201"]
+    assert (line_of(jumps_back, "super().__init__()"), "BL427") in findings(jumps_back)
+    assert (line_of(continues, "super().__init__()"), "BL427") in findings(continues)
+
+    def message(body: str) -> str:
+        return next(f.message for f in lint_source(MODULES + dedent(body), Path("m.py"), Config()) if f.code == "BL201")
+    assert message(returns).endswith("the branch returns at once, so it finds no loop to give up on and resumes "
+                                     "after the break")
+    assert message(jumps_back).endswith("dynamo cannot split a graph in a loop and runs the whole function eagerly")

@@ -6,11 +6,14 @@ handler bodies whose bindings may not happen, and the `if` whose test is being w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from . import values as V
 from .syntax import leaves_block
 from .vocabulary import COMPILING_HELPERS, FALSE_UNDER_COMPILE, TRUE_UNDER_COMPILE
+from .walk import find
 
 
 class Flow:
@@ -95,6 +98,7 @@ class Flow:
         self._loop_depth += 1
         self._enter_branch()
         self._note_span("eager_spans", node, node)
+        self._note_exits(node)
 
     def leave_While_body(self, node: cst.While) -> None:
         self._loop_depth -= 1
@@ -104,6 +108,7 @@ class Flow:
         self._loop_depth += 1
         self._enter_branch()
         self._note_span("eager_spans", node, node)
+        self._note_exits(node)
 
     def leave_For_body(self, node: cst.For) -> None:
         self._loop_depth -= 1
@@ -121,6 +126,7 @@ class Flow:
     def visit_Try(self, node: cst.Try) -> None:
         self._trap_depth += 1
         self._note_span("eager_spans", node.body.body[0], node.body.body[-1])
+        self._note_span("try_spans", node.body.body[0], node.body.body[-1])
 
     def leave_Try(self, original_node: cst.Try) -> None:
         self._trap_depth -= 1
@@ -128,6 +134,7 @@ class Flow:
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self._trap_depth += 1
         self._note_span("eager_spans", node.body.body[0], node.body.body[-1])
+        self._note_span("try_spans", node.body.body[0], node.body.body[-1])
 
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self._trap_depth -= 1
@@ -144,6 +151,11 @@ class Flow:
         an `if`, a handler: `FunctionInfo.guarded_spans`)."""
         if len(self._scopes) == 1 and not self._comprehensions:
             getattr(self._scopes[0].info, kind).append((self.positions.span(first)[0], self.positions.span(last)[2]))
+
+    def _note_exits(self, loop: cst.For | cst.While) -> None:
+        """The `return`s and jumps back of a loop of the function's own code (`FunctionInfo.loop_exits`)."""
+        if len(self._scopes) == 1 and not self._comprehensions:
+            self._scopes[0].info.loop_exits.extend(loop_exits(loop, self.positions.span))
 
     @property
     def straight_line(self) -> bool:
@@ -298,3 +310,16 @@ def _tested_none(test: cst.BaseExpression) -> frozenset[str]:
                 and target.comparator.value == "None":
             return frozenset([test.left.value])
     return frozenset()
+
+
+def loop_exits(loop: cst.For | cst.While,
+               span: Callable[[cst.CSTNode], tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+    """(line, 0) for each `return` of a loop's body, (line, 1) for each `continue`, and (line, 2) for the
+    jump back at the body's end, leaving out nested functions and classes: in code order, whether a
+    break in the loop is followed by a `return` before a jump back (`resume._eager_at`)."""
+    body = loop.body
+    nested = {id(inner) for scope in find(body, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+              for inner in find(scope, (cst.Return, cst.Continue))}
+    exits = [(span(node)[0], 0 if type(node) is cst.Return else 1)
+             for node in find(body, (cst.Return, cst.Continue)) if id(node) not in nested]
+    return [*exits, (span(body)[2], 2)]

@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 
 from .handing import handed_method
 from .reach import Reach
-from .summary import UNPLACED, CallRef, within
+from .summary import UNPLACED, CallRef, FunctionInfo, within
 from .values import Val
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
@@ -211,13 +211,26 @@ def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
 
 def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> str | None:
     """Where a reached function surely breaks inside one of its own loops or `try` bodies (its own
-    break, or one in what a call made there runs): dynamo then runs the whole frame eagerly. None if
-    it does not."""
-    spans = reach.functions[qual].eager_spans
-    if not spans:
+    break, or one in what a call made there runs), so that dynamo runs the whole frame eagerly
+    (`_eager_at`). None if it does not."""
+    fn = reach.functions[qual]
+    if not fn.eager_spans:
         return None
-    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: within(spans, line))),
-                None)
+    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: _eager_at(fn, line))), None)
+
+
+def _eager_at(fn: FunctionInfo, line: int) -> bool:
+    """Whether a break on a line of the function makes dynamo run all of it eagerly: in a `try` body,
+    or in a loop where the code reaches a jump back (a `continue`, the end of a loop body) before a
+    `return`. Dynamo looks for a loop around a break in the code after it, up to the first `return`
+    (`maybe_has_backedge`): past an `if` that tests a tensor and returns at once it finds none, and
+    resumes after the break as it would outside a loop."""
+    if not within(fn.eager_spans, line):
+        return False
+    if within(fn.try_spans, line):
+        return True
+    after = [exit_ for exit_ in fn.loop_exits if exit_[0] >= line]
+    return not after or min(after)[1] != 0
 
 
 def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
@@ -345,16 +358,16 @@ def _short(reach: Reach, qual: str) -> str:
 
 def _maybe_trapped(reach: Reach, qual: str, direct: Breaks, where: dict[str, str]) -> str | None:
     """Where a reached function may break inside one of its own loops or `try` bodies (its own break,
-    or a call made there of a function that may break, `where`), in a branch or not. None if nowhere."""
+    or a call made there of a function that may break, `where`), in a branch or not, so that dynamo
+    runs it eagerly (`_eager_at`). None if nowhere."""
     fn = reach.functions[qual]
-    spans = fn.eager_spans
-    if not spans:
+    if not fn.eager_spans:
         return None
-    own = next((at for line, at in direct.get(qual, []) if within(spans, line)), None)
+    own = next((at for line, at in direct.get(qual, []) if _eager_at(fn, line)), None)
     if own is not None:
         return own
     for call in fn.calls:
-        if call.kind not in UNPLACED and within(spans, call.line):
+        if call.kind not in UNPLACED and _eager_at(fn, call.line):
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
             if broken:
                 return where[broken[0]]

@@ -125,6 +125,10 @@ class FunctionInfo:
     # the lines of its own loops and `try` bodies: after a break there dynamo has no point to resume
     # the frame at, and runs all of it eagerly (`resume.eager_constructors`)
     eager_spans: list[tuple[int, int]] = field(default_factory=list)
+    # of those, the `try` bodies; and in its loops, by line, each `return` (0), `continue` (1) and jump back
+    # at a loop body's end (2): whether dynamo, after a break in a loop, finds the loop (`resume._eager_at`)
+    try_spans: list[tuple[int, int]] = field(default_factory=list)
+    loop_exits: list[tuple[int, int]] = field(default_factory=list)
     # its own outermost list, set and dict comprehensions that break where dynamo compiles them as frames
     # of their own (`frames.comprehension_frame`), each with whether that needs its `self` to be a module
     comprehension_frames: list[tuple[tuple[int, int, int, int], bool]] = field(default_factory=list)

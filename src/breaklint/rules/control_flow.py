@@ -117,7 +117,11 @@ class DataDependentBranch(Rule):
                             test=test, only_with=(CAPTURE_SCALARS,))
             return
         text = self.ctx.source(test)
-        if self.ctx.in_loop:
+        if self.ctx.in_loop and _returns_at_once(owner):
+            # dynamo looks for the loop in the code after the break up to the first `return` only
+            message = (f"{what} on tensor value `{text}` inside a loop{detail}: dynamo breaks the graph here; the "
+                       "branch returns at once, so it finds no loop to give up on and resumes after the break")
+        elif self.ctx.in_loop:
             message = (f"{what} on tensor value `{text}` inside a loop{detail}: dynamo cannot split a graph "
                        "in a loop and runs the whole function eagerly")
         elif detail:
@@ -374,3 +378,15 @@ def _tensor_beyond_guess(value: V.Val) -> bool:
     """A tensor, or a value the tree decides that is more than a bare parameter (which is only a
     guess at a tensor)."""
     return value.is_tensor or (value.symbolic and value.kind != "param")
+
+
+def _returns_at_once(owner: cst.If | cst.IfExp | None) -> bool:
+    """An `if` whose body begins with a `return`: the code right after its test returns before any jump
+    back to the top of a loop."""
+    if type(owner) is not cst.If:
+        return False
+    body = owner.body.body if type(owner.body) is cst.IndentedBlock else [owner.body]
+    first = body[0] if body else None
+    if type(first) is cst.SimpleStatementLine:
+        return type(first.body[0]) is cst.Return
+    return type(first) is cst.SimpleStatementSuite and type(first.body[0]) is cst.Return

@@ -38,8 +38,18 @@ def straight(x, groups):
     return [torch.relu(g) for g in groups]  # (dynamo traces the function on, and inlines the comprehension)
 
 
+@torch.compile
+def first_large(x, groups):
+    for g in groups:
+        if g.sum() > 100:  # expect: BL201
+            return g
+    # (past the break the code returns before it jumps back: dynamo finds no loop, resumes after the
+    # break, and inlines this comprehension)
+    return [torch.relu(g) for g in groups]
+
+
 def cases():
     x = torch.randn(4)
     groups = [torch.randn(4), torch.randn(4)]
     return [(scores, (x, groups)), (Heads(), ([torch.randn(2, 4), torch.randn(2, 4)],)),
-            (straight, (x, groups))]
+            (straight, (x, groups)), (first_large, (x, groups))]
