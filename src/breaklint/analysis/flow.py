@@ -6,14 +6,11 @@ handler bodies whose bindings may not happen, and the `if` whose test is being w
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import libcst as cst
 
 from . import values as V
 from .syntax import leaves_block
 from .vocabulary import COMPILING_HELPERS, FALSE_UNDER_COMPILE, TRUE_UNDER_COMPILE
-from .walk import find
 
 
 class Flow:
@@ -98,9 +95,9 @@ class Flow:
         self._loop_depth += 1
         self._enter_branch()
         self._note_span("eager_spans", node, node)
-        self._note_exits(node)
 
     def leave_While_body(self, node: cst.While) -> None:
+        self._note_exit(self.positions.span(node.body)[2], 2)
         self._loop_depth -= 1
         self._leave_branch()
 
@@ -108,9 +105,9 @@ class Flow:
         self._loop_depth += 1
         self._enter_branch()
         self._note_span("eager_spans", node, node)
-        self._note_exits(node)
 
     def leave_For_body(self, node: cst.For) -> None:
+        self._note_exit(self.positions.span(node.body)[2], 2)
         self._loop_depth -= 1
         self._leave_branch()
 
@@ -152,10 +149,14 @@ class Flow:
         if len(self._scopes) == 1 and not self._comprehensions:
             getattr(self._scopes[0].info, kind).append((self.positions.span(first)[0], self.positions.span(last)[2]))
 
-    def _note_exits(self, loop: cst.For | cst.While) -> None:
-        """The `return`s and jumps back of a loop of the function's own code (`FunctionInfo.loop_exits`)."""
-        if len(self._scopes) == 1 and not self._comprehensions:
-            self._scopes[0].info.loop_exits.extend(loop_exits(loop, self.positions.span))
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self._note_exit(self.positions.span(node)[0], 1)
+
+    def _note_exit(self, line: int, kind: int) -> None:
+        """In a loop of the function's own code, a `return` (0), a `continue` (1) or the jump back at the
+        end of a loop body (2), by line (`FunctionInfo.loop_exits`)."""
+        if self._loop_depth and len(self._scopes) == 1:
+            self._scopes[0].info.loop_exits.append((line, kind))
 
     @property
     def straight_line(self) -> bool:
@@ -311,15 +312,3 @@ def _tested_none(test: cst.BaseExpression) -> frozenset[str]:
             return frozenset([test.left.value])
     return frozenset()
 
-
-def loop_exits(loop: cst.For | cst.While,
-               span: Callable[[cst.CSTNode], tuple[int, int, int, int]]) -> list[tuple[int, int]]:
-    """(line, 0) for each `return` of a loop's body, (line, 1) for each `continue`, and (line, 2) for the
-    jump back at the body's end, leaving out nested functions and classes: in code order, whether a
-    break in the loop is followed by a `return` before a jump back (`resume._eager_at`)."""
-    body = loop.body
-    nested = {id(inner) for scope in find(body, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-              for inner in find(scope, (cst.Return, cst.Continue))}
-    exits = [(span(node)[0], 0 if type(node) is cst.Return else 1)
-             for node in find(body, (cst.Return, cst.Continue)) if id(node) not in nested]
-    return [*exits, (span(body)[2], 2)]

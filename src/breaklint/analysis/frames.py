@@ -36,32 +36,35 @@ def comprehension_frame(node: cst.ListComp | cst.SetComp | cst.DictComp, fn: Fun
     if _stepped(node.for_in.iter, qualify, value_of):
         return None
     own_self = fn.params[0] if fn.cls is not None and fn.params and not fn.is_static else None
-    outer_iter = {id(n) for n in find(node.for_in.iter, cst.Name)}
     bound: set[str] = set()
-    skipped: set[int] = set(outer_iter)  # names that are no load of the comprehension's own code
-    nested: set[int] = set()  # names in nested scopes: captured through them, but not named by this code
     comp: cst.CompFor | None = node.for_in
     while comp is not None:
         bound.update(n.value for n in find(comp.target, cst.Name))
         comp = comp.inner_for_in
-    for inner in find(node, (cst.Attribute, cst.Arg, *_SCOPES)):
-        if type(inner) is cst.Attribute:
+    # names that are no load of the comprehension's own code (an attribute's, a keyword, the outermost
+    # iterable's, evaluated outside), and those of nested scopes (captured through them, not named here);
+    # one pass, in which each node comes before its children
+    skipped = {id(n) for n in find(node.for_in.iter, cst.Name)}
+    nested: set[int] = set()
+    on_self = False
+    for inner in find(node, (cst.Name, cst.Attribute, cst.Arg, *_SCOPES)):
+        kind = type(inner)
+        if kind is cst.Attribute:
             skipped.add(id(inner.attr))
-        elif type(inner) is cst.Arg:
+        elif kind is cst.Arg:
             if inner.keyword is not None:
                 skipped.add(id(inner.keyword))
-        elif inner is not node:
-            nested.update(id(n) for n in find(inner, cst.Name))
-    on_self = False
-    for name in find(node, cst.Name):
-        if id(name) in skipped or name.value in bound:
+        elif kind is not cst.Name:
+            if inner is not node:
+                nested.update(id(n) for n in find(inner, cst.Name))
+        elif id(inner) in skipped or inner.value in bound:
             continue
-        if name.value in local:  # captured from the function
-            if name.value == own_self:
+        elif inner.value in local:  # captured from the function
+            if inner.value == own_self:
                 on_self = True
-            elif value_of(name).is_tensor:
+            elif value_of(inner).is_tensor:
                 return False
-        elif id(name) not in nested and qualify(name) in FRAME_MODULES:  # a global torch or NumPy module
+        elif id(inner) not in nested and qualify(inner) in FRAME_MODULES:  # a global torch or NumPy module
             return False
     return True if on_self else None
 

@@ -216,6 +216,7 @@ class Scopes:
         self._qualified = (None, None)  # names changed meaning
 
     def visit_Return(self, node: cst.Return) -> None:
+        self._note_exit(self.positions.span(node)[0], 0)
         if self._scopes and self._nested_depth() == 0:
             scope = self._scopes[-1]
             scope.returns.append(self.value(node.value) if node.value is not None else V.NONE)
