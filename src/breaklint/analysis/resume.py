@@ -7,9 +7,11 @@ source to rebuild it from (GB0092, a reconstruction failure). Dynamo then compil
 earlier point of the function, or none of it, and runs the rest eagerly (`unresumable_calls`).
 
 Code that dynamo runs eagerly has each module constructor it calls compiled as a frame of its own,
-on a module not yet initialized (GB0119, `eager_constructors`). Besides a break inside a loop or a
-`try`, dynamo runs a whole function eagerly when it cannot rebuild, to resume after a break, an object
-the function built: one that keeps a function taken from a parameter's default (`_abandoned`).
+on a module not yet initialized (GB0119, `eager_constructors`), and, up to Python 3.11, each list, set
+or dict comprehension it runs (GB4347, `eager_comprehensions`). Besides a break inside a loop (one
+whose code jumps back before it returns: `_eager_at`) or a `try`, dynamo runs a whole function eagerly
+when it cannot rebuild, to resume after a break, an object the function built: one that keeps a
+function taken from a parameter's default (`_abandoned`).
 
 This needs the findings, not only the reach: the engine asks once every file's breaks are known.
 """
