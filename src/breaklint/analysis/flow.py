@@ -311,4 +311,3 @@ def _tested_none(test: cst.BaseExpression) -> frozenset[str]:
                 and target.comparator.value == "None":
             return frozenset([test.left.value])
     return frozenset()
-
