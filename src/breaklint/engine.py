@@ -197,7 +197,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     verdicts = {code: calibration.verdict(code, target, versions) for code in CATALOG
                 if rule_info(code).kind == "break"}
     enabled = config.enabled_codes()
-    extra = _tree_candidates(reach, results, config.python_release())
+    python = config.python_release()
+    extra = _tree_candidates(reach, results, python)
     errors: list[Finding] = []
 
     def admit(cand: Candidate, allowed: set[str] | None, seen: set[tuple],
@@ -257,7 +258,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     inits = eager_constructors(reach, direct, sure, unresumable, where)
     # BL440: a comprehension is a frame of its own only up to Python 3.11
     frames = eager_comprehensions(reach, direct, sure, where, unresumable, inits) \
-        if config.python_release() < calibration.PYTHON_BOUND["BL440"] else []
+        if python < calibration.PYTHON_BOUND["BL440"] else []
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, (), None)
                      for caller, call, message in unresumable]
                     + [(init, span, "BL427", message, (), None) for init, span, message in inits]

@@ -2,7 +2,7 @@
 
 Up to Python 3.11 a list, set or dict comprehension is a function of its own that the enclosing code
 calls with an iterator over its outermost iterable. Where dynamo traces the enclosing code, it inlines
-that call. Where it runs the enclosing frame eagerly instead (`resume.eager_frames`), the call is a new
+that call. Where it runs the enclosing frame eagerly instead (`resume.eager_comprehensions`), the call is a new
 frame, and dynamo compiles it when the frame looks like torch code (`has_tensor_in_frame`): its code
 names a torch or NumPy module, or it captures a tensor or a module from the enclosing function. It then
 fails at once: it cannot step the iterator it is handed (a list's, a dict's, `zip`'s, `enumerate`'s:

@@ -195,30 +195,34 @@ def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:
 
 
 def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
-                 where: Callable[[int], bool] = lambda line: True) -> Iterator[tuple[int, str, bool]]:
+                 where: Callable[[int], bool] = lambda line: True,
+                 always: bool = True) -> Iterator[tuple[int, str, bool]]:
     """(line, `path:line` of the break, whether it is the function's own) for each break of a reached
     function that happens whenever it runs, on a line `where` accepts: its own breaks first, then its
-    calls of functions that surely break (`sure`), each in order. Lazy: a caller that needs one stops
-    before the callees of the later calls are looked up."""
+    calls of functions that surely break (`sure`), each in order. With `always` off, its breaks and
+    calls in branches as well, and `sure` may hold functions that only may break. Lazy: a caller that
+    needs one stops before the callees of the later calls are looked up."""
     fn = reach.functions[qual]
     for line, at in direct.get(qual, []):
-        if where(line) and fn.runs_always(line):
+        if where(line) and (not always or fn.runs_always(line)):
             yield line, at, True
     for call in fn.calls:
-        if call.kind not in UNPLACED and where(call.line) and fn.runs_always(call.line):
+        if call.kind not in UNPLACED and where(call.line) and (not always or fn.runs_always(call.line)):
             broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
             if broken:
                 yield call.line, sure[broken[0]], False
 
 
-def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str]) -> str | None:
+def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str], always: bool = True) -> str | None:
     """Where a reached function surely breaks inside one of its own loops or `try` bodies (its own
     break, or one in what a call made there runs), so that dynamo runs the whole frame eagerly
-    (`_eager_at`). None if it does not."""
+    (`_eager_at`). None if it does not. With `always` off, where it may break there, in a branch or
+    not (`sure` then holds the functions that may break: `breaking` without `always`)."""
     fn = reach.functions[qual]
     if not fn.eager_spans:
         return None
-    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: _eager_at(fn, line))), None)
+    return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: _eager_at(fn, line),
+                                                 always)), None)
 
 
 def _eager_at(fn: FunctionInfo, line: int) -> bool:
@@ -358,24 +362,6 @@ def _short(reach: Reach, qual: str) -> str:
     return ".".join(qual.split(".")[-2:]) if reach.functions[qual].cls else qual.rsplit(".", 1)[-1]
 
 
-def _maybe_trapped(reach: Reach, qual: str, direct: Breaks, where: dict[str, str]) -> str | None:
-    """Where a reached function may break inside one of its own loops or `try` bodies (its own break,
-    or a call made there of a function that may break, `where`), in a branch or not, so that dynamo
-    runs it eagerly (`_eager_at`). None if nowhere."""
-    fn = reach.functions[qual]
-    if not fn.eager_spans:
-        return None
-    own = next((at for line, at in direct.get(qual, []) if _eager_at(fn, line)), None)
-    if own is not None:
-        return own
-    for call in fn.calls:
-        if call.kind not in UNPLACED and _eager_at(fn, call.line):
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
-            if broken:
-                return where[broken[0]]
-    return None
-
-
 def eager_comprehensions(reach: Reach, direct: Breaks, sure: dict[str, str], where: dict[str, str],
                          unresumable: list[tuple[str, CallRef, str]],
                          inits: list[tuple[str, tuple[int, int, int, int], str]]
@@ -405,7 +391,7 @@ def eager_comprehensions(reach: Reach, direct: Breaks, sure: dict[str, str], whe
         elif qual in eager_inits:
             why = (f"dynamo runs `{_short(reach, qual)}` eagerly: a constructor it compiles as a frame of its own, "
                    "on a module not yet initialized")
-        elif (maybe := _maybe_trapped(reach, qual, direct, where)) is not None:
+        elif (maybe := _trapped(reach, qual, direct, where, always=False)) is not None:
             why = (f"dynamo runs `{_short(reach, qual)}` eagerly where it breaks inside a loop or `try` (at "
                    f"`{maybe}`, in a branch)")
         else:
