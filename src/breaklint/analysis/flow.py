@@ -94,7 +94,7 @@ class Flow:
     def visit_While_body(self, node: cst.While) -> None:
         self._loop_depth += 1
         self._enter_branch()
-        self._note_span("eager_spans", node, node)
+        self._note_span("loop_spans", node, node)
 
     def leave_While_body(self, node: cst.While) -> None:
         self._note_exit(self.positions.span(node.body)[2], 2)
@@ -104,7 +104,7 @@ class Flow:
     def visit_For_body(self, node: cst.For) -> None:
         self._loop_depth += 1
         self._enter_branch()
-        self._note_span("eager_spans", node, node)
+        self._note_span("loop_spans", node, node)
 
     def leave_For_body(self, node: cst.For) -> None:
         self._note_exit(self.positions.span(node.body)[2], 2)
@@ -122,7 +122,6 @@ class Flow:
 
     def visit_Try(self, node: cst.Try) -> None:
         self._trap_depth += 1
-        self._note_span("eager_spans", node.body.body[0], node.body.body[-1])
         self._note_span("try_spans", node.body.body[0], node.body.body[-1])
 
     def leave_Try(self, original_node: cst.Try) -> None:
@@ -130,7 +129,6 @@ class Flow:
 
     def visit_TryStar(self, node: cst.TryStar) -> None:
         self._trap_depth += 1
-        self._note_span("eager_spans", node.body.body[0], node.body.body[-1])
         self._note_span("try_spans", node.body.body[0], node.body.body[-1])
 
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
@@ -144,7 +142,7 @@ class Flow:
 
     def _note_span(self, kind: str, first: cst.CSTNode, last: cst.CSTNode) -> None:
         """Lines of the function's own code (not of a nested function) that a break may cost all of
-        (a loop, a `try` body: `FunctionInfo.eager_spans`) or that run only sometimes (the branches of
+        (a loop, a `try` body: `FunctionInfo.loop_spans`, `try_spans`) or that run only sometimes (the branches of
         an `if`, a handler: `FunctionInfo.guarded_spans`)."""
         if len(self._scopes) == 1 and not self._comprehensions:
             getattr(self._scopes[0].info, kind).append((self.positions.span(first)[0], self.positions.span(last)[2]))

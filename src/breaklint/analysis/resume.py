@@ -219,7 +219,7 @@ def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str], alwa
     (`_eager_at`). None if it does not. With `always` off, where it may break there, in a branch or
     not (`sure` then holds the functions that may break: `breaking` without `always`)."""
     fn = reach.functions[qual]
-    if not fn.eager_spans:
+    if not (fn.loop_spans or fn.try_spans):
         return None
     return next((at for _, at, _ in _sure_breaks(reach, qual, direct, sure, lambda line: _eager_at(fn, line),
                                                  always)), None)
@@ -231,10 +231,10 @@ def _eager_at(fn: FunctionInfo, line: int) -> bool:
     `return`. Dynamo looks for a loop around a break in the code after it, up to the first `return`
     (`maybe_has_backedge`): past an `if` that tests a tensor and returns at once it finds none, and
     resumes after the break as it would outside a loop."""
-    if not within(fn.eager_spans, line):
-        return False
     if within(fn.try_spans, line):
         return True
+    if not within(fn.loop_spans, line):
+        return False
     after = [exit_ for exit_ in fn.loop_exits if exit_[0] >= line]
     return not after or min(after)[1] != 0
 

@@ -123,10 +123,10 @@ class FunctionInfo:
     provides: dict[str, list[str]] = field(default_factory=dict)
     validator: bool = False  # a pydantic validator (`@field_validator(...)`): pydantic calls it
     # the lines of its own loops and `try` bodies: after a break there dynamo has no point to resume
-    # the frame at, and runs all of it eagerly (`resume.eager_constructors`)
-    eager_spans: list[tuple[int, int]] = field(default_factory=list)
-    # of those, the `try` bodies; and in its loops, by line, each `return` (0), `continue` (1) and jump back
-    # at a loop body's end (2): whether dynamo, after a break in a loop, finds the loop (`resume._eager_at`)
+    # the frame at, and runs all of it eagerly (`resume.eager_constructors`); in its loops, by line, each
+    # `return` (0), `continue` (1) and jump back at a loop body's end (2): whether dynamo, after a break
+    # in a loop, finds the loop (`resume._eager_at`)
+    loop_spans: list[tuple[int, int]] = field(default_factory=list)
     try_spans: list[tuple[int, int]] = field(default_factory=list)
     loop_exits: list[tuple[int, int]] = field(default_factory=list)
     # its own outermost list, set and dict comprehensions that break where dynamo compiles them as frames
