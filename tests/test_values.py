@@ -50,6 +50,39 @@ def test_a_tensor_on_one_path_and_a_python_number_on_another_may_be_a_tensor() -
     # `flag = default(flag, self.training)` is a flag
     assert not V.join(V.ASSUMED_TENSOR, V.BOOL).is_tensor
     assert not V.join(V.ASSUMED_TENSOR, V.NUMBER).is_tensor
+    # one assumed from a method only tensors have (`g.std()`) is as strong as a known one here, and
+    # stays assumed: no rewrite that needs a tensor
+    joined = V.join(V.guessed_tensor(), V.NUMBER)
+    assert joined.is_tensor and not joined.known_tensor
+    assert V.join(V.guessed_tensor(True), V.BOOL).is_bool_tensor
+
+
+def test_a_guess_from_a_tensor_only_method_joined_with_zero_is_tested_as_a_tensor() -> None:
+    # `sigma` is the gradient's deviation or 0: the test breaks wherever the deviation was taken,
+    # though nothing but its methods tells that the gradient is a tensor
+    source = dedent("""
+        import torch
+        from torch.optim import Optimizer
+
+        class Opt(Optimizer):
+            def init_group(self, group):
+                for p in group["params"]:
+                    grad = p.grad
+                    sigma = grad.std().nan_to_num_() if grad.ndim > 1 else 0
+                    norm = grad.norm()
+                    scale = norm / sigma if sigma != 0.0 else norm
+                    count = len(grad) if grad.ndim > 1 else 0
+                    if count != 0:
+                        p.mul_(scale)
+
+            @torch.no_grad()
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    self.init_group(group)
+    """)
+    got = lint_source(source, Path("opt.py"), Config(entry_points=["opt.Opt.step"]))
+    # `count` is a number either way: no finding there
+    assert [(f.line, f.code) for f in got] == [(11, "BL201")]
 
 
 def test_elements_of_tuples_tensors_and_dicts() -> None:
@@ -1043,6 +1076,39 @@ def test_a_slice_or_range_bound_passed_in_counts_where_a_caller_shows_a_tensor()
         return [crop(mask, b) for b in boxes], head(mask, 3), repeat(mask, torch.sum(scores > 0))
     """
     assert findings(source) == [(5, "BL103"), (11, "BL103")]
+
+
+def test_a_bound_passed_in_counts_where_a_caller_shows_a_tensor_on_one_path() -> None:
+    """`info` is what `cholesky_ex` gives in one branch and what a function stored on the object gives
+    in the other: the code shows a tensor passed, as it does not for a root's bare parameter."""
+    source = dedent("""
+        import torch
+
+        def lead(a, u, k):
+            return u[:k - 1, k - 1].dot(a[k - 1])
+
+        class Solver:
+            def __init__(self, factor):
+                self.factor = factor
+                self.native = factor is None
+
+            @torch.compile
+            def solve(self, h):
+                if self.native:
+                    u, info = torch.linalg.cholesky_ex(h)
+                else:
+                    u, info = self.factor(h)
+                return lead(h, u, info)
+
+            @torch.compile
+            def given(self, h, info):
+                return lead(h, h, info)
+    """)
+    found = [(f.line, f.code) for f in lint_source(source, Path("m.py"), Config())]
+    assert found == [(5, "BL103")]
+    assert V.join(V.TENSOR, V.ASSUMED_TENSOR).shown and not V.join(V.TENSOR, V.ASSUMED_TENSOR).known_tensor
+    assert V.op(V.join(V.TENSOR, V.UNKNOWN), V.NUMBER).shown
+    assert not V.join(V.ASSUMED_TENSOR, V.UNKNOWN).shown
 
 
 def test_a_bound_passed_in_from_a_compile_roots_parameter_is_left_alone() -> None:

@@ -182,7 +182,7 @@ def _stands(value: Val, must_be: MustBe) -> bool:
         return value.is_sparse
     if must_be == "bools":
         return value.is_bool_tensor
-    return value.known_tensor if must_be == "known" else value.is_tensor
+    return value.shown if must_be == "known" else value.is_tensor
 
 
 def combine(results: list[FileResult], config: Config) -> LintResult:

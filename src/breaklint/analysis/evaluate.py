@@ -253,7 +253,7 @@ class Evaluation:
                 return V.TENSOR
             if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and self._guessable(receiver):
                 # a guess from the method's name alone: assumed, never known
-                return V.tensor(method in BOOL_METHODS, known=False)
+                return V.guessed_tensor(method in BOOL_METHODS)
             cls = self.class_info()
             if type(receiver) is cst.Name and receiver.value == "self" and cls is not None:
                 return V.ret("self", method, cls.qualname)

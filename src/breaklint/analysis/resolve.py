@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
-from .values import (ASSUMED, ASSUMED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override,
-                     param, record_of, ret, returned_by, tensor)
+from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override,
+                     guessed_tensor, param, record_of, ret, returned_by, tensor)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
@@ -89,12 +89,12 @@ class Values:
             # a receiver nothing tells of is guessed a tensor, unless what it lacks is a cycle's answer not
             # yet found (`state["mask"] = state["mask"].clone()`): the next round may find it
             guessed = held.kind == "unknown" and value.name == "keepguess" and not on_cycle
-            return tensor(False, known=False) if guessed else op(held)
+            return GUESSED_TENSOR if guessed else op(held)
         if kind in ("op", "cmp"):
             parts = [self.resolve(p) for p in value.parts]
             if value.name == "guess" and all(p.kind == "unknown" for p in parts):
                 # a method only tensors have, on what the tree decides nothing of: assumed a tensor
-                return tensor(kind == "cmp", known=False)
+                return guessed_tensor(kind == "cmp")
             return op(*parts, comparison=kind == "cmp")
         if kind == "join" and value.name == "default":
             return override(*(self.resolve(p) for p in value.parts))

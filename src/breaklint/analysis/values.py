@@ -66,6 +66,17 @@ class Val:
         return self.kind in ("tensor", "booltensor") and self.ref != ASSUMED
 
     @property
+    def shown(self) -> bool:
+        """A tensor known, or shown on one path of several (`SHOWN_TENSOR`)."""
+        return self.known_tensor or (self.kind in ("tensor", "booltensor") and self.ref == ASSUMED
+                                     and self.name == "shown")
+
+    @property
+    def by_method(self) -> bool:
+        """A tensor assumed from a method only tensors have (`GUESSED_TENSOR`)."""
+        return self.kind in ("tensor", "booltensor") and self.ref == ASSUMED and self.name == "method"
+
+    @property
     def is_bool_tensor(self) -> bool:
         return self.kind == "booltensor"
 
@@ -113,6 +124,17 @@ ASSUMED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED)
 # Assumed, so that no fix treats it as a torch.Tensor; named, since `capture_scalar_outputs` traces
 # `int(t)` of a tensor and not of an array.
 NUMPY_ARRAY = Val("tensor", ref=ASSUMED, name="numpy")
+# A tensor assumed from a method only tensors have (`g.std()`, `m.nan_to_num_()`) on a value nothing else
+# tells of: stronger evidence than a bare parameter's, so that joined with a Python number it may still be
+# a tensor, as a known one does (`sigma = g.std() if g.ndim > 1 else 0`)
+GUESSED_TENSOR = Val("tensor", ref=ASSUMED, name="method")
+GUESSED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED, name="method")
+# A tensor the code shows on one path and only assumed, or unknown, on another (`info` from `cholesky_ex`
+# in one branch, from a function stored on the object in the other), and arithmetic on it: assumed, yet
+# shown, so it stands where a finding needs a tensor the code shows being passed (a slice bound,
+# `MustBe` "known")
+SHOWN_TENSOR = Val("tensor", ref=ASSUMED, name="shown")
+SHOWN_BOOL_TENSOR = Val("booltensor", ref=ASSUMED, name="shown")
 # A sparse tensor (`torch.sparse_coo_tensor(...)`, `x.to_sparse()`): a tensor, which dynamo does not hold
 # as an input (BL429 follows it out of the helper that makes it).
 SPARSE = Val("tensor", name="sparse")
@@ -140,6 +162,18 @@ def tensor(bool_valued: bool = False, known: bool = True) -> Val:
     if bool_valued:
         return BOOL_TENSOR if known else ASSUMED_BOOL_TENSOR
     return TENSOR if known else ASSUMED_TENSOR
+
+
+def guessed_tensor(bool_valued: bool = False) -> Val:
+    """A tensor (of bools) assumed from a method only tensors have."""
+    return GUESSED_BOOL_TENSOR if bool_valued else GUESSED_TENSOR
+
+
+def _shown_or_assumed(parts: list[Val], bool_valued: bool) -> Val:
+    """An assumed tensor of `parts`, none of them known: shown where one of them is (`SHOWN_TENSOR`)."""
+    if any(p.shown for p in parts):
+        return SHOWN_BOOL_TENSOR if bool_valued else SHOWN_TENSOR
+    return tensor(bool_valued, known=False)
 
 
 def param(function: str, name: str) -> Val:
@@ -210,7 +244,7 @@ def op(*parts: Val, comparison: bool = False) -> Val:
     """Arithmetic on values (a comparison when `comparison`): a tensor as soon as one operand is."""
     flat = _flatten("op", parts)
     if any(p.is_tensor for p in flat):
-        return tensor(comparison, known=any(p.known_tensor for p in flat))
+        return tensor(comparison) if any(p.known_tensor for p in flat) else _shown_or_assumed(flat, comparison)
     symbolic = [p for p in flat if p.symbolic]
     if not symbolic:
         if any(p.kind == "unknown" for p in flat):
@@ -350,8 +384,10 @@ def join(*parts: Val) -> Val:
     away), and so is a tensor joined with unknown (no evidence of anything else). A tensor the
     code shows joined with a Python number or bool (`prev = steps[i]` on one path, `prev = t - 1`
     on the other) may be a tensor: a test of it breaks whenever the tensor's path ran, so it is
-    one, only assumed (no rewrite that needs a tensor). A tensor only assumed joined with a Python
-    value, or any tensor joined with another known non-tensor, is not known to be a tensor."""
+    one, only assumed (no rewrite that needs a tensor); so too one assumed from a method only
+    tensors have (`sigma = g.std() if g.ndim > 1 else 0`). A tensor only assumed otherwise (a
+    root's bare parameter) joined with a Python value, or any tensor joined with another known
+    non-tensor, is not known to be a tensor."""
     flat = [p for p in _flatten("join", parts)]
     if len(flat) > 1:
         # `x = x + 1` under an `if`, again and again: arithmetic on the join's other values alone is
@@ -366,18 +402,20 @@ def join(*parts: Val) -> Val:
     if len(real) == 1:
         return real[0]
     if all(p.is_tensor for p in real):
-        return tensor(all(p.is_bool_tensor for p in real), known=all(p.known_tensor for p in real))
+        bools = all(p.is_bool_tensor for p in real)
+        return tensor(bools) if all(p.known_tensor for p in real) else _shown_or_assumed(real, bools)
     if any(p.is_tensor for p in real) and all(p.is_tensor or p.kind == "unknown" for p in real):
         # a tensor on one path and nothing known on the other (`x, v = helper(x)` in one branch):
         # no evidence of anything but a tensor, and none that it is one on every path; so too of a
         # sparse one (`return self._memo` or the sparse tensor just made)
         if all(p.is_sparse for p in real if p.is_tensor):
             return SPARSE
-        return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
+        return _shown_or_assumed(real, all(p.is_bool_tensor for p in real if p.is_tensor))
     if any(p.kind == "unknown" for p in real):
         return UNKNOWN
-    if any(p.known_tensor for p in real) and all(p.known_tensor or p.kind in ("number", "bool") for p in real):
-        # a tensor on one path, a Python number on another
+    if any(p.known_tensor or p.by_method for p in real) and \
+            all(p.known_tensor or p.by_method or p.kind in ("number", "bool") for p in real):
+        # a tensor on one path (or what a method only tensors have gives), a Python number on another
         return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
     if all(p.kind == "seq" for p in real) and len({len(p.parts) for p in real}) == 1:
         return seq([join(*col) for col in zip(*(p.parts for p in real))])

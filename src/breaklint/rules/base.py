@@ -76,8 +76,8 @@ class Rule(cst.BatchableCSTVisitor):
         Python value would make working code raise. None among them: not a tensor, no fix.
         `unless` / `only_with`: the dynamo settings under which this is no break, or which must hold
         for it to be one (`dynamo_settings` tokens); the engine knows which are in force. `must_be`:
-        what kind of tensor a symbolic `requires` must turn out (`summary.MustBe`): a "known" one,
-        not one only assumed, for a value that is usually a Python one (a slice bound passed in as a
+        what kind of tensor a symbolic `requires` must turn out (`summary.MustBe`): a "known" one
+        (shown by the code on one path at least), not one only assumed, for a value that is usually a Python one (a slice bound passed in as a
         parameter); a "sparse" one (what a helper returns); a tensor of "bools" (a mask a helper
         returns or a caller passes)."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
