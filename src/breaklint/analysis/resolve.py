@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
-from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, item, join, op, override,
-                     guessed_tensor, param, record_of, ret, returned_by, tensor)
+from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, guessed_tensor,
+                     item, join, op, override, param, record_of, ret, returned_by, tensor)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
