@@ -406,6 +406,16 @@ CATALOG = {'BL101': ('tensor-item',
            ('GB4347',),
            True,
            'high'),
+ 'BL441': ('custom-op-without-fake',
+           'break',
+           'a custom operator the code defines, called in compiled code, with no implementation dynamo can '
+           'run on fake tensors (`register_fake`, a Meta or a composite kernel)',
+           "register a fake implementation that gives an empty result of the output's shape "
+           '(`@torch.library.register_fake("ns::op")`, or `@op.register_fake` for a '
+           '`torch.library.custom_op`), or a `Meta` kernel',
+           ('GB0090',),
+           True,
+           'high'),
  'BL501': ('device-to-host-sync',
            'hazard',
            'copying a tensor to the host (or synchronizing) in forward stalls the device',

@@ -124,7 +124,8 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
     compilation (BL410), a pydantic model built (BL411: its base may be in another file), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
     (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), and, for code that runs
-    on Python 3.11 or older, the first read of a `functools.cached_property` (BL439)."""
+    on Python 3.11 or older, the first read of a `functools.cached_property` (BL439); and a call of a
+    custom operator the tree defines with nothing dynamo can run on fake tensors (BL441)."""
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
     for caller, call, target in reach.disabled_calls:
         short = target.rsplit(".", 1)[-1]
@@ -154,7 +155,43 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                           "property's lock (an `RLock`), a context manager dynamo cannot enter, and breaks the "
                           f"graph (the code's Python: {python[0]}.{python[1]}, see `target-python`)", ()))
     return _placed([(caller, (call.line, call.col, call.end_line, call.end_col), code, message, unless, None)
-                    for caller, call, code, message, unless in found], results)
+                    for caller, call, code, message, unless in found]
+                   + [(caller, span, "BL441", message, (), None)
+                      for caller, span, message in _fakeless_op_calls(reach, results)],
+                   results)
+
+
+def _fakeless_op_calls(reach: Reach, results: list[FileResult]) -> list[tuple[str, tuple[int, int, int, int], str]]:
+    """BL441: the calls, in reached functions, of a custom operator the tree defines and gives nothing
+    dynamo can run on fake tensors (rules/operators.py): (caller, span, message). Through
+    `torch.ops.<namespace>.<op>`, or a call of the function `@torch.library.custom_op` made the op of."""
+    summaries = [r.summary for r in results if r.summary is not None]
+    defined = {op: how for s in summaries for op, how in s.operators.items()}
+    faked = {op for s in summaries for op in s.faked_ops} | {f for s in summaries for f in s.faked_functions}
+    missing = {op: how for op, (how, function) in defined.items() if op not in faked and function not in faked}
+    if not missing:
+        return []
+    of_function = {function: op for op, (how, function) in defined.items() if function}
+
+    def message(op: str, written: str) -> str:
+        if missing[op] == "custom_op":
+            return (f"`{written}` runs `{op}`, a `torch.library.custom_op` with no fake implementation "
+                    "(`register_fake`): torch.compile cannot run it on fake tensors and raises here")
+        return (f"`{written}` runs `{op}`, whose kernels are for devices only (no Meta or composite kernel, no "
+                "`register_fake`): dynamo cannot run it on fake tensors and breaks the graph here")
+
+    found = []
+    for caller in sorted(reach.reached):
+        for op, *span in reach.functions[caller].op_calls:
+            if op in missing:
+                namespace, _, name = op.partition("::")
+                found.append((caller, tuple(span), message(op, f"torch.ops.{namespace}.{name}(...)")))
+    for caller, call, target in reach.operator_calls:
+        op = of_function.get(target)
+        if op in missing:
+            found.append((caller, (call.line, call.col, call.end_line, call.end_col),
+                          message(op, f"{target.rpartition('.')[2]}(...)")))
+    return found
 
 
 def _placed(found: list[tuple[str, tuple[int, int, int, int], str, str, tuple[str, ...], Val | None]],

@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, string_index, unseeded
-from .vocabulary import EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS
+from .vocabulary import EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS, TRACE_DECORATORS
 
 
 class Names:
@@ -40,6 +40,10 @@ class Names:
                     self.aliases[local] = f"{base}.{name}" if base else name
             elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
+        for stmt in iter_statements(node):  # `_disable = torch.compiler.disable`, a fallback `def _disable` beside it
+            if type(stmt) is cst.Assign and len(stmt.targets) == 1 and type(stmt.targets[0].target) is cst.Name \
+                    and type(stmt.value) is cst.Attribute and (meant := self.qualify(stmt.value)) in TRACE_DECORATORS:
+                self.aliases[stmt.targets[0].target.value] = meant
         self.scan_records(node)
         # Module-level helpers that only wrap the compile checks (`def _tracing(): return
         # torch.compiler.is_compiling() or torch.jit.is_tracing()`) decide branches as they do.

@@ -14,6 +14,7 @@ start a walk of their own (pydantic calls them, and dynamo traces each as a fram
 
 from __future__ import annotations
 
+import fnmatch
 from collections import deque
 
 from .handing import Handing
@@ -30,6 +31,7 @@ class Reach(Handing):
         self.entry_points = list(entry_points or [])
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
+        self.operator_calls: list[tuple[str, CallRef, str]] = []  # caller, call, an op of torch.library called
         self.pydantic_builds: list[tuple[str, CallRef, str]] = []  # caller, call, pydantic model built
         # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
         # callee's break says nothing of whether that call breaks
@@ -47,8 +49,6 @@ class Reach(Handing):
                         roots.append(f"{qual}.{name}")
         roots += [q for q, f in self.functions.items() if f.compiled]
         if self.entry_points:
-            import fnmatch
-
             patterns = [p for p in self.entry_points if any(c in p for c in "*?[")]
             exact = {self.canonical(p) for p in self.entry_points if p not in patterns}
             for qual in [*self.functions, *self.classes]:
@@ -75,7 +75,7 @@ class Reach(Handing):
         # ordered as found, not hashed: the walk's order decides each callee's list of callers, which
         # the value resolution joins in order, so a set here made results vary with PYTHONHASHSEED
         self.root_set = dict.fromkeys(r for r in self.roots() if r in self.functions)
-        queue = deque(r for r in self.root_set if not self.functions[r].disabled)
+        queue = deque(r for r in self.root_set if not (self.functions[r].disabled or self.functions[r].operator))
         edges: set[tuple[str, int, str]] = set()
         # calls of what a parameter holds (`sde.f(t, y)`): what they run depends on the callers
         # found so far, so they are followed again once the walk has found every caller
@@ -128,9 +128,9 @@ class Reach(Handing):
             if loose:
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
-            if self.functions[target].disabled:
+            if (callee := self.functions[target]).disabled or callee.operator:  # (an op runs untraced, as a node)
                 if call.kind not in (*READS, "wrapper"):  # a read has no call to report, nor a wrapper
-                    self.disabled_calls.append((qual, call, target))
+                    (self.disabled_calls if callee.disabled else self.operator_calls).append((qual, call, target))
             else:
                 queue.append(target)
 

@@ -16,9 +16,9 @@ from .summary import ClassInfo, FunctionInfo
 from .syntax import dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
-from .vocabulary import COMPILE, COMPILER_FACTORIES, DISABLE, PROPERTIES, PYDANTIC_VALIDATORS
+from .vocabulary import COMPILE, COMPILER_FACTORIES, DISABLE, OPERATOR_MAKERS, PROPERTIES, PYDANTIC_VALIDATORS
 
-KNOWN_DECORATORS = COMPILE | COMPILER_FACTORIES | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS
+KNOWN_DECORATORS = COMPILE | COMPILER_FACTORIES | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS | OPERATOR_MAKERS
 
 
 @dataclass
@@ -107,6 +107,7 @@ class Scopes:
         info.validator = cls is not None and any(d in PYDANTIC_VALIDATORS for d in decorators)
         scope.is_property = scope.info.is_property = any(d in PROPERTIES for d in decorators)
         info.locked_cache = "functools.cached_property" in decorators
+        info.operator = any(d in OPERATOR_MAKERS for d in decorators)
         info.decorators = [d for d in decorators if d and "." in d and d not in KNOWN_DECORATORS]
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value

@@ -92,6 +92,9 @@ class FunctionInfo:
     cls: str | None
     compiled: bool = False
     disabled: bool = False
+    # an operator torch.library makes of it (`@torch.library.custom_op(...)`), or a kernel of one: dynamo
+    # calls it as one op and traces none of its code, so reach never enters it
+    operator: bool = False
     calls: list[CallRef] = field(default_factory=list)
     # what its `torch.compile(...)` calls compile, as the edges a call of that target would have (`self.step`,
     # a local instance): reach takes the functions they lead to as roots
@@ -132,6 +135,9 @@ class FunctionInfo:
     # its own outermost list, set and dict comprehensions that break where dynamo compiles them as frames
     # of their own (`frames.comprehension_frame`), each with whether that needs its `self` to be a module
     comprehension_frames: list[tuple[tuple[int, int, int, int], bool]] = field(default_factory=list)
+    # its calls of a custom operator (`torch.ops.mylib.scale(x)`): the op ("mylib::scale") and the call's
+    # span, which BL441 reports where the tree defines the op with nothing dynamo can run on fake tensors
+    op_calls: list[tuple[str, int, int, int, int]] = field(default_factory=list)
     # the lines of its own `if` branches and exception handlers: code that runs only sometimes
     guarded_spans: list[tuple[int, int]] = field(default_factory=list)
     # an `__init__`: the span of its first statement that uses the instance (`super().__init__()`), where
@@ -236,6 +242,13 @@ class ModuleSummary:
     # module-level calls of any function -> what each passes by name ("#i", keyword, "@": decorated)
     registrars: dict[str, list[str]] = field(default_factory=dict)
     registrations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # custom operators (rules/operators.py): each op the file defines ("mylib::scale") -> how ("custom_op",
+    # "library") and the function `@torch.library.custom_op` made it of; the ops it gives an implementation
+    # that runs on fake tensors (`register_fake("mylib::scale")`, a Meta or a composite kernel); and the
+    # functions whose op it gives one (`@scale.register_fake`)
+    operators: dict[str, list[str]] = field(default_factory=dict)
+    faked_ops: list[str] = field(default_factory=list)
+    faked_functions: list[str] = field(default_factory=list)
 
 
 # What a candidate's symbolic `requires` must turn out to be, once the tree decides it, for the finding

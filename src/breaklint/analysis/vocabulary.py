@@ -27,6 +27,17 @@ DISABLE = {
     "torch._dynamo.disable",
     "torch._disable_dynamo",
 }
+# Decorators that make a function an operator of torch.library, or a kernel of one: dynamo calls the op as
+# one node of the graph (its fake implementation gives the shapes) and traces none of the function's code
+# (`@torch.library.custom_op("mylib::op", mutates_args=())`, `@torch.library.impl("mylib::op", "cpu")`)
+OPERATOR_MAKERS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op", "torch.library.impl",
+                             "torch.library.register_kernel"})
+# functions that register a fake implementation for the op they name (`register_fake("mylib::op")`)
+FAKE_REGISTRARS = frozenset({"torch.library.register_fake", "torch.library.impl_abstract"})
+# torch's functions that decide what dynamo traces of the code they decorate: a module-level name bound to
+# one (`_custom_op = torch.library.custom_op`, often under a version guard whose other branch defines a
+# no-op fallback) is that function (names.py)
+TRACE_DECORATORS = DISABLE | OPERATOR_MAKERS | FAKE_REGISTRARS
 # Calls whose value under torch.compile is known: these decide which branch
 # of an `if` dynamo traces.
 TRUE_UNDER_COMPILE = {
