@@ -50,6 +50,8 @@ def test_a_library_op_with_kernels_for_devices_only_breaks_at_each_call() -> Non
         lib = torch.library.Library("t2", "DEF")
         lib.define("cpu_only(Tensor x) -> Tensor")
         lib.impl("cpu_only", lambda x: x.relu(), "CPU")
+        lib.define("any_device(Tensor x) -> Tensor")
+        lib.impl("any_device", lambda x: x.relu())
         lib.define("meta(Tensor x) -> Tensor")
         lib.impl("meta", lambda x: x.relu(), "CPU")
         lib.impl("meta", lambda x: torch.empty_like(x), dispatch_key="Meta")
@@ -64,10 +66,11 @@ def test_a_library_op_with_kernels_for_devices_only_breaks_at_each_call() -> Non
         @torch.compile
         def f(x):
             y = torch.ops.t2.cpu_only(x) + torch.ops.t2.cpu_only.default(x)
-            return y + torch.ops.t2.meta(x) + torch.ops.t2.faked(x) + torch.ops.ext.fused(x)
+            y = y + torch.ops.t2.meta(x) + torch.ops.t2.faked(x) + torch.ops.t2.any_device(x)
+            return y + torch.ops.ext.fused(x)
     """
     found = lint_source(dedent(source), Path("m.py"), Config())
-    assert [(f.line, f.col, f.code) for f in found] == [(20, 8, "BL441"), (20, 35, "BL441")]
+    assert [(f.line, f.col, f.code) for f in found] == [(22, 8, "BL441"), (22, 35, "BL441")]
     assert "`torch.ops.t2.cpu_only(...)` runs `t2::cpu_only`, whose kernels are for devices only" in found[0].message
 
 

@@ -110,10 +110,11 @@ class CustomOpWithoutFake(Rule):
         if name is None:
             return
         op = f"{namespace}::{name.split('(')[0].split('.')[0].strip()}"
+        key = _keyword(node, "dispatch_key") or (args[2] if len(args) > 2 else None)
         if method == "define":
             self.ctx.summary.operators.setdefault(op, ["library", ""])
-        elif method == "_register_fake" or method == "impl" and _fake_key(
-                _keyword(node, "dispatch_key") or (args[2] if len(args) > 2 else None)):
+        elif method == "_register_fake" or method == "impl" and (key is None or _fake_key(key)):
+            # (no dispatch key, or "": a kernel for every backend, composite, which runs on fake tensors too)
             self.ctx.summary.faked_ops.append(op)
 
 
@@ -133,4 +134,4 @@ def _fake_key(node: cst.BaseExpression | None) -> bool:
     if type(node) in (cst.List, cst.Tuple):
         return any(_fake_key(el.value) for el in node.elements)
     key = _string(node)
-    return key is not None and key.lower() in FAKE_KEYS
+    return key is not None and key.lower() in FAKE_KEYS | {""}
