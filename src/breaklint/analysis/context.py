@@ -28,6 +28,8 @@ module's top-level import statements, and tensor-ness is tracked in source order
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar, Protocol
 
@@ -89,6 +91,10 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self.records: dict[str, dict[str, Val]] = {}
         self.positional: set[str] = set()
         self._qualified: tuple[cst.CSTNode | None, str | None] = (None, None)  # the last `qualify` answer
+        # while the call rules are asked about one of the functions a local may hold (`wrapper = tqdm if
+        # verbose else identity`, then `wrapper(xs)`: `asking_as`): the callee name, that function, and
+        # the choice's text
+        self._callee_as: tuple[cst.CSTNode, cst.BaseExpression, str] | None = None
         # scopes: the functions being walked, and disabled ones
         self._scopes: list[Scope] = []
         self._disabled_depth = 0
@@ -207,6 +213,9 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
                     fix = None  # a Python value here would make the rewrite raise
                     break
         start, end = stmt_lines or self.statement_lines()
+        if self._callee_as is not None and type(node) is cst.Call and node.func is self._callee_as[0]:
+            name, held, choice = self._callee_as
+            message = f"{message} (where `{self.source(name)}` holds `{self.source(held)}`: `{choice}`)"
         conditions = self.conditions(test, node)
         kind = rule.KIND
         if conditions:
@@ -232,6 +241,20 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
                                          requires if requires is not None and requires.symbolic else None,
                                          tuple(deferred) if fix is not None else (), unless, only_with,
                                          must_be))
+
+    @contextmanager
+    def asking_as(self, name: cst.Name, held: cst.BaseExpression, choice: str) -> Iterator[None]:
+        """Within: the callee `name` is `held`, one of the functions the local may hold (`qualify`, `callee`),
+        and a finding at its call says so."""
+        self._callee_as = (name, held, choice)
+        try:
+            yield
+        finally:
+            self._callee_as = None
+
+    def callee(self, func: cst.BaseExpression) -> cst.BaseExpression:
+        """The function a call's `func` is asked about as: itself, or what `asking_as` says it holds."""
+        return self._callee_as[1] if self._callee_as is not None and func is self._callee_as[0] else func
 
     def source(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The source text of a node, on one line and shortened, for messages."""

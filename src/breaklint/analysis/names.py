@@ -149,6 +149,8 @@ class Names:
         """Resolve a name chain through the module's imports: `nn.Module` -> `torch.nn.Module`."""
         # Every rule that looks at a call asks about its callee in turn, at the same point of the
         # walk: the last answer is kept for the next question about the same node.
+        if self._callee_as is not None and node is self._callee_as[0]:
+            return self.qualify(self._callee_as[1])  # a function a local may hold, being asked about (`asking_as`)
         if node is self._qualified[0]:
             return self._qualified[1]
         name = dotted(node)

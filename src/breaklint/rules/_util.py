@@ -22,8 +22,9 @@ def call_of(node: cst.BaseExpression, *methods: str) -> bool:
 
 def builtin_name(ctx: FileContext, node: cst.Call) -> str | None:
     """The name of a call to a builtin that no import or def shadows."""
-    if type(node.func) is cst.Name and node.func.value not in ctx.aliases:
-        return node.func.value
+    func = ctx.callee(node.func)
+    if type(func) is cst.Name and func.value not in ctx.aliases:
+        return func.value
     return None
 
 

@@ -64,11 +64,42 @@ class CallRules(cst.BatchableCSTVisitor):
         self._ctx = rules[0].ctx
         self._always, self._extensions, self._builtins, self._names, self._prefixes, self._any_prefix = \
             _call_index(tuple(type(rule) for rule in rules))
+        # per function being walked: its locals bound to a choice of functions -> (those, the choice's text)
+        self._choices: list[dict[str, tuple[list[cst.BaseExpression], str]]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._choices.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._choices.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`wrapper = tqdm if verbose else identity`: a local bound to a choice of functions (named ones:
+        `a if c else b`, `a or b`); any other binding of the name ends it."""
+        if not self._choices:
+            return
+        for target in node.targets:
+            if type(target.target) is cst.Name:
+                held = _choice(node.value)
+                if held and len(node.targets) == 1:
+                    self._choices[-1][target.target.value] = (held, self._ctx.source(node.value))
+                else:
+                    self._choices[-1].pop(target.target.value, None)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self._ctx
         if not ctx.active():
             return
+        self._ask(node)
+        if type(node.func) is cst.Name and self._choices and node.func.value in self._choices[-1]:
+            # a call of a local bound to a choice of functions: asked about each function it may hold
+            held, choice = self._choices[-1][node.func.value]
+            for function in held:
+                with ctx.asking_as(node.func, function, choice):
+                    self._ask(node)
+
+    def _ask(self, node: cst.Call) -> None:
+        ctx = self._ctx
         asked = set(self._always)
         builtin = builtin_name(ctx, node)
         if builtin is not None:
@@ -82,6 +113,18 @@ class CallRules(cst.BatchableCSTVisitor):
                 asked.update(self._extensions)
         for i in sorted(asked):
             self._rules[i].check_call(node)
+
+
+def _choice(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The named functions a choice holds (`tqdm if verbose else identity`, `log or print`; a lambda
+    among them is left out), else none: a value that is no choice holds one thing, which `qualify` names."""
+    if type(value) not in (cst.IfExp, cst.BooleanOperation) or \
+            type(value) is cst.BooleanOperation and type(value.operator) is not cst.Or:
+        return []
+    found: list[cst.BaseExpression] = []
+    for branch in (value.body, value.orelse) if type(value) is cst.IfExp else (value.left, value.right):
+        found += _choice(branch) or ([branch] if type(branch) in (cst.Name, cst.Attribute) else [])
+    return found
 
 
 @cache
