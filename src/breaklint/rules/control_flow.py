@@ -385,8 +385,7 @@ def _returns_at_once(owner: cst.If | cst.IfExp | None) -> bool:
     back to the top of a loop."""
     if type(owner) is not cst.If:
         return False
-    body = owner.body.body if type(owner.body) is cst.IndentedBlock else [owner.body]
-    first = body[0] if body else None
+    first = owner.body.body[0]  # a statement of an indented block, or a small one of `if c: return x`
     if type(first) is cst.SimpleStatementLine:
-        return type(first.body[0]) is cst.Return
-    return type(first) is cst.SimpleStatementSuite and type(first.body[0]) is cst.Return
+        first = first.body[0]
+    return type(first) is cst.Return

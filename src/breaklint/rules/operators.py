@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.literals import string
 from ..analysis.vocabulary import FAKE_REGISTRARS
 from .base import Rule, register
+from ._util import keyword, positional
 
 # Dispatch keys whose kernel dynamo can run on fake tensors: a Meta kernel, or a composite one (which
 # `torch.library.impl` calls "default")
@@ -50,31 +52,23 @@ class CustomOpWithoutFake(Rule):
         for decorator in node.decorators:
             found = decorator.decorator
             if type(found) is cst.Call and self.ctx.qualify(found.func) in CUSTOM_OP:
-                op = _string(found.args[0].value) if found.args else None
+                op = string(found.args[0].value) if found.args else None
                 if op is not None and "::" in op:
                     self.ctx.summary.operators[op] = ["custom_op", self.ctx.function.qualname]
             elif type(found) is cst.Attribute and found.attr.value in FAKE_METHODS:
-                owner = self._function_name(found.value)
+                # (a function of this module, or one imported: `qualify` names it as reach does)
+                owner = self.ctx.qualify(found.value)
                 if owner is not None:
                     self.ctx.summary.faked_functions.append(owner)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._depth -= 1
 
-    def _function_name(self, node: cst.BaseExpression) -> str | None:
-        """The qualified name of the function `node` names (`scale`, `ops.scale`), as reach names it."""
-        name = self.ctx.qualify(node)
-        if name is None:
-            return None
-        if type(node) is cst.Name and node.value not in self.ctx.aliases:
-            return f"{self.ctx.module}.{name}"  # a function of this module
-        return name
-
     def visit_Assign(self, node: cst.Assign) -> None:
         # `lib = torch.library.Library("mylib", "DEF")` at module level: its `define` and `impl` name ops of "mylib"
         value = node.value
         if self._depth or type(value) is not cst.Call or self.ctx.qualify(value.func) != "torch.library.Library" \
-                or not value.args or (namespace := _string(value.args[0].value)) is None:
+                or not value.args or (namespace := string(value.args[0].value)) is None:
             return
         for target in node.targets:
             if type(target.target) is cst.Name:
@@ -87,14 +81,13 @@ class CustomOpWithoutFake(Rule):
             self._library_call(self._libraries[func.value.value], func.attr.value, node)
             return
         name = self.ctx.qualify(func) or ""
-        args = [a.value for a in node.args if a.keyword is None and not a.star]
-        op = _string(args[0]) if args else None
+        args = [a.value for a in positional(node)]
+        op = string(args[0]) if args else None
         if name == "torch.library.define" and op is not None and "::" in op:
             self.ctx.summary.operators.setdefault(op, ["library", ""])
         elif name in FAKE_REGISTRARS and op is not None:
             self.ctx.summary.faked_ops.append(op)
-        elif name == "torch.library.impl" and op is not None and _fake_key(_keyword(node, "types") or
-                                                                            (args[1] if len(args) > 1 else None)):
+        elif name == "torch.library.impl" and op is not None and _fake_key(_argument(node, "types", args, 1)):
             self.ctx.summary.faked_ops.append(op)
         elif name.startswith("torch.ops.") and self.ctx.active() and self.ctx.function is not None:
             # `torch.ops.mylib.scale(x)`, `torch.ops.mylib.scale.default(x)`
@@ -105,12 +98,12 @@ class CustomOpWithoutFake(Rule):
 
     def _library_call(self, namespace: str, method: str, node: cst.Call) -> None:
         """`lib.define("scale(Tensor x) -> Tensor")`, `lib.impl("scale", fn, "Meta")`, `lib._register_fake(...)`."""
-        args = [a.value for a in node.args if a.keyword is None and not a.star]
-        name = _string(args[0]) if args else None
+        args = [a.value for a in positional(node)]
+        name = string(args[0]) if args else None
         if name is None:
             return
         op = f"{namespace}::{name.split('(')[0].split('.')[0].strip()}"
-        key = _keyword(node, "dispatch_key") or (args[2] if len(args) > 2 else None)
+        key = _argument(node, "dispatch_key", args, 2)
         if method == "define":
             self.ctx.summary.operators.setdefault(op, ["library", ""])
         elif method == "_register_fake" or method == "impl" and (key is None or _fake_key(key)):
@@ -118,20 +111,15 @@ class CustomOpWithoutFake(Rule):
             self.ctx.summary.faked_ops.append(op)
 
 
-def _string(node: cst.BaseExpression | None) -> str | None:
-    if type(node) is cst.SimpleString:
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
-    return next((a.value for a in node.args if a.keyword is not None and a.keyword.value == name), None)
+def _argument(node: cst.Call, name: str, args: list[cst.BaseExpression], position: int) -> cst.BaseExpression | None:
+    """What a call passes for a parameter: by keyword, else at its place among the positional arguments."""
+    given = keyword(node, name)
+    return given.value if given is not None else (args[position] if len(args) > position else None)
 
 
 def _fake_key(node: cst.BaseExpression | None) -> bool:
     """Whether a dispatch key (or a list of them, as `torch.library.impl` takes) runs on fake tensors."""
     if type(node) in (cst.List, cst.Tuple):
         return any(_fake_key(el.value) for el in node.elements)
-    key = _string(node)
+    key = string(node)
     return key is not None and key.lower() in FAKE_KEYS | {""}
