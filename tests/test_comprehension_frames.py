@@ -74,6 +74,44 @@ def test_a_captured_tensor_makes_the_frame_compiled() -> None:
     assert frames("    bias = 2.0\n    return [g + bias for g in groups]\n") == []
 
 
+@pytest.mark.parametrize("held", [
+    "[x, x * 2]",  # a list of tensors: dynamo looks inside lists, tuples and dicts (`has_tensor_in_frame`)
+    "{'logits': x}",
+    "(1, (2, [x]))",  # at any depth
+    "x",  # the compiled function's parameter: a tensor the tree decides
+])
+def test_a_captured_container_of_tensors_makes_the_frame_compiled(held: str) -> None:
+    body = f"    parts = {held}\n    return [n for n in table if parts]\n"
+    assert frames(body) == [line_of(body, "return [")]
+
+
+@pytest.mark.parametrize("held", ["[1, 2]", "{'a': 'b'}", "(1, ('s', None))"])
+def test_a_captured_container_of_python_values_does_not(held: str) -> None:
+    assert frames(f"    parts = {held}\n    return [n for n in table if parts]\n") == []
+
+
+def test_a_captured_parameter_is_decided_by_what_the_callers_pass() -> None:
+    head = """
+import torch
+
+
+def pick(x, names, held):
+    for n in names:
+        if x.sum() > len(n):
+            x = x + 1
+    return [n for n in names if held is not None]
+
+
+@torch.compile
+def run(x, names):
+"""
+    line = line_of("", "return [n", head=head)
+    assert frames("    return pick(x, names, [x])\n", head=head) == [line]
+    assert frames("    return pick(x, names, x * 2)\n", head=head) == [line]
+    assert frames("    return pick(x, names, [1, 2])\n", head=head) == []
+    assert frames("    return pick(x, names, len(names))\n", head=head) == []
+
+
 def test_python_3_12_inlines_comprehensions() -> None:
     body = "    return [torch.relu(g) for g in groups]\n"
     assert frames(body, "3.11") == [line_of(body, "return [")]
@@ -158,3 +196,52 @@ def run(groups, state):
     found = lint_source(head + body, Path("m.py"), Config(select=["BL440"], target_python="3.11"))
     assert [f.line for f in found] == [line_of(body, "return [", head=head)]
     assert "eagerly where it breaks inside a loop or `try` (at `m.py:8`, in a branch)" in found[0].message
+
+
+def test_a_break_in_a_subclass_override_counts_only_for_that_subclass() -> None:
+    # `Base.run` calls `self.step(x)`: for a `Checked` it runs the override that breaks, for a `Plain`
+    # the base's, which traces. Dynamo (torch 2.13, Python 3.11) breaks in `Checked.forward`'s loop and
+    # comprehension, and nowhere in `Plain.forward`.
+    head = """
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def run(self, x):
+        return self.step(x)
+
+    def step(self, x):
+        return x * 2
+
+
+class Checked(Base):
+    def step(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    def forward(self, xs):
+        for x in xs:
+            x = self.run(x)
+        return [torch.relu(x) for x in xs]
+
+
+class Plain(Base):
+    def forward(self, xs):
+        for x in xs:
+            x = self.run(x)
+        return [torch.relu(x) for x in xs]
+
+
+class Strict(Checked):
+    def forward(self, xs):
+        for x in xs:
+            x = self.run(x)
+        return [torch.relu(x) * 2 for x in xs]
+"""
+    lines = head.splitlines()
+    checked = next(i for i, line in enumerate(lines, 1) if "return [torch.relu(x) for x in xs]" in line)
+    strict = next(i for i, line in enumerate(lines, 1) if "* 2 for x in xs]" in line)
+    # (a subclass of the class whose override breaks inherits that override, and breaks the same way)
+    assert frames("", head=head) == [checked, strict]

@@ -294,7 +294,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     unresumable = unresumable_calls(reach, where, sure)
     inits = eager_constructors(reach, direct, sure, unresumable, where)
     # BL440: a comprehension is a frame of its own only up to Python 3.11
-    frames = eager_comprehensions(reach, direct, sure, where, unresumable, inits) \
+    frames = eager_comprehensions(reach, direct, sure, where, unresumable, inits, values.resolve) \
         if python < calibration.PYTHON_BOUND["BL440"] else []
     after = _placed([(caller, (call.line, call.col, call.end_line, call.end_col), "BL426", message, (), None)
                      for caller, call, message in unresumable]

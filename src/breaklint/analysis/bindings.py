@@ -118,9 +118,9 @@ class Bindings:
         """An outermost comprehension of the function's own code (`FunctionInfo.comprehension_frames`)."""
         if len(self._scopes) == 1 and not self._comprehensions:
             fn = self._scopes[0].info
-            on_self = comprehension_frame(node, fn, self._scopes[0].values, self.qualify, self.value)
-            if on_self is not None:
-                fn.comprehension_frames.append((self.positions.span(node), on_self))
+            rests_on = comprehension_frame(node, fn, self._scopes[0].values, self.qualify, self.value)
+            if rests_on is not None:
+                fn.comprehension_frames.append((self.positions.span(node), *rests_on))
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self._note_frame(node)

@@ -4,7 +4,8 @@ Up to Python 3.11 a list, set or dict comprehension is a function of its own tha
 calls with an iterator over its outermost iterable. Where dynamo traces the enclosing code, it inlines
 that call. Where it runs the enclosing frame eagerly instead (`resume.eager_comprehensions`), the call is a new
 frame, and dynamo compiles it when the frame looks like torch code (`has_tensor_in_frame`): its code
-names a torch or NumPy module, or it captures a tensor or a module from the enclosing function. It then
+names a torch or NumPy module, or it captures from the enclosing function a tensor, a module, or a list,
+tuple or dict that holds one (dynamo looks inside those, at any depth). It then
 fails at once: it cannot step the iterator it is handed (a list's, a dict's, `zip`'s, `enumerate`'s:
 "Missing tp_iternext"), though a `range`, a tuple or a tensor it can. A generator expression's frame
 dynamo never compiles, and Python 3.12 inlines comprehensions (PEP 709).
@@ -17,7 +18,7 @@ from collections.abc import Callable, Collection
 import libcst as cst
 
 from .summary import FunctionInfo
-from .values import Val
+from .values import MAX_DEPTH, MAX_PARTS, Val
 from .vocabulary import FRAME_MODULES
 from .walk import find
 
@@ -28,11 +29,13 @@ _STEPPED_CALLS = frozenset({"range", "tuple"})
 
 def comprehension_frame(node: cst.ListComp | cst.SetComp | cst.DictComp, fn: FunctionInfo, local: Collection[str],
                         qualify: Callable[[cst.BaseExpression], str | None],
-                        value_of: Callable[[cst.BaseExpression], Val]) -> bool | None:
+                        value_of: Callable[[cst.BaseExpression], Val]) -> tuple[bool, tuple[Val, ...]] | None:
     """For a comprehension of the own code of `fn` (whose names `local` are bound in it): None where,
     run as a frame of its own, it would not break (dynamo would not compile it, or could step its
-    iterator); else whether that rests on the function's `self` being a module (True: the tree
-    decides) or not (False)."""
+    iterator); else what that rests on, for the tree to decide: whether the function's `self` is a
+    module, and the values, of the captured names, that may be tensors (a parameter, what a call
+    returns, inside a list or not). It breaks if either holds; `(False, ())` is a frame that breaks
+    whatever the tree says."""
     if _stepped(node.for_in.iter, qualify, value_of):
         return None
     own_self = fn.params[0] if fn.cls is not None and fn.params and not fn.is_static else None
@@ -47,6 +50,7 @@ def comprehension_frame(node: cst.ListComp | cst.SetComp | cst.DictComp, fn: Fun
     skipped = {id(n) for n in find(node.for_in.iter, cst.Name)}
     nested: set[int] = set()
     on_self = False
+    captured: list[Val] = []
     for inner in find(node, (cst.Name, cst.Attribute, cst.Arg, *_SCOPES)):
         kind = type(inner)
         if kind is cst.Attribute:
@@ -62,11 +66,23 @@ def comprehension_frame(node: cst.ListComp | cst.SetComp | cst.DictComp, fn: Fun
         elif inner.value in local:  # captured from the function
             if inner.value == own_self:
                 on_self = True
-            elif value_of(inner).is_tensor:
-                return False
+            elif _open_leaves(value_of(inner), captured):
+                return False, ()
         elif id(inner) not in nested and qualify(inner) in FRAME_MODULES:  # a global torch or NumPy module
-            return False
-    return True if on_self else None
+            return False, ()
+    return (on_self, tuple(captured[:MAX_PARTS])) if on_self or captured else None
+
+
+def _open_leaves(value: Val, out: list[Val], depth: int = 0) -> bool:
+    """Whether the file alone shows a tensor in `value` (as `values.tensor_inside`); else adds to `out` the
+    symbolic values inside it (a parameter, a call's result, arithmetic), which only the tree decides."""
+    if value.is_tensor:
+        return True
+    if value.kind in ("seq", "dict", "join"):
+        return depth < MAX_DEPTH and any([_open_leaves(part, out, depth + 1) for part in value.parts])
+    if value.symbolic and value not in out:
+        out.append(value)
+    return False
 
 
 def _stepped(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], str | None],

@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 from .handing import handed_method
 from .reach import Reach
 from .summary import UNPLACED, CallRef, FunctionInfo, within
-from .values import Val
+from .values import Val, tensor_inside
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
 _CONTEXT = ("__enter__", "__exit__")
@@ -32,15 +32,55 @@ _CONTEXT = ("__enter__", "__exit__")
 Breaks = dict[str, list[tuple[int, str]]]  # function -> its own breaks: (line, "path:line"), in order
 
 
-def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, str]:
+class Breaking(dict[str, str]):
+    """`breaking`'s answer: each function whose call may break the graph, with where one break is
+    (`path:line`). `only_for` holds, for a function whose break needs its `self` to be of some
+    subclasses, those classes: a base class's method that calls `self.message(...)` breaks only where
+    the override it runs does (`RGATConv.message`, not `MixHopConv`'s). Ask `breaks` of a call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.only_for: dict[str, frozenset[str]] = {}
+
+    def breaks(self, reach: Reach, caller: str, call: CallRef, target: str) -> bool:
+        """Whether `target` may break when `caller` runs it through `call`."""
+        return target in self and _needs(reach, caller, call, target, self.only_for.get(target)) is not False
+
+
+_ON_SELF = ("self", "super", "property")  # calls whose receiver is the caller's own `self`
+
+
+def _needs(reach: Reach, caller: str, call: CallRef, callee: str,
+           needs: frozenset[str] | None) -> frozenset[str] | None | bool:
+    """What a break of `callee`, which needs its `self` to be of one of `needs` (None: nothing), needs
+    of `caller`'s `self` when `caller` runs it through `call`: nothing (None), one of some classes, or
+    False where it cannot happen (the caller's class is none of them, nor a base of one). A call of
+    `self.m(...)` that runs an override in a subclass of the caller's class needs that subclass."""
+    cls = reach.functions[caller].cls
+    if call.kind not in _ON_SELF or cls is None:
+        return needs
+    own = reach.functions[callee].cls
+    if own is not None and own != cls and own not in reach.mro(cls):  # an override below the caller's class
+        needs = frozenset({own}) if needs is None else frozenset(
+            own if n in reach.mro(own) else n for n in needs if n in reach.mro(own) or own in reach.mro(n))
+    if needs is None:
+        return None
+    if any(n in reach.mro(cls) for n in needs):  # the caller's class is one of them, or derives from one
+        return None
+    below = frozenset(n for n in needs if cls in reach.mro(n))
+    return below or False
+
+
+def breaking(reach: Reach, direct: Breaks, always: bool = False) -> Breaking:
     """Every reached function whose call may break the graph, each with where one break is
     (`path:line`): those with a break of their own (`direct`), and their callers, transitively.
     With `always`, only breaks that happen whenever the function runs: a break of its own outside its
-    `if` branches and handlers, or a call made there of a function that breaks so."""
+    `if` branches and handlers, or a call made there of a function that breaks so. A break reached
+    through a call of `self.m(...)` counts only for the classes whose `m` it is (`Breaking.only_for`)."""
     def runs(qual: str, line: int) -> bool:
         fn = reach.functions.get(qual)
         return not always or (fn is not None and fn.runs_always(line))
-    where: dict[str, str] = {}
+    where = Breaking()
     for qual, found in sorted(direct.items()):
         first = next((at for line, at in found if runs(qual, line)), None)
         if first is not None:
@@ -50,10 +90,20 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> dict[str, st
         callee = queue.popleft()
         for caller, call, _ in reach.callers.get(callee, []):
             # a property read has no line of its own to tell whether it always runs
-            if caller not in where and caller in reach.reached and (caller, id(call), callee) not in reach.loose \
-                    and (not always or call.kind == "wrapper" or (call.kind not in UNPLACED and runs(caller, call.line))):
+            if caller not in reach.reached or (caller, id(call), callee) in reach.loose \
+                    or not (not always or call.kind == "wrapper" or (call.kind not in UNPLACED and runs(caller, call.line))):
+                continue
+            needs = _needs(reach, caller, call, callee, where.only_for.get(callee))
+            if needs is False or (caller in where and caller not in where.only_for):
+                continue  # it cannot break through this call, or breaks whatever its `self` is
+            if caller not in where or needs is None:
                 where[caller] = where[callee]
-                queue.append(caller)
+                where.only_for.pop(caller, None)
+            elif needs <= where.only_for[caller]:
+                continue  # nothing new
+            if needs is not None:
+                where.only_for[caller] = where.only_for.get(caller, frozenset()) | needs
+            queue.append(caller)
     return where
 
 
@@ -72,7 +122,7 @@ def built_receiver(reach: Reach, call: CallRef) -> bool:
     return False
 
 
-def _built_eagerly(reach: Reach, call: CallRef, sure: dict[str, str]) -> bool:
+def _built_eagerly(reach: Reach, call: CallRef, sure: Breaking) -> bool:
     """`obj.method(...)` on a local built from the tree's class whose constructor breaks whenever it runs
     (`sure`): dynamo breaks at the constructor call and the code it resumes holds a real object, whose
     bound method it can rebuild."""
@@ -83,7 +133,7 @@ def _built_eagerly(reach: Reach, call: CallRef, sure: dict[str, str]) -> bool:
     return bool(inits) and all(init is not None and init in sure for init in inits)
 
 
-def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str]) -> list[tuple[str, CallRef, str]]:
+def unresumable_calls(reach: Reach, where: Breaking, sure: Breaking) -> list[tuple[str, CallRef, str]]:
     """(caller, call, message) for each call, in straight-line code of a reached function, of a
     method that may break the graph (`where`: `breaking`) on an object the function built; on an
     object a method of the tree returned (`op.transpose().solve(y)`), whose class reach can only bound
@@ -104,7 +154,7 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
             if not call.straight or not (on_built or handed):
                 continue
             breaks = sure if on_built and _returned_by_method(reach, call) else where
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in breaks]
+            broken = [t for t, _ in reach.targets(fn.cls, call) if breaks.breaks(reach, caller, call, t)]
             if not broken:
                 continue
             short = caller.rsplit(".", 1)[-1]
@@ -122,7 +172,7 @@ def unresumable_calls(reach: Reach, where: dict[str, str], sure: dict[str, str])
     return out
 
 
-def consumed_generators(reach: Reach, where: dict[str, str]) -> list[tuple[str, tuple[int, int, int, int], str]]:
+def consumed_generators(reach: Reach, where: Breaking) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(caller, span, message) for each `sum(...)`, `any` or `all` over a generator expression whose
     element calls a function that may break the graph (`where`: `breaking`). Dynamo runs these builtins
     as Python functions of its own (its polyfills) that iterate the generator; to resume after the break
@@ -134,7 +184,7 @@ def consumed_generators(reach: Reach, where: dict[str, str]) -> list[tuple[str, 
             for caller, call, span, callee, at in _second_breaks(reach, where, lambda call: call.consumed)]
 
 
-def held_methods(reach: Reach, where: dict[str, str]
+def held_methods(reach: Reach, where: Breaking
                  ) -> list[tuple[str, tuple[int, int, int, int], str, Val | None]]:
     """(caller, span, message, requirement) for each call, in straight-line code of a reached function,
     of a tensor's method whose arguments call a function that may break the graph (`where`: `breaking`):
@@ -153,7 +203,7 @@ def held_methods(reach: Reach, where: dict[str, str]
             for caller, call, span, callee, at in _second_breaks(reach, where, held)]
 
 
-def _second_breaks(reach: Reach, where: dict[str, str],
+def _second_breaks(reach: Reach, where: Breaking,
                    span_of: Callable[[CallRef], tuple[int, int, int, int] | None]
                    ) -> Iterator[tuple[str, CallRef, tuple[int, int, int, int], str, str]]:
     """(caller, call, span, callee's short name, where it breaks) for the first call of each reached
@@ -165,7 +215,7 @@ def _second_breaks(reach: Reach, where: dict[str, str],
             span = span_of(call)
             if span is None or span in seen or call.kind in UNPLACED:
                 continue
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in where]
+            broken = [t for t, _ in reach.targets(fn.cls, call) if where.breaks(reach, caller, call, t)]
             if broken:
                 seen.add(span)
                 yield caller, call, span, broken[0].rsplit(".", 1)[-1], where[broken[0]]
@@ -194,7 +244,7 @@ def _handed_bound_methods(reach: Reach, call: CallRef) -> list[str]:
     return out
 
 
-def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
+def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: Breaking,
                  where: Callable[[int], bool] = lambda line: True,
                  always: bool = True) -> Iterator[tuple[int, str, bool]]:
     """(line, `path:line` of the break, whether it is the function's own) for each break of a reached
@@ -208,12 +258,12 @@ def _sure_breaks(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
             yield line, at, True
     for call in fn.calls:
         if call.kind not in UNPLACED and where(call.line) and (not always or fn.runs_always(call.line)):
-            broken = [t for t, _ in reach.targets(fn.cls, call) if t in sure]
+            broken = [t for t, _ in reach.targets(fn.cls, call) if sure.breaks(reach, qual, call, t)]
             if broken:
                 yield call.line, sure[broken[0]], False
 
 
-def _trapped(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str], always: bool = True) -> str | None:
+def _trapped(reach: Reach, qual: str, direct: Breaks, sure: Breaking, always: bool = True) -> str | None:
     """Where a reached function surely breaks inside one of its own loops or `try` bodies (its own
     break, or one in what a call made there runs), so that dynamo runs the whole frame eagerly
     (`_eager_at`). None if it does not. With `always` off, where it may break there, in a branch or
@@ -239,7 +289,7 @@ def _eager_at(fn: FunctionInfo, line: int) -> bool:
     return not after or min(after)[1] != 0
 
 
-def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: dict[str, str],
+def _abandoned(reach: Reach, qual: str, direct: Breaks, sure: Breaking,
                unresumable: list[tuple[str, CallRef, str]]) -> str | None:
     """Where dynamo gives up on all of a reached function at a break: an object built there before
     the break holds a function that its constructor took from a parameter's default (`norm=rms_norm`,
@@ -282,9 +332,9 @@ def _default_function(reach: Reach, init: str, call: CallRef) -> str | None:
     return None
 
 
-def eager_constructors(reach: Reach, direct: Breaks, sure: dict[str, str],
+def eager_constructors(reach: Reach, direct: Breaks, sure: Breaking,
                        unresumable: list[tuple[str, CallRef, str]] | None = None,
-                       where: dict[str, str] | None = None) -> list[tuple[str, tuple[int, int, int, int], str]]:
+                       where: Breaking | None = None) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(constructor, span, message) for each module constructor dynamo compiles as a frame of its own.
 
     A module built in compiled code has its `__init__` inlined into the graph. Where the building
@@ -362,14 +412,14 @@ def _short(reach: Reach, qual: str) -> str:
     return ".".join(qual.split(".")[-2:]) if reach.functions[qual].cls else qual.rsplit(".", 1)[-1]
 
 
-def eager_comprehensions(reach: Reach, direct: Breaks, sure: dict[str, str], where: dict[str, str],
+def eager_comprehensions(reach: Reach, direct: Breaks, sure: Breaking, where: Breaking,
                          unresumable: list[tuple[str, CallRef, str]],
-                         inits: list[tuple[str, tuple[int, int, int, int], str]]
-                         ) -> list[tuple[str, tuple[int, int, int, int], str]]:
+                         inits: list[tuple[str, tuple[int, int, int, int], str]],
+                         resolve: Callable[[Val], Val]) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(function, span, message) for each comprehension that dynamo compiles as a frame of its own and
     that breaks there, on Python 3.11 and older (BL440): the list, set and dict comprehensions of a
     frame dynamo runs eagerly whose own frame it compiles and cannot step the iterator of
-    (`frames.comprehension_frame`). A frame runs eagerly as a whole where it surely breaks inside a
+    (`frames.comprehension_frame`; the captured values it rests on are resolved with `resolve`). A frame runs eagerly as a whole where it surely breaks inside a
     loop or `try` of its own, where dynamo gives up on it to resume (`_abandoned`), where it is a
     module constructor compiled as a frame of its own (`inits`, from `eager_constructors`), and, the
     finding says so, where it may break inside its loop (in a branch of its own or of what it calls:
@@ -381,7 +431,9 @@ def eager_comprehensions(reach: Reach, direct: Breaks, sure: dict[str, str], whe
         if fn is None or not fn.comprehension_frames:
             continue
         module_self = fn.cls is not None and reach.is_module_class(fn.cls)
-        frames = [(span, on_self) for span, on_self in fn.comprehension_frames if module_self or not on_self]
+        frames = [span for span, on_self, captured in fn.comprehension_frames
+                  if (not on_self and not captured) or (on_self and module_self)
+                  or any(tensor_inside(value, resolve) for value in captured)]
         if not frames:
             continue
         if (trapped := _trapped(reach, qual, direct, sure)) is not None:
@@ -396,7 +448,7 @@ def eager_comprehensions(reach: Reach, direct: Breaks, sure: dict[str, str], whe
                    f"`{maybe}`, in a branch)")
         else:
             continue
-        for span, _ in frames:
+        for span in frames:
             branch = "" if fn.runs_always(span[0]) else " (in a branch)"
             out.append((qual, span, f"{why}; there this comprehension{branch} is a function of its own (Python "
                                     "3.11 and older), which dynamo compiles as a frame and breaks in at once: it "

@@ -133,8 +133,9 @@ class FunctionInfo:
     try_spans: list[tuple[int, int]] = field(default_factory=list)
     loop_exits: list[tuple[int, int]] = field(default_factory=list)
     # its own outermost list, set and dict comprehensions that break where dynamo compiles them as frames
-    # of their own (`frames.comprehension_frame`), each with whether that needs its `self` to be a module
-    comprehension_frames: list[tuple[tuple[int, int, int, int], bool]] = field(default_factory=list)
+    # of their own (`frames.comprehension_frame`), each with what that rests on: its `self` being a
+    # module, the captured values that may be tensors (neither: it breaks there whatever they are)
+    comprehension_frames: list[tuple[tuple[int, int, int, int], bool, tuple[Val, ...]]] = field(default_factory=list)
     # its calls of a custom operator (`torch.ops.mylib.scale(x)`): the op ("mylib::scale") and the call's
     # span, which BL441 reports where the tree defines the op with nothing dynamo can run on fake tensors
     op_calls: list[tuple[str, int, int, int, int]] = field(default_factory=list)

@@ -29,6 +29,7 @@ Unknown is honest: it is never a tensor, so a rule that needs a tensor stays qui
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 CONCRETE = frozenset({"tensor", "booltensor", "none", "number", "bool", "str", "size", "object", "seq", "dict",
@@ -473,3 +474,15 @@ def from_plain(data: object, depth: int = 0) -> Val:
             or not all(type(k) is str for k in keys):
         raise ValueError("not a value")
     return Val(kind, ref, name, owner, tuple(from_plain(p, depth + 1) for p in parts), tuple(keys))
+
+
+def tensor_inside(value: Val, resolve: Callable[[Val], Val], depth: int = 0) -> bool:
+    """Whether dynamo finds a tensor in `value` (`has_tensor_in_frame`): a tensor, or a list, tuple or
+    dict with one among its elements at any depth (`parts = [x, x * 2]`, `{"logits": x}`); a join (two
+    branches) when any branch does. Symbolic values are resolved first."""
+    value = resolve(value)
+    if value.is_tensor:
+        return True
+    if value.kind not in ("seq", "dict", "join") or depth >= MAX_DEPTH:
+        return False
+    return any(tensor_inside(part, resolve, depth + 1) for part in value.parts)

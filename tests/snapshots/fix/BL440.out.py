@@ -48,8 +48,22 @@ def first_large(x, groups):
     return [torch.relu(g) for g in groups]
 
 
+@torch.compile
+def gathered(x, names):
+    parts = [x, x * 2]
+    counts = [1, 2]
+    for n in names:
+        if x.sum() > len(n):  # expect: BL201
+            x = x + 1
+    # (a captured list of tensors makes dynamo compile the frame, as a captured tensor does; a list of
+    # Python numbers does not)
+    picked = [len(n) for n in names if len(parts) > 1]  # expect: BL440
+    by_name = {n: len(counts) for n in names}
+    return x, picked, by_name
+
+
 def cases():
     x = torch.randn(4)
     groups = [torch.randn(4), torch.randn(4)]
     return [(scores, (x, groups)), (Heads(), ([torch.randn(2, 4), torch.randn(2, 4)],)),
-            (straight, (x, groups)), (first_large, (x, groups))]
+            (straight, (x, groups)), (first_large, (x, groups)), (gathered, (x, ["a", "bb"]))]
