@@ -409,13 +409,27 @@ def _own_params(scope, node: cst.BaseExpression) -> set[str]:
 def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
     """`for block in self.blocks`: the loop variable holds a module of the list, as `self.blocks[i]`
     does (calling it runs theirs); any other iterable ends what the name held. `for group in
-    self.param_groups`: a store under a key of the variable is the class's (`Scope.keyed`)."""
+    self.param_groups`: a store under a key of the variable is the class's (`Scope.keyed`). `for fn
+    in (focal, dice)`: calling it runs each (`_hold_functions`)."""
     if type(target) is cst.Name:
         attr = ctx._self_attr(it)
         cls = ctx.class_info()
         ctx._hold(target.value, attr if attr is not None and cls is not None and attr in cls.submodules else None)
         if attr is not None:
             ctx._scopes[-1].keyed[target.value] = element_of(attr)
+        _hold_functions(ctx, target, it)
+
+
+def _hold_functions(ctx: Bindings, target: cst.Name, it: cst.BaseExpression) -> None:
+    """`for fn in (focal, dice):`, `for step in [self._a, self._b]:` (or over a local bound to such a
+    list or tuple): calling the loop variable runs each; any other iterable ends what it held."""
+    scope = ctx._scopes[-1]
+    held = ctx.held_in_literal(it) if type(it) in (cst.List, cst.Tuple) else \
+        scope.functions.get(it.value, []) if type(it) is cst.Name and ctx.value(it).kind == "seq" else []
+    if held:
+        scope.functions[target.value] = list(held)
+    else:
+        scope.functions.pop(target.value, None)
 
 
 def _passed_before_if(ctx: Bindings, target: cst.BaseExpression) -> bool:

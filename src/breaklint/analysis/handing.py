@@ -1,14 +1,15 @@
 """What calls hand over, for reach (reach.py): the tree's functions, classes and instances passed
 to a constructor and stored in an attribute (`self.head = head`), or passed to a function for a
 parameter it calls (`sde.f(t, y)`); and the trace-time conditions the calls to a function are made
-under (`self.training`), which its findings then name.
+under (`self.training`), which its findings then name; and the classes that provide an interface a
+parameter is annotated with, without deriving from it (`implementers`).
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from .hierarchy import Tree
+from .hierarchy import TOO_BROAD, Tree
 from .summary import CallRef, FunctionInfo, ModuleSummary
 
 
@@ -22,10 +23,33 @@ class Handing(Tree):
         self.reached: set[str] = set()
         self.root_set: dict[str, None] = {}  # the roots found, in order (a set would order the walk by hash)
         self._built: dict[str, list[tuple[CallRef, int]]] | None = None
+        self._implementers: dict[str, list[str]] = {}  # interface class -> `implementers`
 
     def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:
         """The functions a call may run (`Reach.targets`)."""
         raise NotImplementedError
+
+    def implementers(self, cls: str) -> list[str]:
+        """The tree's classes that provide what interface `cls` declares without deriving from it: where
+        `cls` defines two or more methods (dunders aside) and none has a body of its own (`raise
+        NotImplementedError`, `...`, `@abstractmethod`), each other class, outside its family, that has
+        a method of every one of those names. A parameter annotated `cls` may hold one of those as well
+        (`controller: StepSizeController` handed an `IntegralController` that declares no base)."""
+        if cls not in self._implementers:
+            self._implementers[cls] = self._find_implementers(cls)
+        return self._implementers[cls]
+
+    def _find_implementers(self, cls: str) -> list[str]:
+        info = self.classes.get(cls)
+        if info is None or cls in TOO_BROAD:
+            return []
+        declared = {m for m in info.methods if not m.startswith("__")}
+        if len(declared) < 2 or not all(self.functions[q].abstract for m in declared
+                                        if (q := f"{cls}.{m}") in self.functions):
+            return []
+        family = {cls, *self.mro(cls), *self.subclasses(cls)}
+        return [other for other in sorted(self.classes) if other not in family
+                and all(self.method(other, m) for m in declared)]
 
     def handed(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """What the callers of a constructor hand over for the parameter it stores in `attr`

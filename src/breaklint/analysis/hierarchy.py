@@ -26,6 +26,9 @@ PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.
 TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
 # The recurrent modules dynamo does not trace unless `allow_rnn` is set (BL413).
+# what the forward of torch's own modules calls on `self`, which a subclass may override: `_conv_forward`
+# (convolutions), `_output_padding` (transposed ones), `_check_input_dim` (batch and instance norms)
+TORCH_FORWARD_HOOKS = ("_conv_forward", "_output_padding", "_check_input_dim")
 RNN_MODULES = frozenset({
     "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
     "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
@@ -79,21 +82,7 @@ class Tree:
         self._overrides: dict[tuple[str, str], tuple[str, ...]] = {}  # `overrides`' answers
         self._named: dict[str, list[str]] | None = None  # method name -> the classes defining it
         self._register(summaries)
-        self._descriptors()
-
-    def _descriptors(self) -> None:
-        """A method decorated with a class of the tree that defines `__get__` (a caching
-        `lazy_property` of the package's own) is read as an attribute whose getter runs it: a
-        property, as `property` itself makes one."""
-        for qual, fn in self.functions.items():
-            if fn.is_property or fn.cls is None or fn.cls not in self.classes:
-                continue
-            for decorator in fn.decorators:
-                made = self.canonical(decorator)
-                if made in self.classes and "__get__" in self.classes[made].methods:
-                    fn.is_property = True
-                    self.classes[fn.cls].properties.add(qual.rpartition(".")[2])
-                    break
+        _mark_descriptors(self)
 
     def _register(self, summaries: list[ModuleSummary]) -> None:
         """Fill each registry table (registries.py) with what the tree's module-level calls of its
@@ -304,10 +293,16 @@ class Tree:
         return [(found, 1)] if found else []
 
     def call_method(self, cls: str) -> str | None:
-        """What calling an instance runs: `forward` of a module, `__call__` of anything else."""
+        """What calling an instance runs: `forward` of a module (where that is torch's, the method it
+        calls that the class overrides: `torch_hook`), `__call__` of anything else."""
         if self.is_module_class(cls):
-            return self.method(cls, "forward") or self.method(cls, "__call__")
+            return self.method(cls, "forward") or self.method(cls, "__call__") or self.torch_hook(cls)
         return self.method(cls, "__call__")
+
+    def torch_hook(self, cls: str) -> str | None:
+        """`_conv_forward` of `class Conv1d(nn.Conv1d)`: what torch's own forward calls on `self`
+        (`TORCH_FORWARD_HOOKS`), as the class or a base of the tree overrides it."""
+        return next((found for hook in TORCH_FORWARD_HOOKS if (found := self.method(cls, hook))), None)
 
     def class_binding(self, qual: str) -> int:
         """The parameters a call of method `qual` on its class binds first: `cls` for a class method
@@ -351,3 +346,18 @@ class Tree:
             queue.extend(self._children.get(cur, []))
         self._subclasses[cls] = found = tuple(out)
         return found
+
+
+def _mark_descriptors(tree: Tree) -> None:
+    """A method decorated with a class of the tree that defines `__get__` (a caching
+    `lazy_property` of the package's own) is read as an attribute whose getter runs it: a
+    property, as `property` itself makes one."""
+    for qual, fn in tree.functions.items():
+        if fn.is_property or fn.cls is None or fn.cls not in tree.classes:
+            continue
+        for decorator in fn.decorators:
+            made = tree.canonical(decorator)
+            if made in tree.classes and "__get__" in tree.classes[made].methods:
+                fn.is_property = True
+                tree.classes[fn.cls].properties.add(qual.rpartition(".")[2])
+                break

@@ -40,9 +40,13 @@ class Names:
                     self.aliases[local] = f"{base}.{name}" if base else name
             elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 self.aliases.setdefault(stmt.name.value, f"{self.module}.{stmt.name.value}")
-        for stmt in iter_statements(node):  # `_disable = torch.compiler.disable`, a fallback `def _disable` beside it
+        # `_disable = torch.compiler.disable` (a fallback `def _disable` beside it); `pscan = PScan.apply`, an
+        # autograd function's entry (reach runs its `forward`)
+        for stmt in iter_statements(node):
             if type(stmt) is cst.Assign and len(stmt.targets) == 1 and type(stmt.targets[0].target) is cst.Name \
-                    and type(stmt.value) is cst.Attribute and (meant := self.qualify(stmt.value)) in TRACE_DECORATORS:
+                    and type(stmt.value) is cst.Attribute and (meant := self.qualify(stmt.value)) is not None \
+                    and (meant in TRACE_DECORATORS
+                         or stmt.value.attr.value == "apply" and not meant.startswith("torch.")):
                 self.aliases[stmt.targets[0].target.value] = meant
         self.scan_records(node)
         # Module-level helpers that only wrap the compile checks (`def _tracing(): return

@@ -36,7 +36,6 @@ class Reach(Handing):
         # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
         # callee's break says nothing of whether that call breaks
         self.loose: set[tuple[str, int, str]] = set()
-        self._implementers: dict[str, list[str]] = {}  # interface class -> `implementers`
         self.reached = self._compute()
 
     # ------------------------------------------------------------------ the walk
@@ -200,6 +199,9 @@ class Reach(Handing):
                 # `Clip.apply(x)` runs `Clip.forward(ctx, x)`: dynamo traces it
                 forward = self.method(owner, "forward")
                 return [(forward, 1)] if forward else []
+            if target not in self.functions and owner in self.classes \
+                    and (inherited := self.method(owner, attr)) is not None:
+                return [(inherited, self.class_binding(inherited))]  # `flags.debug.on()`, `on` of a base
             if target not in self.functions and call.kind == "name":
                 return self._instance_targets(target) or [(target, 0)]
             return [(target, self.class_binding(target))]  # `Base.make(x)` of a classmethod binds `cls` first
@@ -220,8 +222,9 @@ class Reach(Handing):
         if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides
             found = [self.method(cls, call.target), *self.overrides(cls, call.target)]
             return [(f, 1) for f in found if f is not None and f in self.functions and self.functions[f].is_property]
-        if call.kind == "super":
-            first = self.method(cls, call.target, skip_self=True)
+        if call.kind == "super":  # `super().forward(x)` in a subclass of `nn.Conv1d`: torch's, and its hook
+            first = self.method(cls, call.target, skip_self=True) \
+                or (self.torch_hook(cls) if call.target == "forward" else None)
             return [(first, 1)] if first else []
         if call.kind == "selfattr":
             held = self.attribute_class(cls, call.target)
@@ -286,28 +289,6 @@ class Reach(Handing):
         finds, and the method of each class that provides the interface without deriving from it
         (`implementers`)."""
         return [found for cls in (declared, *self.implementers(declared)) for found in self._dispatch(cls, name)]
-
-    def implementers(self, cls: str) -> list[str]:
-        """The tree's classes that provide what interface `cls` declares without deriving from it: where
-        `cls` defines two or more methods (dunders aside) and none has a body of its own (`raise
-        NotImplementedError`, `...`, `@abstractmethod`), each other class, outside its family, that has
-        a method of every one of those names. A parameter annotated `cls` may hold one of those as well
-        (`controller: StepSizeController` handed an `IntegralController` that declares no base)."""
-        if cls not in self._implementers:
-            self._implementers[cls] = self._find_implementers(cls)
-        return self._implementers[cls]
-
-    def _find_implementers(self, cls: str) -> list[str]:
-        info = self.classes.get(cls)
-        if info is None or cls in TOO_BROAD:
-            return []
-        declared = {m for m in info.methods if not m.startswith("__")}
-        if len(declared) < 2 or not all(self.functions[q].abstract for m in declared
-                                        if (q := f"{cls}.{m}") in self.functions):
-            return []
-        family = {cls, *self.mro(cls), *self.subclasses(cls)}
-        return [other for other in sorted(self.classes) if other not in family
-                and all(self.method(other, m) for m in declared)]
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an instance of class `held`: its `name`, and, since `x` may hold an

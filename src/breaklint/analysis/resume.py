@@ -90,8 +90,8 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> Breaking:
         callee = queue.popleft()
         for caller, call, _ in reach.callers.get(callee, []):
             # a property read has no line of its own to tell whether it always runs
-            if caller not in reach.reached or (caller, id(call), callee) in reach.loose \
-                    or not (not always or call.kind == "wrapper" or (call.kind not in UNPLACED and runs(caller, call.line))):
+            placed = call.kind == "wrapper" or (call.kind not in UNPLACED and runs(caller, call.line))
+            if caller not in reach.reached or (caller, id(call), callee) in reach.loose or (always and not placed):
                 continue
             needs = _needs(reach, caller, call, callee, where.only_for.get(callee))
             if needs is False or (caller in where and caller not in where.only_for):
@@ -419,11 +419,12 @@ def eager_comprehensions(reach: Reach, direct: Breaks, sure: Breaking, where: Br
     """(function, span, message) for each comprehension that dynamo compiles as a frame of its own and
     that breaks there, on Python 3.11 and older (BL440): the list, set and dict comprehensions of a
     frame dynamo runs eagerly whose own frame it compiles and cannot step the iterator of
-    (`frames.comprehension_frame`; the captured values it rests on are resolved with `resolve`). A frame runs eagerly as a whole where it surely breaks inside a
-    loop or `try` of its own, where dynamo gives up on it to resume (`_abandoned`), where it is a
-    module constructor compiled as a frame of its own (`inits`, from `eager_constructors`), and, the
-    finding says so, where it may break inside its loop (in a branch of its own or of what it calls:
-    `where`). Each of its comprehensions that runs is a call; one in a branch says so."""
+    (`frames.comprehension_frame`; the captured values it rests on are resolved with `resolve`). A
+    frame runs eagerly as a whole where it surely breaks inside a loop or `try` of its own, where
+    dynamo gives up on it to resume (`_abandoned`), where it is a module constructor compiled as a
+    frame of its own (`inits`, from `eager_constructors`), and, the finding says so, where it may break
+    inside its loop (in a branch of its own or of what it calls: `where`). Each of its comprehensions
+    that runs is a call; one in a branch says so."""
     eager_inits = {init for init, _, _ in inits}
     out: list[tuple[str, tuple[int, int, int, int], str]] = []
     for qual in sorted(reach.reached | eager_inits):

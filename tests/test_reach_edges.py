@@ -1,0 +1,114 @@
+"""Calls reach follows that run code of the tree without naming it: an inherited class method called
+on a subclass, an autograd function's `apply` kept under a module-level name, a loop over a literal of
+functions or bound methods, and the methods torch's own module `forward` calls on `self` where a
+subclass overrides them. Each edge is checked against dynamo on the installed torch, which breaks on
+exactly the lines the static pass reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from breaklint.config import Config
+from breaklint.dynamic.calibrate import calibrate
+from breaklint.engine import lint_source
+
+SOURCE = '''
+import torch
+import torch.nn as nn
+
+
+class _flag:
+    @classmethod
+    def on(cls):
+        print("on")
+
+
+class debug(_flag):
+    pass
+
+
+class ScanFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.sum().item() * x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+scan = ScanFn.apply
+
+
+def focal(x):
+    return x.sum().tolist()
+
+
+class Conv(nn.Conv1d):
+    def _conv_forward(self, x, weight, bias):
+        print("conv")
+        return super()._conv_forward(x, weight, bias)
+
+
+class Norm(nn.BatchNorm1d):
+    def _check_input_dim(self, input):
+        if input.sum() > 1e9:
+            raise ValueError("too large")
+
+
+class Wrapped(nn.Conv1d):
+    def forward(self, x):
+        return super().forward(x) * 2
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = Conv(2, 2, 1)
+        self.norm = Norm(2)
+        self.wrapped = Wrapped(2, 2, 1)
+
+    def _peek(self, x):
+        return x.sum().item()
+
+    def forward(self, x):
+        debug.on()
+        x = scan(x)
+        x = self.conv(x)
+        x = self.norm(x)
+        x = self.wrapped(x)
+        return x
+
+    def each(self, x):
+        for fn in (focal, self._peek):
+            fn(x)
+        return x
+
+
+def cases():
+    x = torch.randn(2, 2, 3)
+    model = Model()
+    return [(model, (x,)), (torch.compile(model.each), (x,))]
+'''
+
+
+def expected() -> list[int]:
+    """The lines that break: one behind each edge."""
+    marks = ('print("on")', "return x.sum().item() * x", "return x.sum().tolist()", 'print("conv")',
+             "if input.sum() > 1e9:", "return x.sum().item()")
+    return sorted(n for n, line in enumerate(dedent(SOURCE).splitlines(), 1) if line.strip() in marks)
+
+
+def test_the_code_each_edge_runs_is_reached() -> None:
+    found = lint_source(dedent(SOURCE), Path("m.py"), Config(entry_points=["m.Model.each"]))
+    assert sorted(f.line for f in found) == expected()
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_same_lines(tmp_path: Path) -> None:
+    path = tmp_path / "edges.py"
+    path.write_text(dedent(SOURCE), encoding="utf-8")
+    assert sorted(calibrate(path).sites) == expected()
