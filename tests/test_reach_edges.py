@@ -1,8 +1,9 @@
 """Calls reach follows that run code of the tree without naming it: an inherited class method called
-on a subclass, an autograd function's `apply` kept under a module-level name, a loop over a literal of
-functions or bound methods, and the methods torch's own module `forward` calls on `self` where a
-subclass overrides them. Each edge is checked against dynamo on the installed torch, which breaks on
-exactly the lines the static pass reports."""
+on a subclass or on a class taken from a table, an autograd function's `apply` kept under a module-level name or returned by a factory
+that a parameter's default calls, a loop over a literal of functions or bound methods, and the methods
+torch's own module `forward` calls on `self` where a subclass overrides them; and, of a decorator, only
+the wrapper it returns runs in compiled code, not its own statements. Checked against dynamo on the
+installed torch, which breaks on exactly the lines the static pass reports."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from breaklint.dynamic.calibrate import calibrate
 from breaklint.engine import lint_source
 
 SOURCE = '''
+import functools
+
 import torch
 import torch.nn as nn
 
@@ -30,6 +33,20 @@ class debug(_flag):
     pass
 
 
+class _Solver:
+    @classmethod
+    def names(cls):
+        print("names")
+        return {"a"}
+
+
+class Euler(_Solver):
+    pass
+
+
+SOLVERS = {"euler": Euler}
+
+
 class ScanFn(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -41,6 +58,35 @@ class ScanFn(torch.autograd.Function):
 
 
 scan = ScanFn.apply
+
+
+class ClipFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clamp(max=x.max().item())
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def clipper():
+    return ClipFn.apply
+
+
+def loud(func):
+    print("decorating")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        print("calling")
+        return func(*args, **kwargs)
+    return wrapper
+
+
+@loud
+def bumped(x):
+    return x + 1
 
 
 def focal(x):
@@ -65,8 +111,9 @@ class Wrapped(nn.Conv1d):
 
 
 class Model(nn.Module):
-    def __init__(self):
+    def __init__(self, clip=clipper()):
         super().__init__()
+        self.clip = clip
         self.conv = Conv(2, 2, 1)
         self.norm = Norm(2)
         self.wrapped = Wrapped(2, 2, 1)
@@ -76,11 +123,13 @@ class Model(nn.Module):
 
     def forward(self, x):
         debug.on()
+        SOLVERS["euler"].names()
         x = scan(x)
         x = self.conv(x)
         x = self.norm(x)
         x = self.wrapped(x)
-        return x
+        x = self.clip(x)
+        return bumped(x)
 
     def each(self, x):
         for fn in (focal, self._peek):
@@ -98,7 +147,8 @@ def cases():
 def expected() -> list[int]:
     """The lines that break: one behind each edge."""
     marks = ('print("on")', "return x.sum().item() * x", "return x.sum().tolist()", 'print("conv")',
-             "if input.sum() > 1e9:", "return x.sum().item()")
+             "if input.sum() > 1e9:", "return x.sum().item()", "return x.clamp(max=x.max().item())",
+             'print("calling")', 'print("names")')
     return sorted(n for n, line in enumerate(dedent(SOURCE).splitlines(), 1) if line.strip() in marks)
 
 

@@ -22,7 +22,7 @@ from .analysis.resume import (
     breaking, consumed_generators, eager_comprehensions, eager_constructors, held_methods, unresumable_calls,
 )
 from .analysis.scoping import SettingsScopes
-from .analysis.summary import CallRef, Candidate, MustBe
+from .analysis.summary import CallRef, Candidate, MustBe, within
 from .analysis.values import Val
 from .analyze import FileResult, _analyze_kept, _entry, analyze_source
 from .config import Config
@@ -243,6 +243,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         f = cand.finding
         key = (f.code, f.line, f.col, f.end_line, f.end_col)
         if cand.scope not in reach.reached or (allowed is not None and f.code not in allowed) or key in seen or (
+                cand.scope in reach.wrapper_only and not within(reach.functions[cand.scope].wrapper_spans, f.line)) or (
                 cand.requires is not None and not _stands(
                     values.resolve(cand.requires), cand.must_be)):
             return None

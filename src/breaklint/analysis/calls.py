@@ -171,6 +171,10 @@ class Calls:
             refs.append(("retcall", f"{returned}:{func.attr.value}"))  # `make_noise(shape).sample(t)`
         elif type(func) is cst.Subscript and (held := self._held_functions(func)):
             refs.extend(("name", h) for h in held)  # `TABLE[key](...)`: each function or class of the table
+        elif type(func) is cst.Attribute and type(func.value) is cst.Subscript \
+                and (held := self._held_functions(func.value)):
+            # `SOLVERS[method].valid_callbacks()`: that method of each class of the table
+            refs.extend(("name", f"{h}.{func.attr.value}") for h in held)
         elif name is not None:
             if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
                 name = f"{self.module}.{name}"

@@ -195,6 +195,8 @@ class Handing(Tree):
                     out.append((target, 0))
                 elif target in self.classes and (init := self.method(target, "__init__")):
                     out.append((init, 1))  # a class called: its constructor runs
+                elif target.endswith(".apply"):  # `return ScanFn.apply`: that autograd function runs
+                    out.extend(self.targets(None, CallRef("name", target, 0, 0, 0, 0)))
         return out
 
     def _dispatch(self, held: str, name: str) -> list[tuple[str, int]]:

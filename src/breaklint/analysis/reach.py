@@ -37,6 +37,10 @@ class Reach(Handing):
         # callee's break says nothing of whether that call breaks
         self.loose: set[tuple[str, int, str]] = set()
         self.reached = self._compute()
+        # the decorators reached only as such: of their code, only the wrapper they return runs in compiled
+        # code; their own statements ran when the decorated function was defined
+        self.wrapper_only = {q for q in self.reached if self.functions[q].wraps and q not in self.root_set
+                             and all(call.kind == "wrapper" for _, call, _ in self.callers.get(q, []))}
 
     # ------------------------------------------------------------------ the walk
     def roots(self) -> list[str]:
@@ -202,6 +206,9 @@ class Reach(Handing):
             if target not in self.functions and owner in self.classes \
                     and (inherited := self.method(owner, attr)) is not None:
                 return [(inherited, self.class_binding(inherited))]  # `flags.debug.on()`, `on` of a base
+            if target not in self.functions and self.canonical(owner) in self.tables:  # `SOLVERS[m].names()`
+                return [found for held in self.expand_table(owner) for found in self.targets(
+                    cls, CallRef("name", f"{held}.{attr}", call.line, call.col, call.end_line, call.end_col))]
             if target not in self.functions and call.kind == "name":
                 return self._instance_targets(target) or [(target, 0)]
             return [(target, self.class_binding(target))]  # `Base.make(x)` of a classmethod binds `cls` first

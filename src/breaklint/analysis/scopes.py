@@ -154,10 +154,15 @@ class Scopes:
         return None
 
     def _name_defaults(self, node: cst.FunctionDef) -> dict[str, str]:
-        """The parameters whose default is a name (`norm=rms_norm`): parameter -> the default, qualified."""
-        defaults = {p.name.value: self.qualify(p.default) for p in (*node.params.params, *node.params.kwonly_params)
-                    if type(p.default) in (cst.Name, cst.Attribute) and dotted(p.default) not in ("None", "True",
-                                                                                                     "False")}
+        """The parameters whose default is a name (`norm=rms_norm`), or a call of one (`spike_grad=atan()`,
+        what it returns: "pkg.atan()"): parameter -> the default, qualified."""
+        defaults: dict[str, str | None] = {}
+        for p in (*node.params.params, *node.params.kwonly_params):
+            if type(p.default) in (cst.Name, cst.Attribute) and dotted(p.default) not in ("None", "True", "False"):
+                defaults[p.name.value] = self.qualify(p.default)
+            elif type(p.default) is cst.Call and type(p.default.func) in (cst.Name, cst.Attribute) \
+                    and (made := self.qualify(p.default.func)) and not made.startswith("torch."):
+                defaults[p.name.value] = f"{made}()"
         return {name: held for name, held in defaults.items() if held}
 
     @staticmethod
@@ -186,7 +191,8 @@ class Scopes:
                 scope.info.returns = V.OBJECT
             else:
                 scope.info.returns = V.join(*scope.returns) if scope.returns else V.NONE
-            scope.info.wraps = _returns_its_own_function(original_node)
+            scope.info.wrapper_spans = [(span[0], span[2]) for span in map(
+                self.positions.span, _returned_own_functions(original_node))]
 
     # An import inside a function (`from scipy.optimize import linear_sum_assignment`, a package's
     # own modules imported late against import cycles) binds its names as a module-level one would,
@@ -349,9 +355,11 @@ def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
     return [*held, f"%{cls.qualname}#{attr}"] if held else []
 
 
-def _returns_its_own_function(node: cst.FunctionDef) -> bool:
-    """Whether a function returns a function it defines (`def cached(fn): def wrapped(...): ...;
-    return wrapped`): a decorator whose wrapper runs wherever what it decorates is called."""
-    nested = {stmt.name.value for stmt in node.body.body if type(stmt) is cst.FunctionDef}
-    return bool(nested) and any(type(ret.value) is cst.Name and ret.value.value in nested
-                                for ret in find(node.body, cst.Return))
+def _returned_own_functions(node: cst.FunctionDef) -> list[cst.FunctionDef]:
+    """The functions a function defines and returns (`def cached(fn): def wrapped(...): ...; return
+    wrapped`): a decorator whose wrapper runs wherever what it decorates is called."""
+    nested = {stmt.name.value: stmt for stmt in node.body.body if type(stmt) is cst.FunctionDef}
+    if not nested:
+        return []
+    returned = {ret.value.value for ret in find(node.body, cst.Return) if type(ret.value) is cst.Name}
+    return [fn for name, fn in nested.items() if name in returned]

@@ -154,9 +154,9 @@ class FunctionInfo:
     # its decorators that name no decorator breaklint knows, qualified as the file names them: one that
     # is a class of the tree with a `__get__` makes it a getter (`hierarchy.Tree`)
     decorators: list[str] = field(default_factory=list)
-    # it returns a function it defines: as a decorator, its wrapper (walked with it) runs wherever what
-    # it decorates is called (reach)
-    wraps: bool = False
+    # the functions it defines and returns, as (first, last) lines: as a decorator, its wrapper (walked with
+    # it) runs wherever what it decorates is called (reach), and only those lines do (`wraps`)
+    wrapper_spans: list[tuple[int, int]] = field(default_factory=list)
     # a method with no body of its own (`raise NotImplementedError`, `...`, `@abstractmethod`): what
     # a class of such methods declares, others may provide without deriving from it (`Reach.implementers`)
     abstract: bool = False
@@ -165,6 +165,11 @@ class FunctionInfo:
         """Whether a line of the function runs whenever the function does: outside its `if` branches
         and exception handlers."""
         return not within(self.guarded_spans, line)
+
+    @property
+    def wraps(self) -> bool:
+        """Whether it returns a function it defines (`def cached(fn): def wrapped(...): ...; return wrapped`)."""
+        return bool(self.wrapper_spans)
 
 
 def within(spans: list[tuple[int, int]], line: int) -> bool:
