@@ -25,10 +25,10 @@ AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.funct
 PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.
 TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
-# The recurrent modules dynamo does not trace unless `allow_rnn` is set (BL413).
-# what the forward of torch's own modules calls on `self`, which a subclass may override: `_conv_forward`
-# (convolutions), `_output_padding` (transposed ones), `_check_input_dim` (batch and instance norms)
+# What the forward of torch's own modules calls on `self`, which a subclass may override: `_conv_forward`
+# (convolutions), `_output_padding` (transposed ones), `_check_input_dim` (batch and instance norms).
 TORCH_FORWARD_HOOKS = ("_conv_forward", "_output_padding", "_check_input_dim")
+# The recurrent modules dynamo does not trace unless `allow_rnn` is set (BL413).
 RNN_MODULES = frozenset({
     "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
     "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
