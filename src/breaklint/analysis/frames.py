@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection
 import libcst as cst
 
 from .summary import FunctionInfo
-from .values import MAX_DEPTH, MAX_PARTS, Val
+from .values import MAX_PARTS, Val, holds_tensor, tensor_inside
 from .vocabulary import FRAME_MODULES
 from .walk import find
 
@@ -66,23 +66,17 @@ def comprehension_frame(node: cst.ListComp | cst.SetComp | cst.DictComp, fn: Fun
         elif inner.value in local:  # captured from the function
             if inner.value == own_self:
                 on_self = True
-            elif _open_leaves(value_of(inner), captured):
-                return False, ()
+            elif tensor_inside(held := value_of(inner), _as_is):
+                return False, ()  # the file alone shows a tensor in it
+            elif holds_tensor(held) and held not in captured:
+                captured.append(held)  # one the tree decides, or a list of such
         elif id(inner) not in nested and qualify(inner) in FRAME_MODULES:  # a global torch or NumPy module
             return False, ()
     return (on_self, tuple(captured[:MAX_PARTS])) if on_self or captured else None
 
 
-def _open_leaves(value: Val, out: list[Val], depth: int = 0) -> bool:
-    """Whether the file alone shows a tensor in `value` (as `values.tensor_inside`); else adds to `out` the
-    symbolic values inside it (a parameter, a call's result, arithmetic), which only the tree decides."""
-    if value.is_tensor:
-        return True
-    if value.kind in ("seq", "dict", "join"):
-        return depth < MAX_DEPTH and any([_open_leaves(part, out, depth + 1) for part in value.parts])
-    if value.symbolic and value not in out:
-        out.append(value)
-    return False
+def _as_is(value: Val) -> Val:
+    return value
 
 
 def _stepped(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], str | None],
