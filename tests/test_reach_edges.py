@@ -1,8 +1,11 @@
 """Calls reach follows that run code of the tree without naming it: an inherited class method called
 on a subclass or on a class taken from a table, an autograd function's `apply` kept under a module-level name or returned by a factory
-that a parameter's default calls, a loop over a literal of functions or bound methods, and the methods
-torch's own module `forward` calls on `self` where a subclass overrides them; and, of a decorator, only
-the wrapper it returns runs in compiled code, not its own statements. Checked against dynamo on the
+that a parameter's default calls, a loop over a literal of functions or bound methods, the methods
+torch's own module `forward` calls on `self` where a subclass overrides them, and a method called on
+an attribute that holds what nothing in the tree tells (a registry's build), where one family of the
+tree's classes alone defines a method of that name, and an attribute a setter method stores
+(`self.set_processor(A() if fast else B())`); `self(x)` gives what the class's `forward`
+returns; and, of a decorator, only the wrapper it returns runs in compiled code, not its own statements. Checked against dynamo on the
 installed torch, which breaks on exactly the lines the static pass reports."""
 
 from __future__ import annotations
@@ -110,10 +113,53 @@ class Wrapped(nn.Conv1d):
         return super().forward(x) * 2
 
 
+class Registry:
+    def __init__(self):
+        self._items = {}
+
+    def register(self, cls):
+        self._items[cls.__name__] = cls
+        return cls
+
+    def build(self, name):
+        return self._items[name]()
+
+
+HEADS = Registry()
+
+
+@HEADS.register
+class Head(nn.Module):
+    def forward(self, x):
+        return x * 2, x + 1
+
+    def predict(self, x):
+        scores, boxes = self(x)
+        if scores.sum() > 1e9:
+            boxes = boxes * 0
+        return boxes
+
+
+class Loud:
+    def __call__(self, x):
+        print("processing")
+        return x
+
+
+class Quiet:
+    def __call__(self, x):
+        return x
+
+
 class Model(nn.Module):
-    def __init__(self, clip=clipper()):
+    def __init__(self, clip=clipper(), loud=True):
         super().__init__()
         self.clip = clip
+        self.head = HEADS.build("Head")
+        self.set_processor(Loud() if loud else Quiet())
+
+    def set_processor(self, processor):
+        self.processor = processor
         self.conv = Conv(2, 2, 1)
         self.norm = Norm(2)
         self.wrapped = Wrapped(2, 2, 1)
@@ -129,6 +175,8 @@ class Model(nn.Module):
         x = self.norm(x)
         x = self.wrapped(x)
         x = self.clip(x)
+        x = self.head.predict(x)
+        x = self.processor(x)
         return bumped(x)
 
     def each(self, x):
@@ -148,7 +196,7 @@ def expected() -> list[int]:
     """The lines that break: one behind each edge."""
     marks = ('print("on")', "return x.sum().item() * x", "return x.sum().tolist()", 'print("conv")',
              "if input.sum() > 1e9:", "return x.sum().item()", "return x.clamp(max=x.max().item())",
-             'print("calling")', 'print("names")')
+             'print("calling")', 'print("names")', "if scores.sum() > 1e9:", 'print("processing")')
     return sorted(n for n, line in enumerate(dedent(SOURCE).splitlines(), 1) if line.strip() in marks)
 
 
@@ -162,3 +210,84 @@ def test_dynamo_breaks_on_the_same_lines(tmp_path: Path) -> None:
     path = tmp_path / "edges.py"
     path.write_text(dedent(SOURCE), encoding="utf-8")
     assert sorted(calibrate(path).sites) == expected()
+
+
+GUESSED = '''
+import torch.nn as nn
+
+
+def build(cfg):
+    return cfg["kind"](**cfg["args"])
+
+
+class Box:
+    def decode(self, x):
+        return x.sum().item()
+
+    def shift(self, x):
+        return x.sum().item()
+
+
+class Heatmap:
+    def decode(self, x):
+        return x.tolist()
+
+
+class Walker:
+    def step(self, x):
+        return x.sum().item()
+
+
+class Model(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.coder = build(cfg)
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        x = self.coder.shift(x)
+        x = self.coder.decode(x)
+        self.coder.step(x)
+        return self.fc.reset_bias(x)
+'''
+
+
+def test_a_method_is_guessed_by_name_only_where_one_family_defines_it_and_no_common_object_has_it() -> None:
+    """`shift` belongs to `Box` alone: reached. `decode` to two unrelated classes, `step` to what an
+    optimizer or scheduler also has, and `self.fc` holds a torch module: none is guessed."""
+    found = lint_source(dedent(GUESSED), Path("m.py"), Config())
+    lines = dedent(GUESSED).splitlines()
+    assert [lines[f.line - 1].strip() for f in found] == ["return x.sum().item()"]
+    assert found[0].line == lines.index("    def shift(self, x):") + 2
+
+
+def test_self_called_gives_what_forward_returns() -> None:
+    source = dedent('''
+        import torch.nn as nn
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+
+            def forward(self, x):
+                return self.fc(x), self.fc(x).sigmoid()
+
+            def predict(self, x):
+                scores, boxes = self(x)
+                if scores.sum() > 0:
+                    boxes = boxes * 2
+                return boxes
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = Head()
+
+            def forward(self, x):
+                return self.head.predict(x)
+    ''')
+    found = lint_source(source, Path("m.py"), Config())
+    assert [(f.code, source.splitlines()[f.line - 1].strip()) for f in found] == [("BL201", "if scores.sum() > 0:")]

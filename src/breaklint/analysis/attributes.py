@@ -83,6 +83,9 @@ class Attributes:
                             info.declared.setdefault(attr, declared)
                         if constructor:
                             info.from_params.setdefault(attr, value.value)
+                        elif fn.name.value not in ("forward", "__call__"):
+                            # a setter (`def set_processor(self, processor): self.processor = processor`)
+                            info.from_params.setdefault(attr, f"{fn.name.value}#{value.value}")
                         if param.default is not None and (held := self._held_functions(param.default)):
                             # `def __init__(self, loss_fn=focal_loss)`: what the default names is held
                             # unless a caller hands over something else

@@ -11,7 +11,7 @@ import libcst as cst
 
 from .hierarchy import is_protocol
 from .summary import CallRef
-from .syntax import dotted, is_super_call
+from .syntax import dotted, is_super_call, self_call
 from .values import Val, join
 from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, TYPE_TESTS
 
@@ -113,6 +113,8 @@ class Calls:
         if attr is not None:
             held = cls is not None and cls.holds_object(attr)
             refs.append(("selfattr" if held else "self", attr))
+        elif (method := self_call(func, cls and cls.methods)) is not None:
+            refs.append(("self", method))  # `self(x)`: the class's `__call__`, or a module's `forward`
         elif type(func) is cst.Attribute and is_super_call(func.value):
             refs.append(("super", func.attr.value))
         elif type(func) is cst.Attribute and self._self_attr(func.value) is not None:
@@ -255,9 +257,9 @@ class Calls:
         `super().__init__(backbone, rpn)`); "@function#param" for a parameter and "%Class#attr" for
         an attribute of the instance (`Solve.apply(self.solver, x)`), which reach resolves; else the
         functions and classes it names, or "Class():method" for a method of an instance built here."""
-        if type(value) not in (cst.Call, cst.Name, cst.Attribute):
+        if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
-        if type(value) is cst.Call:
+        if type(value) in (cst.Call, cst.IfExp):
             return [f"{made}()" for made in self.built_from(value)]
         if (param := self._parameter(value)) is not None:
             return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over

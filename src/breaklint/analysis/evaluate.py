@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .literals import integer
-from .syntax import call_arguments, dotted, is_super_call, string_index
+from .syntax import call_arguments, dotted, is_super_call, self_call, string_index
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
@@ -289,6 +289,9 @@ class Evaluation:
         if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].modules:
             return V.TENSOR
         cls = self.class_info()
+        if (method := self_call(func, cls and cls.methods)) is not None:
+            # `scores, boxes = self(x)`: what the class's forward (or `__call__`) returns
+            return V.ret("self", method, cls.qualname)
         attr = self._self_attr(func)
         if attr is None and type(func) is cst.Name and self._scopes:
             attr = self._scopes[-1].held.get(func.value)

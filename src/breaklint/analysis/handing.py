@@ -23,6 +23,7 @@ class Handing(Tree):
         self.reached: set[str] = set()
         self.root_set: dict[str, None] = {}  # the roots found, in order (a set would order the walk by hash)
         self._built: dict[str, list[tuple[CallRef, int]]] | None = None
+        self._setter_methods: set[str] | None = None  # `_setters`
         self._implementers: dict[str, list[str]] = {}  # interface class -> `implementers`
 
     def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:
@@ -71,14 +72,15 @@ class Handing(Tree):
         for owner in self.mro(cls):
             spec = self.classes[owner].from_params.get(attr)
             if spec is not None:
-                return f"{owner}.__init__", spec
+                method, _, param = spec.rpartition("#")  # "set_processor#processor": a setter's
+                return f"{owner}.{method or '__init__'}", param
         return None
 
     def _sites(self, function: str) -> list[tuple[CallRef, int]]:
         """The calls that run `function`, with the parameters each binds first: the reached ones, and
         for a constructor every call of the tree (modules are built outside compiled code)."""
         sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
-        if function.endswith(".__init__"):
+        if function.endswith(".__init__") or function in self._setters():
             sites += self._constructions().get(function, [])
         return sites
 
@@ -208,14 +210,25 @@ class Handing(Tree):
         function, class or instance of the tree, with the number of parameters they bind first."""
         if self._built is None:
             self._built = {}
+            setters = self._setters()
+            names = {setter.rpartition(".")[2] for setter in setters}
             for fn in self.functions.values():
                 for call in fn.calls:
-                    if not call.passed or call.kind not in ("name", "super"):
+                    if not call.passed or not (call.kind in ("name", "super")
+                                               or call.kind == "self" and call.target in names):
                         continue
                     for target, offset in self.targets(fn.cls, call):
-                        if target.endswith(".__init__"):
+                        if target.endswith(".__init__") or target in setters:
                             self._built.setdefault(target, []).append((call, offset))
         return self._built
+
+    def _setters(self) -> set[str]:
+        """The methods that store a parameter in an attribute, other than constructors
+        (`ClassInfo.from_params`: `self.set_processor(p)`, then `self.processor(x)` runs what `p` held)."""
+        if self._setter_methods is None:
+            self._setter_methods = {f"{qual}.{spec.partition('#')[0]}" for qual, info in self.classes.items()
+                                    for spec in info.from_params.values() if "#" in spec}
+        return self._setter_methods
 
     def reached_when(self) -> dict[str, tuple[dict[str, bool], str]]:
         """The reached functions that compile reaches only under trace-time conditions (a loss called

@@ -310,6 +310,12 @@ class Tree:
         fn = self.functions.get(qual)
         return 1 if fn is not None and fn.cls and fn.params[:1] == ["cls"] and not fn.is_static else 0
 
+    def holds_unknown(self, cls: str, attr: str) -> bool:
+        """Whether nothing the tree can tell is kept in `self.<attr>` of `cls`: no instance built there
+        (of the tree's class or another), no class declared, no tensor."""
+        return not any(attr in info.submodules or attr in info.declared or attr in info.tensor_attrs
+                       for info in map(self.classes.get, self.mro(cls)) if info is not None)
+
     def protocol(self, name: str) -> list[tuple[str, int]]:
         """`x.name(...)` on an object of no class the tree can tell: the tree's methods called `name`,
         where they are one family (each defined in a subclass of the one topmost class that defines

@@ -6,7 +6,9 @@ follows (methods of the own class and overrides in subclasses, `super()`, submod
 objects held in attributes, functions held in attributes or tables, module-level functions,
 constructors; a method of an attribute whose class an annotation declares, and its overrides in
 the tree's subclasses of that class; the methods of what a factory function or a property returns,
-and the `__enter__`/`__exit__` of a context manager of the tree), starting from each module's
+and the `__enter__`/`__exit__` of a context manager of the tree; a method called on an attribute
+that holds what nothing in the tree tells, such as a registry's build, by its name where one family
+of the tree's classes alone defines it and no common object has it), starting from each module's
 `forward` and every compiled function; the validators of a pydantic model built in reached code
 start a walk of their own (pydantic calls them, and dynamo traces each as a frame of its own).
 `Values` (resolve.py) then resolves the symbolic values over what this walk found.
@@ -19,6 +21,7 @@ from collections import deque
 
 from .handing import Handing
 from .hierarchy import TOO_BROAD, is_protocol
+from .methods import guessable
 from .summary import READS, CallRef, ModuleSummary
 
 
@@ -83,6 +86,7 @@ class Reach(Handing):
         # calls of what a parameter holds (`sde.f(t, y)`): what they run depends on the callers
         # found so far, so they are followed again once the walk has found every caller
         late: list[tuple[str, CallRef]] = []
+        attribute_calls: list[tuple[str, CallRef]] = []  # `self.head.predict(x)`: guessed by name at the end
         while True:
             while queue:
                 qual = queue.popleft()
@@ -93,6 +97,8 @@ class Reach(Handing):
                 for call in fn.calls:
                     if call.kind == "paramcall" or call.target.startswith("paramcall|"):
                         late.append((qual, call))
+                    elif call.kind == "attrcall":
+                        attribute_calls.append((qual, call))
                     self._follow(qual, call, edges, queue)
                     if call.kind == "name" and self.is_pydantic_model(model := self.canonical(call.target)):
                         # building a pydantic model breaks (an opaque extension, BL411): its validators,
@@ -113,6 +119,12 @@ class Reach(Handing):
                         continue  # a read of what nothing hands over: no getter of that name by guess
                     method = call.target.rpartition(":")[2]
                     if is_protocol(method) and not self.targets(self.functions[qual].cls, call):
+                        self._follow(qual, call, edges, queue, self.protocol(method))
+                # an attribute holding what nothing the tree knows stored (`self.head = HEADS.build(cfg)`)
+                for qual, call in attribute_calls:
+                    attr, _, method = call.target.partition(".")
+                    cls = self.functions[qual].cls
+                    if guessable(method) and self.holds_unknown(cls, attr) and not self.targets(cls, call):
                         self._follow(qual, call, edges, queue, self.protocol(method))
             if not queue:
                 return reached

@@ -251,7 +251,10 @@ class Scopes:
     def built_from(self, value: cst.BaseExpression) -> list[str]:
         """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,
         `SOLVERS[name](...)`, or what a parameter holds, called ("@function#param"); reach decides
-        which of them are classes of the tree."""
+        which of them are classes of the tree. Of a conditional expression, what either branch builds
+        (`ProcA() if fast else ProcB()`)."""
+        if type(value) is cst.IfExp:
+            return list(dict.fromkeys([*self.built_from(value.body), *self.built_from(value.orelse)]))
         if type(value) is not cst.Call:
             return []
         if type(value.func) is cst.Subscript:

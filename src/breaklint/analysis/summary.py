@@ -203,8 +203,9 @@ class ClassInfo:
     # attr -> the class a method's parameter stored there is annotated with (`transform: Transform`)
     declared: dict[str, str] = field(default_factory=dict)
     # attr -> the parameter of `__init__` stored there (`self.loss = loss`), or "param()" for an
-    # instance built from it (`self.rnn = rnn_layer(...)`): what the constructor's callers pass decides
-    # what calling the attribute runs
+    # instance built from it (`self.rnn = rnn_layer(...)`), or "method#param" for one another method
+    # (a setter: `def set_processor(self, processor)`) stores: what the callers of that method pass
+    # decides what calling the attribute runs
     from_params: dict[str, str] = field(default_factory=dict)
     # attr -> the parameter of `__init__` kept there as it came (`self.t_eval = t_eval`), declaring
     # nothing: an instance built in compiled code holds what the constructor call passed

@@ -111,3 +111,12 @@ def call_arguments(call: cst.Call,
         return None
     return ([value(a.value) for a in call.args if a.keyword is None],
             [(a.keyword.value, value(a.value)) for a in call.args if a.keyword is not None])
+
+
+def self_call(func: cst.BaseExpression, methods: set[str] | None) -> str | None:
+    """The method `self(...)` runs in a method of a class defining `methods`: its `__call__` where the
+    class defines one, else `forward` (a module's call runs it; reach finds it in a base class too);
+    None for any other call, or outside a class."""
+    if methods is None or type(func) is not cst.Name or func.value != "self":
+        return None
+    return "__call__" if "__call__" in methods else "forward"

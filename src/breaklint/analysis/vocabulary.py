@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
+from .methods import TENSOR_METHODS
 
 
 COMPILE = {"torch.compile"}
@@ -160,64 +161,6 @@ TENSOR_ONLY_METHODS = {
 # (`t.to(device)` a tensor, `m.to(device)` a module): on a value the tree decides, a tensor if the
 # receiver is one.
 SAME_KIND_METHODS = {"to", "cpu", "cuda", "type", "requires_grad_", "pin_memory", "share_memory_"}
-# The methods of `torch.Tensor` that give a tensor (elementwise math, reductions, indexing, linear
-# algebra, in-place forms; from `dir(torch.Tensor)`, less those that give a Python value, several
-# tensors, or share a name with a method of a builtin type such as `list.index` or `dict.values`):
-# on a value the tree decides, a tensor if the receiver is one. Never a guess on their own, unlike
-# `TENSOR_ONLY_METHODS`.
-TENSOR_METHODS = frozenset({
-    "abs", "abs_", "absolute", "absolute_", "acos", "acos_", "acosh", "acosh_", "add_", "addbmm",
-    "addbmm_", "addcdiv", "addcdiv_", "addcmul", "addcmul_", "addmm", "addmm_", "addmv", "addmv_",
-    "addr", "addr_", "adjoint", "all", "amax", "amin", "angle", "any", "arccos", "arccos_", "arccosh",
-    "arccosh_", "arcsin", "arcsin_", "arcsinh", "arcsinh_", "arctan", "arctan2", "arctan2_", "arctan_",
-    "arctanh", "arctanh_", "argmax", "argmin", "argsort", "argwhere", "as_strided", "as_strided_",
-    "as_strided_scatter", "asin", "asin_", "asinh", "asinh_", "atan", "atan2", "atan2_", "atan_",
-    "atanh", "atanh_", "baddbmm", "baddbmm_", "bernoulli", "bernoulli_", "bfloat16", "bincount",
-    "bitwise_and", "bitwise_and_", "bitwise_left_shift", "bitwise_left_shift_", "bitwise_not",
-    "bitwise_not_", "bitwise_or", "bitwise_or_", "bitwise_right_shift", "bitwise_right_shift_",
-    "bitwise_xor", "bitwise_xor_", "bmm", "bool", "broadcast_to", "byte", "cauchy_", "cdouble", "ceil",
-    "ceil_", "cfloat", "chalf", "char", "cholesky", "cholesky_inverse", "clamp", "clamp_", "clamp_max",
-    "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "clone", "conj", "conj_physical",
-    "conj_physical_", "contiguous", "copy_", "copysign", "copysign_", "corrcoef", "cos", "cos_", "cosh",
-    "cosh_", "count_nonzero", "cov", "cross", "cumprod", "cumprod_", "cumsum", "cumsum_", "deg2rad",
-    "deg2rad_", "det", "detach", "detach_", "diag", "diag_embed", "diagflat", "diagonal",
-    "diagonal_scatter", "diff", "digamma", "digamma_", "dist", "div", "div_", "divide", "divide_",
-    "dot", "double", "eq", "eq_", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_", "exp", "exp2",
-    "exp2_", "exp_", "expand", "expand_as", "expm1", "expm1_", "exponential_", "fill_",
-    "fill_diagonal_", "fix", "fix_", "flatten", "flip", "fliplr", "flipud", "float", "float_power",
-    "float_power_", "floor", "floor_", "floor_divide", "floor_divide_", "fmax", "fmin", "fmod", "fmod_",
-    "frac", "frac_", "gather", "gcd", "gcd_", "ge", "ge_", "geometric_", "ger", "greater", "greater_",
-    "greater_equal", "greater_equal_", "gt", "gt_", "half", "hardshrink", "heaviside", "heaviside_",
-    "histc", "hypot", "hypot_", "i0", "i0_", "igamma", "igamma_", "igammac", "igammac_", "index_add",
-    "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_", "index_put", "index_put_",
-    "index_reduce", "index_reduce_", "index_select", "inner", "int", "inverse", "isclose", "isfinite",
-    "isinf", "isnan", "isneginf", "isposinf", "isreal", "istft", "kron", "lcm", "lcm_", "ldexp",
-    "ldexp_", "le", "le_", "lerp", "lerp_", "less", "less_", "less_equal", "less_equal_", "lgamma",
-    "lgamma_", "log", "log10", "log10_", "log1p", "log1p_", "log2", "log2_", "log_", "log_normal_",
-    "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and", "logical_and_",
-    "logical_not", "logical_not_", "logical_or", "logical_or_", "logical_xor", "logical_xor_", "logit",
-    "logit_", "logsumexp", "long", "lt", "lt_", "masked_fill", "masked_fill_", "masked_scatter",
-    "masked_scatter_", "masked_select", "matmul", "matrix_exp", "matrix_power", "max", "maximum",
-    "mean", "median", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "mul_", "multinomial",
-    "multiply", "multiply_", "mv", "mvlgamma", "mvlgamma_", "nan_to_num", "nan_to_num_", "nanmean",
-    "nanmedian", "nanquantile", "nansum", "narrow", "narrow_copy", "ne", "ne_", "neg", "neg_",
-    "negative", "negative_", "new_empty", "new_empty_strided", "new_full", "new_ones", "new_tensor",
-    "new_zeros", "nextafter", "nextafter_", "nonzero", "nonzero_static", "norm", "normal_", "not_equal",
-    "not_equal_", "outer", "permute", "pinverse", "polygamma", "polygamma_", "positive", "pow", "pow_",
-    "prelu", "prod", "put", "put_", "quantile", "rad2deg", "rad2deg_", "random_", "ravel", "reciprocal",
-    "reciprocal_", "relu", "relu_", "remainder", "remainder_", "renorm", "renorm_", "repeat",
-    "repeat_interleave", "reshape", "reshape_as", "resize", "resize_", "resize_as", "resize_as_",
-    "resolve_conj", "resolve_neg", "roll", "rot90", "round", "round_", "rsqrt", "rsqrt_", "scatter",
-    "scatter_", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_", "select",
-    "select_scatter", "sgn", "sgn_", "short", "sigmoid", "sigmoid_", "sign", "sign_", "signbit", "sin",
-    "sin_", "sinc", "sinc_", "sinh", "sinh_", "slice_inverse", "slice_scatter", "softmax", "sqrt",
-    "sqrt_", "square", "square_", "squeeze", "squeeze_", "std", "stft", "sub", "sub_", "subtract",
-    "subtract_", "sum", "sum_to_size", "swapaxes", "swapaxes_", "swapdims", "swapdims_", "t", "t_",
-    "take", "take_along_dim", "tan", "tan_", "tanh", "tanh_", "tile", "trace", "transpose",
-    "transpose_", "tril", "tril_", "triu", "triu_", "true_divide", "true_divide_", "trunc", "trunc_",
-    "type_as", "unflatten", "unfold", "uniform_", "unique", "unique_consecutive", "unsqueeze",
-    "unsqueeze_", "var", "vdot", "view", "view_as", "where", "xlogy", "xlogy_", "zero_",
-})
 # Methods that give a tensor exactly when their receiver is one: on a value the tree decides (a
 # parameter, what a helper returns), what they return is decided with it.
 RECEIVER_KIND_METHODS = TENSOR_METHODS | SAME_KIND_METHODS
