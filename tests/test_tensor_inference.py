@@ -968,3 +968,30 @@ def test_zero_d_indices_of_stores_and_positions_and_what_gathers() -> None:
                 x[v] = float(k)
             return x
         """) == [(6, "BL301"), (14, "BL103"), (16, "BL103"), (18, "BL103")]
+
+
+def test_a_cast_holds_what_it_declares_and_a_factory_called_at_once_what_its_function_returns() -> None:
+    """`typing.cast(torch.Tensor, v)` is a tensor whatever `v` is told to be; `cast(dict, v)` and a
+    string annotation say nothing of a tensor; `pick()(n)` runs the function `pick` returns."""
+    assert findings("""
+        from typing import cast
+
+        import torch
+
+
+        def scale(n):
+            return torch.tensor(n)
+
+
+        def pick():
+            return scale
+
+
+        @torch.compile
+        def f(group: dict, n: int):
+            p = cast(torch.Tensor, group["prob"])
+            q = cast("torch.Tensor", group["prob"])
+            r = cast(dict, group)
+            s = pick()(n)
+            return bool(p > 0), bool(q > 0), bool(r), bool(s > 0)
+    """) == [(21, "BL103"), (21, "BL103")]  # `p` and `s`

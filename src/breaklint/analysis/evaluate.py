@@ -13,6 +13,9 @@ from .call_values import builtin_value, einops_value, moves_only, numpy_value, t
 from .literals import integer
 from .syntax import call_arguments, dotted, is_super_call, self_call, string_index
 from .values import Val
+
+# `typing.cast(T, value)`: the value the code declares to be a `T`
+CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
     NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
@@ -201,6 +204,11 @@ class Evaluation:
     def _call_value(self, node: cst.Call) -> Val:
         func = node.func
         name = self.qualify(func)
+        if name in CASTS and len(node.args) == 2 and not any(a.keyword or a.star for a in node.args):
+            # `cast(torch.Tensor, p(0))`: what the code declares the value to be, else the value
+            declared = self.annotation_value(node.args[0].value) \
+                if type(node.args[0].value) is not cst.SimpleString else V.UNKNOWN
+            return declared if declared.kind != "unknown" else self.value(node.args[1].value)
         if name is not None and name.startswith("torch."):
             made = torch_value(name, node, self.value)
             return V.BOOL_TENSOR if made == V.TENSOR and (_makes_bools(self, name, node) or
@@ -286,6 +294,11 @@ class Evaluation:
             return V.UNKNOWN
         if type(func) is cst.Subscript and self.is_module_ref(func):
             return V.TENSOR
+        if type(func) is cst.Call and (returned := self.returned_by(func)) is not None:
+            # `schedule()(step)`: what the function the tree's factory returns gives (resolved with reach)
+            cls = self.class_info()
+            return V.with_arguments(V.ret("name", returned, cls.qualname if cls else None),
+                                    call_arguments(node, self.value))
         if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].modules:
             return V.TENSOR
         cls = self.class_info()
