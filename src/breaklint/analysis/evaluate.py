@@ -204,11 +204,8 @@ class Evaluation:
     def _call_value(self, node: cst.Call) -> Val:
         func = node.func
         name = self.qualify(func)
-        if name in CASTS and len(node.args) == 2 and not any(a.keyword or a.star for a in node.args):
-            # `cast(torch.Tensor, p(0))`: what the code declares the value to be, else the value
-            declared = self.annotation_value(node.args[0].value) \
-                if type(node.args[0].value) is not cst.SimpleString else V.UNKNOWN
-            return declared if declared.kind != "unknown" else self.value(node.args[1].value)
+        if name in CASTS and len(node.args) == 2:
+            return _cast_value(self, node)
         if name is not None and name.startswith("torch."):
             made = torch_value(name, node, self.value)
             return V.BOOL_TENSOR if made == V.TENSOR and (_makes_bools(self, name, node) or
@@ -259,7 +256,7 @@ class Evaluation:
                 return result
             if self.is_module_ref(func):
                 return V.TENSOR
-            if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and self._guessable(receiver):
+            if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and _guessable(self, receiver):
                 # a guess from the method's name alone: assumed, never known
                 return V.guessed_tensor(method in BOOL_METHODS)
             cls = self.class_info()
@@ -295,10 +292,7 @@ class Evaluation:
         if type(func) is cst.Subscript and self.is_module_ref(func):
             return V.TENSOR
         if type(func) is cst.Call and (returned := self.returned_by(func)) is not None:
-            # `schedule()(step)`: what the function the tree's factory returns gives (resolved with reach)
-            cls = self.class_info()
-            return V.with_arguments(V.ret("name", returned, cls.qualname if cls else None),
-                                    call_arguments(node, self.value))
+            return _factory_call_value(self, node, returned)
         if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].modules:
             return V.TENSOR
         cls = self.class_info()
@@ -318,21 +312,38 @@ class Evaluation:
             return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN
 
-    def _guessable(self, receiver: cst.BaseExpression) -> bool:
-        """Whether a method only tensors have, called on `receiver` of unknown value, tells that it is
-        one: a name that is no module, class or function of the file (nor `self`); a field of what a
-        module returned, taken for a tensor (`out = self.encoder(x)`, then `out.logits.mean()`: the
-        module gave a record); or the result of a function the code was handed (`norm(y).abs()`,
-        `norm` a parameter)."""
-        kind = type(receiver)
-        if kind is cst.Name:
-            return self.aliases.get(receiver.value, "") == "" and receiver.value not in ("self", "cls")
-        if kind is cst.Attribute:
-            return self.value(receiver.value).is_tensor
-        return kind is cst.Call and type(receiver.func) is cst.Name and self._is_local(receiver.func.value)
-
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
+
+
+def _guessable(ctx: Evaluation, receiver: cst.BaseExpression) -> bool:
+    """Whether a method only tensors have, called on `receiver` of unknown value, tells that it is
+    one: a name that is no module, class or function of the file (nor `self`); a field of what a
+    module returned, taken for a tensor (`out = self.encoder(x)`, then `out.logits.mean()`: the
+    module gave a record); or the result of a function the code was handed (`norm(y).abs()`,
+    `norm` a parameter)."""
+    kind = type(receiver)
+    if kind is cst.Name:
+        return ctx.aliases.get(receiver.value, "") == "" and receiver.value not in ("self", "cls")
+    if kind is cst.Attribute:
+        return ctx.value(receiver.value).is_tensor
+    return kind is cst.Call and type(receiver.func) is cst.Name and ctx._is_local(receiver.func.value)
+
+
+def _cast_value(ctx: Evaluation, node: cst.Call) -> Val:
+    """`cast(torch.Tensor, p(step))`: what the code declares the value to be; where a string or the
+    annotation says nothing, the value itself."""
+    first, second = node.args
+    if first.keyword or first.star or second.keyword or second.star:
+        return V.UNKNOWN
+    declared = ctx.annotation_value(first.value) if type(first.value) is not cst.SimpleString else V.UNKNOWN
+    return declared if declared.kind != "unknown" else ctx.value(second.value)
+
+
+def _factory_call_value(ctx: Evaluation, node: cst.Call, returned: str) -> Val:
+    """`schedule()(step)`: what the function the tree's factory returns gives (reach resolves it)."""
+    cls = ctx.class_info()
+    return V.with_arguments(V.ret("name", returned, cls.qualname if cls else None), call_arguments(node, ctx.value))
 
 
 def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
