@@ -238,6 +238,11 @@ class Walker:
         return x.sum().item()
 
 
+class Grid:
+    def widen(self, x):
+        return x.tolist()
+
+
 class Model(nn.Module):
     def __init__(self, cfg):
         super().__init__()
@@ -247,18 +252,20 @@ class Model(nn.Module):
     def forward(self, x):
         x = self.coder.shift(x)
         x = self.coder.decode(x)
+        x = self.coder.grid.widen(x)
         self.coder.step(x)
         return self.fc.reset_bias(x)
 '''
 
 
 def test_a_method_is_guessed_by_name_only_where_one_family_defines_it_and_no_common_object_has_it() -> None:
-    """`shift` belongs to `Box` alone: reached. `decode` to two unrelated classes, `step` to what an
-    optimizer or scheduler also has, and `self.fc` holds a torch module: none is guessed."""
+    """`shift` belongs to `Box` alone, `widen` to `Grid` (called on an attribute of the attribute):
+    reached. `decode` belongs to two unrelated classes, `step` to what an optimizer or scheduler also
+    has, and `self.fc` holds a torch module: none is guessed."""
     found = lint_source(dedent(GUESSED), Path("m.py"), Config())
     lines = dedent(GUESSED).splitlines()
-    assert [lines[f.line - 1].strip() for f in found] == ["return x.sum().item()"]
-    assert found[0].line == lines.index("    def shift(self, x):") + 2
+    assert [f.line for f in found] == [lines.index("    def shift(self, x):") + 2,
+                                       lines.index("    def widen(self, x):") + 2]
 
 
 def test_self_called_gives_what_forward_returns() -> None:

@@ -10,6 +10,7 @@ from typing import Callable
 import libcst as cst
 
 from .hierarchy import is_protocol
+from .methods import guessable
 from .summary import CallRef
 from .syntax import dotted, is_super_call, self_call
 from .values import Val, join
@@ -181,8 +182,10 @@ class Calls:
             if name.split(".")[0] in self.summary.instances:  # `helper.method(...)`, a module-level object
                 name = f"{self.module}.{name}"
             refs.append(("name", name))
-        elif type(func) is cst.Attribute and is_protocol(func.attr.value):
-            refs.append(("duck", func.attr.value))  # `op._solve(rhs)` on an object nothing here names
+        elif type(func) is cst.Attribute and (is_protocol(func.attr.value) or guessable(func.attr.value)
+                                              and _deep_self_attribute(func.value)):
+            # `op._solve(rhs)` on an object nothing here names; `self.model.head.predict(x)`
+            refs.append(("duck", func.attr.value))
         return refs
 
     def bound_method(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
@@ -306,6 +309,14 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _deep_self_attribute(node: cst.BaseExpression) -> bool:
+    """`self.model.head`: an attribute of an attribute (or deeper) of `self`."""
+    depth = 0
+    while type(node) is cst.Attribute:
+        node, depth = node.value, depth + 1
+    return depth >= 2 and type(node) is cst.Name and node.value == "self"
 
 
 def _compiled(ctx: Calls, node: cst.Call, name: str | None) -> cst.BaseExpression | None:
