@@ -84,12 +84,12 @@ COMMON_METHODS = frozenset({
     "rstrip", "replace", "startswith", "endswith", "lower", "upper", "encode", "decode", "find",
     "rsplit", "splitlines", "partition", "rpartition", "isdigit", "title",
     # NumPy arrays
-    "astype", "tobytes", "fill", "ravel",
+    "astype", "tobytes", "fill",
     # loggers and warnings
-    "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+    "debug", "info", "warning", "warn", "error", "exception", "critical",
     # optimizers, schedulers, distributions, samplers, random generators
     "step", "add_param_group", "get_last_lr", "sample", "rsample", "log_prob", "entropy", "cdf", "icdf",
-    "expand", "random", "randint", "choice", "shuffle", "uniform", "normal", "manual_seed", "seed",
+    "random", "randint", "choice", "shuffle", "uniform", "normal", "manual_seed", "seed",
     # files, locks, threads, processes, iterators
     "read", "write", "close", "open", "flush", "seek", "acquire", "release", "wait", "set", "is_set",
     "start", "run", "send", "throw",
