@@ -1,12 +1,16 @@
-"""Calls reach follows that run code of the tree without naming it: an inherited class method called
-on a subclass or on a class taken from a table, an autograd function's `apply` kept under a module-level name or returned by a factory
-that a parameter's default calls, a loop over a literal of functions or bound methods, the methods
-torch's own module `forward` calls on `self` where a subclass overrides them, and a method called on
-an attribute that holds what nothing in the tree tells (a registry's build), where one family of the
-tree's classes alone defines a method of that name, and an attribute a setter method stores
-(`self.set_processor(A() if fast else B())`); `self(x)` gives what the class's `forward`
-returns; and, of a decorator, only the wrapper it returns runs in compiled code, not its own statements. Checked against dynamo on the
-installed torch, which breaks on exactly the lines the static pass reports."""
+"""Calls reach follows that run code of the tree without naming it:
+- an inherited class method called on a subclass, or on a class taken from a table;
+- an autograd function's `apply` kept under a module-level name, or returned by a factory that a
+  parameter's default calls;
+- a loop over a literal of functions or bound methods;
+- the methods torch's own module `forward` calls on `self` where a subclass overrides them;
+- a method called on an attribute that holds what nothing in the tree tells (a registry's build),
+  where one family of the tree's classes alone defines a method of that name;
+- an attribute a setter method stores (`self.set_processor(A() if fast else B())`);
+- an arithmetic operator on an object of the tree's classes (`op @ x` runs `Op.__matmul__`).
+`self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
+runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
+breaks on exactly the lines the static pass reports."""
 
 from __future__ import annotations
 
@@ -298,3 +302,61 @@ def test_self_called_gives_what_forward_returns() -> None:
     ''')
     found = lint_source(source, Path("m.py"), Config())
     assert [(f.code, source.splitlines()[f.line - 1].strip()) for f in found] == [("BL201", "if scores.sum() > 0:")]
+
+
+OPERATORS = '''
+import torch
+import torch.nn as nn
+
+
+class Op:
+    def __init__(self, m):
+        self.m = m
+
+    def __matmul__(self, x):
+        print("matmul")
+        return self.m @ x
+
+    def __add__(self, other):
+        if other.sum() > 1e9:
+            other = other * 0
+        return Op(self.m + other)
+
+
+def make(m):
+    return Op(m)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 3))
+
+    def forward(self, x):
+        op = Op(self.w)
+        y = op @ x
+        z = (make(self.w) + x).m
+        return y + z + x * 2
+
+
+def cases():
+    return [(Model(), (torch.randn(3, 3),))]
+'''
+
+
+def test_an_operator_on_an_object_of_the_tree_runs_its_method() -> None:
+    """`op @ x` runs `Op.__matmul__`, `make(w) + x` runs `Op.__add__` with `x` as `other`; `y + z`
+    and `x * 2` on tensors run nothing of the tree."""
+    found = lint_source(dedent(OPERATORS), Path("m.py"), Config())
+    lines = dedent(OPERATORS).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found) == [
+        ('if other.sum() > 1e9:', "BL201"), ('print("matmul")', "BL401"), ("y = op @ x", "BL426")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_operators_methods(tmp_path: Path) -> None:
+    path = tmp_path / "operators.py"
+    path.write_text(dedent(OPERATORS), encoding="utf-8")
+    lines = dedent(OPERATORS).splitlines()
+    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+        'if other.sum() > 1e9:', 'print("matmul")', "y = op @ x"]

@@ -15,7 +15,7 @@ current during the one batched walk:
   (isinstance tests) and `bindings` (assignments, loop and comprehension targets);
 - `annotations` and `evaluate`: an expression to its value (`values.Val`);
 - `conditions`: the trace-time condition a finding names;
-- `calls`: the call graph.
+- `calls` and `operators` (what `a @ b` runs on an object of the tree's classes): the call graph.
 
 The layers share this object's state (declared in `__init__` below, grouped by the layer that owns
 it), because one visitor of the batched walk must keep them all current in source order. Rules ask
@@ -46,6 +46,7 @@ from .evaluate import Evaluation
 from .flow import Flow
 from .names import Names
 from .narrowing import Narrowing
+from .operators import Operators
 from .positions import Positions
 from .records import Records
 from .scopes import Scope, Scopes
@@ -63,7 +64,7 @@ class Reporter(Protocol):
 
 
 class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions,
-                  Evaluation, Calls, cst.BatchableCSTVisitor):
+                  Evaluation, Calls, Operators, cst.BatchableCSTVisitor):
     """What one file's walk knows, for the rules that walk with it (see the module's docstring)."""
 
     def __init__(self, path: Path, module: str, source_lines: list[str], positions: Positions) -> None:

@@ -1,0 +1,60 @@
+"""The calls an arithmetic operator makes: `a @ b`, `a + b`, `a * b` run `a.__matmul__(b)`,
+`a.__add__(b)`, `a.__mul__(b)` where the class of `a` defines them (a linear operator of the tree, a
+semiring, a wrapper of tensors), and dynamo traces that method as it traces any other. The left
+operand is told as a call's receiver is (`calls.py`): a local built from a class of the tree, one
+annotated with a class, one a function of the tree returned, or an attribute that holds an object;
+on a tensor, a number or what the file cannot tell, no call is noted.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .summary import CallRef
+
+# an arithmetic operator -> the method it runs on its left operand
+OPERATOR_METHODS = {
+    cst.Add: "__add__", cst.Subtract: "__sub__", cst.Multiply: "__mul__", cst.MatrixMultiply: "__matmul__",
+    cst.Divide: "__truediv__", cst.FloorDivide: "__floordiv__", cst.Modulo: "__mod__", cst.Power: "__pow__",
+}
+
+
+class Operators:
+    """The operator calls of each function, for reach.
+
+    A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
+    """
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        method = OPERATOR_METHODS.get(type(node.operator))
+        if method is None or not self.active():
+            return
+        refs = _receiver_refs(self, node.left, method)
+        if refs:
+            pos = self.positions.span(node)
+            conditions = {text: half for level in self._guards for text, half in level}
+            self.function.calls.extend(CallRef(kind, target, *pos, args=[self.value(node.right)], conditions=conditions,
+                                               straight=self.straight_line) for kind, target in refs)
+
+
+def _receiver_refs(ctx, receiver: cst.BaseExpression, method: str) -> list[tuple[str, str]]:
+    """The call edges of `receiver.<method>(...)` where the receiver is an object the function knows."""
+    if type(receiver) is cst.Name:
+        scope = ctx._scopes[-1]
+        name = receiver.value
+        if name in scope.made:  # `op = KroneckerOp(a, b)`, then `op @ x`
+            return [("instcall", f"{made}:{method}") for made in scope.made[name]]
+        if name in scope.typed:  # `def solve(op: LinearOp, x)`: `op @ x`
+            return [("typedcall", f"{scope.typed[name]}:{method}")]
+        return [("retcall", f"{held}:{method}") for held in ctx.returned_held(name)]  # `op = make(a)`
+    if type(receiver) is cst.Call:  # `Op(a) @ x`, `make(a) + x`
+        if built := ctx.built_from(receiver):
+            return [("instcall", f"{made}:{method}") for made in built]
+        returned = ctx.returned_by(receiver)
+        return [("retcall", f"{returned}:{method}")] if returned is not None else []
+    attr = ctx._self_attr(receiver)
+    cls = ctx.class_info()
+    built = cls.submodules.get(attr) if attr is not None and cls is not None else None
+    if built is not None and not built.startswith("torch."):
+        return [("attrcall", f"{attr}.{method}")]  # `self.kernel @ x` of an instance the constructor built
+    return []
