@@ -44,8 +44,9 @@ def _receiver_refs(ctx, receiver: cst.BaseExpression, method: str) -> list[tuple
         name = receiver.value
         if name in scope.made:  # `op = KroneckerOp(a, b)`, then `op @ x`
             return [("instcall", f"{made}:{method}") for made in scope.made[name]]
-        if name in scope.typed:  # `def solve(op: LinearOp, x)`: `op @ x`
-            return [("typedcall", f"{scope.typed[name]}:{method}")]
+        if name in scope.typed:  # `def solve(op: LinearOp, x)`: `op @ x` (not `x: torch.Tensor`)
+            declared = scope.typed[name]
+            return [] if declared.startswith("torch.") else [("typedcall", f"{declared}:{method}")]
         return [("retcall", f"{held}:{method}") for held in ctx.returned_held(name)]  # `op = make(a)`
     if type(receiver) is cst.Call:  # `Op(a) @ x`, `make(a) + x`
         if built := ctx.built_from(receiver):
