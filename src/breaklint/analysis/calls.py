@@ -9,8 +9,7 @@ from typing import Callable
 
 import libcst as cst
 
-from .hierarchy import is_protocol
-from .methods import guessable
+from .methods import guessable, is_protocol
 from .summary import CallRef
 from .syntax import dotted, is_super_call, self_call
 from .values import Val, join

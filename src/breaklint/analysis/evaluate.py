@@ -14,13 +14,10 @@ from .literals import integer
 from .syntax import call_arguments, dotted, is_super_call, self_call, string_index
 from .values import Val
 from .vocabulary import (
-    _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
+    _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
     NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
     SPARSE_KEEPING_ATTRS, TENSOR_ATTRS, TENSOR_ONLY_METHODS
 )
-
-# `typing.cast(T, value)`: the value the code declares to be a `T`
-CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 
 
 class Evaluation:

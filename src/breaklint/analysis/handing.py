@@ -78,7 +78,8 @@ class Handing(Tree):
 
     def _sites(self, function: str) -> list[tuple[CallRef, int]]:
         """The calls that run `function`, with the parameters each binds first: the reached ones, and
-        for a constructor every call of the tree (modules are built outside compiled code)."""
+        for a constructor or a setter every call of the tree (modules are built, and their parts set,
+        outside compiled code)."""
         sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
         if function.endswith(".__init__") or function in self._setters():
             sites += self._constructions().get(function, [])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from .methods import is_protocol
 from .summary import STORED, ClassInfo, FunctionInfo, ModuleSummary
 
 # Bases that say "this is not an nn.Module" even when they come from outside the tree.
@@ -33,13 +34,6 @@ RNN_MODULES = frozenset({
     "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
     "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
 })
-
-
-def is_protocol(name: str) -> bool:
-    """A method name private to a package's own classes (`_solve`; not `__len__`, not `solve`): on an
-    object of a class the analysis cannot tell, such a call can only run one of the tree's methods of
-    that name (`Tree.protocol`)."""
-    return name.startswith("_") and not name.startswith("__") and len(name) > 2
 
 
 def _is_torch_module(base: str) -> bool:

@@ -64,13 +64,18 @@ TENSOR_METHODS = frozenset({
     "unsqueeze_", "var", "vdot", "view", "view_as", "where", "xlogy", "xlogy_", "zero_",
 })
 
+# Methods that tensors and modules both have, each returning an object of its receiver's kind
+# (`t.to(device)` a tensor, `m.to(device)` a module): on a value the tree decides, a tensor if the
+# receiver is one.
+SAME_KIND_METHODS = {"to", "cpu", "cuda", "type", "requires_grad_", "pin_memory", "share_memory_"}
+
 # Names shared by objects of many kinds, outside a tensor's methods above: an object the analysis
 # cannot tell that calls one may be a module, a list, a dict, a string, an array, a logger, an
 # optimizer or scheduler, a distribution, a file, a lock.
 COMMON_METHODS = frozenset({
     # a tensor's that give something else, and those a module shares with it
     "item", "tolist", "size", "dim", "numel", "numpy", "stride", "split", "chunk", "unbind", "backward",
-    "register_hook", "to", "cpu", "cuda", "type", "requires_grad_", "pin_memory", "share_memory_",
+    "register_hook", *SAME_KIND_METHODS,
     # nn.Module
     "forward", "train", "eval", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
     "named_modules", "children", "named_children", "apply", "register_buffer", "register_parameter",
@@ -96,11 +101,18 @@ COMMON_METHODS = frozenset({
 })
 
 
+def is_protocol(name: str) -> bool:
+    """A method name private to a package's own classes (`_solve`; not `__len__`, not `solve`): on an
+    object of a class the analysis cannot tell, such a call can only run one of the tree's methods of
+    that name (`Tree.protocol`)."""
+    return name.startswith("_") and not name.startswith("__") and len(name) > 2
+
+
 def guessable(name: str) -> bool:
     """Whether a method name tells which of the tree's classes an object of no class the analysis can
     tell belongs to, where only one family of the tree's classes defines it (`Tree.protocol`): a
     private one (`_solve`), or a public one that no tensor, module, builtin container, string, logger,
     optimizer or distribution also has (`predict`, `postprocess`; not `step`, `get`, `sum`)."""
-    if name.startswith("__") or len(name) < 3:
-        return False
-    return name.startswith("_") or (name not in COMMON_METHODS and name not in TENSOR_METHODS)
+    if name.startswith("_"):
+        return is_protocol(name)
+    return len(name) > 2 and name not in COMMON_METHODS and name not in TENSOR_METHODS

@@ -20,8 +20,8 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing
-from .hierarchy import TOO_BROAD, is_protocol
-from .methods import guessable
+from .hierarchy import TOO_BROAD
+from .methods import guessable, is_protocol
 from .summary import READS, CallRef, ModuleSummary
 
 

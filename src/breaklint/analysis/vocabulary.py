@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
-from .methods import TENSOR_METHODS
+from .methods import SAME_KIND_METHODS, TENSOR_METHODS
 
 
 COMPILE = {"torch.compile"}
@@ -123,6 +123,8 @@ TORCH_NON_TENSOR_PREFIXES = (
 PREDICATE_PREFIXES = ("is_", "are_", "has_", "get_")
 # Builtins that inspect what they are handed without calling it.
 TYPE_TESTS = {"isinstance", "issubclass", "hasattr", "getattr", "setattr", "type", "id", "callable"}
+# `typing.cast(T, value)`: the value the code declares to be a `T`
+CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 # Tensor methods and attributes whose value is not a tensor.
 # tensor subclasses a module keeps: building one gives a tensor, not a module
 TENSOR_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"}
@@ -157,10 +159,6 @@ TENSOR_ONLY_METHODS = {
     "cumsum", "cumprod", "gather", "scatter", "expand", "expand_as", "type_as", "sign",
     "relu", "tanh", "max", "min",
 }
-# Methods that tensors and modules both have, each returning an object of its receiver's kind
-# (`t.to(device)` a tensor, `m.to(device)` a module): on a value the tree decides, a tensor if the
-# receiver is one.
-SAME_KIND_METHODS = {"to", "cpu", "cuda", "type", "requires_grad_", "pin_memory", "share_memory_"}
 # Methods that give a tensor exactly when their receiver is one: on a value the tree decides (a
 # parameter, what a helper returns), what they return is decided with it.
 RECEIVER_KIND_METHODS = TENSOR_METHODS | SAME_KIND_METHODS
