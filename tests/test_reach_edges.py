@@ -360,3 +360,68 @@ def test_dynamo_breaks_in_the_operators_methods(tmp_path: Path) -> None:
     lines = dedent(OPERATORS).splitlines()
     assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
         'if other.sum() > 1e9:', 'print("matmul")', "y = op @ x"]
+
+
+CONTAINERS = '''
+import torch
+import torch.nn as nn
+
+
+class Flip:
+    def __call__(self, x):
+        return x[x > 0]
+
+
+class Keep:
+    def __call__(self, x):
+        return x.nonzero()
+
+
+class Scale:
+    def __call__(self, x):
+        return x * 2
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.steps = [Flip(), Scale()]
+        self.named = {"keep": Keep()}
+        self.later = (Scale(), Scale())
+
+    @staticmethod
+    def count(x):
+        return (x > 0).sum().item()
+
+    def forward(self, x):
+        for step in reversed(self.steps):
+            x = step(x)
+        for name, step in self.named.items():
+            x = step(x).float()
+        for step in self.later[1:]:
+            x = step(x)
+        return x * type(self).count(x)
+
+
+def cases():
+    return [(Model(), (torch.randn(8),))]
+'''
+
+
+def test_elements_of_a_list_or_dict_of_instances_and_the_own_class_are_called() -> None:
+    """A loop over `self.steps` (a list literal of instances), in reverse, over a dict's `items()`
+    or a slice, calls each class's `__call__`; `type(self).count(x)` calls the static method."""
+    found = lint_source(dedent(CONTAINERS), Path("m.py"), Config())
+    lines = dedent(CONTAINERS).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ("return (x > 0).sum().item()", "BL101"), ("return x.nonzero()", "BL301"),
+        ("return x[x > 0]", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_elements_calls(tmp_path: Path) -> None:
+    path = tmp_path / "containers.py"
+    path.write_text(dedent(CONTAINERS), encoding="utf-8")
+    lines = dedent(CONTAINERS).splitlines()
+    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+        "return (x > 0).sum().item()", "return x.nonzero()", "return x[x > 0]"]

@@ -61,6 +61,7 @@ class Attributes:
                         value, bound = bound[0], None
                     if self._makes_sparse(value):
                         info.sparse_attrs.add(attr)
+                    instances = self._instances_held(value)
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
                     elif methods := self._held_methods(value, info):
@@ -92,7 +93,13 @@ class Attributes:
                             info.callables.setdefault(attr, []).extend(held)
                     elif held := self._held_functions(value) or self.held_in_literal(value):
                         info.callables.setdefault(attr, []).extend(held)
-                    if attr not in info.tensor_attrs and attr not in info.submodules and attr not in info.callables:
+                    elif instances:
+                        # `self.transforms = [Flip(), Crop(p)]`: calling an element (in a loop over them,
+                        # `self.ops[name](x)`) runs each class's `__call__`, as a `ModuleList`'s does; the
+                        # list keeps its value too (records are read from it)
+                        info.callables.setdefault(attr, []).extend(instances)
+                    if attr not in info.tensor_attrs and attr not in info.submodules \
+                            and (attr not in info.callables or instances):
                         literal = self.literal_value(value)
                         if literal is None and type(value) is cst.Name and value.value in params:
                             literal = self._declared_value(params[value.value])
@@ -113,6 +120,18 @@ class Attributes:
                     info.tensor_attrs.add(args[0].value.evaluated_value)
                     if len(args) > 1 and self._makes_sparse(args[1].value):
                         info.sparse_attrs.add(args[0].value.evaluated_value)
+
+    def _instances_held(self, value: cst.BaseExpression) -> list[str]:
+        """"Class()" for each class a list, tuple or dict literal (or a comprehension) builds its
+        elements with: `[Flip(), Crop(p)]`, `{"a": LossA()}`, `[Head() for _ in range(n)]`."""
+        if type(value) not in (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp):
+            return []
+        out: list[str] = []
+        for built in _built_by(value):
+            name = self.qualify(built.func)
+            if name and _module_class(name) and f"{name}()" not in out:
+                out.append(f"{name}()")
+        return out
 
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
         """`torch.sparse_coo_tensor(...)`, `x.to_sparse()`: a call that surely gives a sparse tensor."""
@@ -234,19 +253,19 @@ MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "to
 def _built_in(value: cst.Call) -> list[cst.Call]:
     """The constructor calls a module container is given: its arguments (`Sequential(Conv(), ReLU())`),
     the elements of a list, tuple or dict literal, or a comprehension's element."""
-    found: list[cst.Call] = []
-    for arg in value.args:
-        if arg.star:
-            continue
-        held = arg.value
-        if type(held) in (cst.ListComp, cst.GeneratorExp):
-            held = held.elt
-        elif type(held) is cst.DictComp:
-            held = held.value
-        items = [el.value for el in held.elements if type(el) in (cst.Element, cst.DictElement)] \
-            if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
-        found.extend(item for item in items if type(item) is cst.Call)
-    return found
+    return [built for arg in value.args if not arg.star for built in _built_by(arg.value)]
+
+
+def _built_by(held: cst.BaseExpression) -> list[cst.Call]:
+    """The calls that build the elements `held` gives: itself, the elements of a list, tuple or
+    dict literal, or a comprehension's element."""
+    if type(held) in (cst.ListComp, cst.GeneratorExp):
+        held = held.elt
+    elif type(held) is cst.DictComp:
+        held = held.value
+    items = [el.value for el in held.elements if type(el) in (cst.Element, cst.DictElement)] \
+        if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
+    return [item for item in items if type(item) is cst.Call]
 
 
 def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:

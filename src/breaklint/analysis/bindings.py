@@ -411,13 +411,32 @@ def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpress
     does (calling it runs theirs); any other iterable ends what the name held. `for group in
     self.param_groups`: a store under a key of the variable is the class's (`Scope.keyed`). `for fn
     in (focal, dice)`: calling it runs each (`_hold_functions`)."""
+    if type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 and type(it) is cst.Call \
+            and type(it.func) is cst.Attribute and it.func.attr.value == "items" and not it.args:
+        target, it = target.elements[1].value, it.func.value  # `for name, block in self.blocks.items()`
     if type(target) is cst.Name:
         attr = ctx._self_attr(it)
         cls = ctx.class_info()
-        ctx._hold(target.value, attr if attr is not None and cls is not None and attr in cls.submodules else None)
+        stepped = _stepped_attribute(ctx, it) if attr is None else attr
+        ctx._hold(target.value, stepped if stepped is not None and cls is not None
+                  and (stepped in cls.submodules or stepped in cls.callables) else None)
         if attr is not None:
             ctx._scopes[-1].keyed[target.value] = element_of(attr)
         _hold_functions(ctx, target, it)
+
+
+def _stepped_attribute(ctx: Bindings, it: cst.BaseExpression) -> str | None:
+    """The attribute of `self` whose elements a loop over `it` steps through in some order or part:
+    `reversed(self.blocks)`, `list(self.blocks)`, `self.blocks[1:]`, `self.blocks.values()`."""
+    if type(it) is cst.Call and len(it.args) == 1 and not it.args[0].keyword and not it.args[0].star \
+            and type(it.func) is cst.Name and it.func.value in ("reversed", "list", "tuple", "iter") \
+            and it.func.value not in ctx.aliases:
+        it = it.args[0].value
+    elif type(it) is cst.Subscript and len(it.slice) == 1 and type(it.slice[0].slice) is cst.Slice:
+        it = it.value
+    elif type(it) is cst.Call and not it.args and type(it.func) is cst.Attribute and it.func.attr.value == "values":
+        it = it.func.value
+    return ctx._self_attr(it)
 
 
 def _hold_functions(ctx: Bindings, target: cst.Name, it: cst.BaseExpression) -> None:

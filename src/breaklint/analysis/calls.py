@@ -11,7 +11,7 @@ import libcst as cst
 
 from .methods import guessable, is_protocol
 from .summary import CallRef
-from .syntax import dotted, is_super_call, self_call
+from .syntax import dotted, is_own_class, is_super_call, self_call
 from .values import Val, join
 from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, TYPE_TESTS
 
@@ -117,6 +117,8 @@ class Calls:
             refs.append(("self", method))  # `self(x)`: the class's `__call__`, or a module's `forward`
         elif type(func) is cst.Attribute and is_super_call(func.value):
             refs.append(("super", func.attr.value))
+        elif type(func) is cst.Attribute and is_own_class(func.value):
+            refs.append(("self", func.attr.value))  # `type(self).count(x)`: a static or class method
         elif type(func) is cst.Attribute and self._self_attr(func.value) is not None:
             refs.append(("attrcall", f"{self._self_attr(func.value)}.{func.attr.value}"))
         elif type(func) is cst.Subscript and self.is_module_ref(func):

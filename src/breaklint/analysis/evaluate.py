@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .literals import integer
-from .syntax import call_arguments, dotted, is_super_call, self_call, string_index
+from .syntax import call_arguments, dotted, is_own_class, is_super_call, self_call, string_index
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
@@ -257,7 +257,7 @@ class Evaluation:
                 # a guess from the method's name alone: assumed, never known
                 return V.guessed_tensor(method in BOOL_METHODS)
             cls = self.class_info()
-            if type(receiver) is cst.Name and receiver.value == "self" and cls is not None:
+            if (type(receiver) is cst.Name and receiver.value == "self" or is_own_class(receiver)) and cls is not None:
                 return V.ret("self", method, cls.qualname)
             # `sf = Scalar(fun)` then `sf.closure(x)`, or `Scalar(fun).closure(x)`: what the method of the
             # class built returns

@@ -120,3 +120,13 @@ def self_call(func: cst.BaseExpression, methods: set[str] | None) -> str | None:
     if methods is None or type(func) is not cst.Name or func.value != "self":
         return None
     return "__call__" if "__call__" in methods else "forward"
+
+
+def is_own_class(node: cst.BaseExpression) -> bool:
+    """Whether `node` is the class of `self`: `type(self)` or `self.__class__` (whose methods,
+    `type(self).count(x)`, are those `self.count(x)` runs)."""
+    if type(node) is cst.Attribute:
+        return node.attr.value == "__class__" and type(node.value) is cst.Name and node.value.value == "self"
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "type" \
+        and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star \
+        and type(node.args[0].value) is cst.Name and node.args[0].value.value == "self"
