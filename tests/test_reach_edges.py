@@ -7,7 +7,9 @@
 - a method called on an attribute that holds what nothing in the tree tells (a registry's build),
   where one family of the tree's classes alone defines a method of that name;
 - an attribute a setter method stores (`self.set_processor(A() if fast else B())`);
-- an arithmetic operator on an object of the tree's classes (`op @ x` runs `Op.__matmul__`).
+- an arithmetic operator on an object of the tree's classes (`op @ x` runs `Op.__matmul__`), a subscript
+  or `len()` of one (`boxes[keep]` runs `Boxes.__getitem__`);
+- a loop over a list or dict of instances (`self.steps = [Flip(), Crop()]`), and `type(self).count(x)`.
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -425,3 +427,57 @@ def test_dynamo_breaks_in_the_elements_calls(tmp_path: Path) -> None:
     lines = dedent(CONTAINERS).splitlines()
     assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
         "return (x > 0).sum().item()", "return x.nonzero()", "return x[x > 0]"]
+
+
+SUBSCRIPTS = '''
+import torch
+import torch.nn as nn
+
+
+class Boxes:
+    def __init__(self, t):
+        self.t = t
+
+    def __getitem__(self, item):
+        return Boxes(self.t[item])
+
+    def __len__(self):
+        print("len")
+        return self.t.shape[0]
+
+
+class Keep(nn.Module):
+    def forward(self, x):
+        boxes = Boxes(x)
+        kept = boxes[x[:, 0] > 0]
+        return kept.t * 2
+
+
+class Count(nn.Module):
+    def forward(self, x):
+        boxes = Boxes(x)
+        return x * len(boxes)
+
+
+def cases():
+    return [(Keep(), (torch.randn(5, 3),)), (Count(), (torch.randn(5, 3),))]
+'''
+
+
+def test_a_subscript_or_len_of_an_object_of_the_tree_runs_its_method() -> None:
+    """`boxes[mask]` runs `Boxes.__getitem__` with the mask as `item` (where the mask selects), and no
+    tensor is masked at the subscript itself; `len(boxes)` runs `__len__`. Dynamo resumes after a
+    break in either: the call sites are not reported."""
+    found = lint_source(dedent(SUBSCRIPTS), Path("m.py"), Config())
+    lines = dedent(SUBSCRIPTS).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ('print("len")', "BL401"), ("return Boxes(self.t[item])", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_subscript_methods(tmp_path: Path) -> None:
+    path = tmp_path / "subscripts.py"
+    path.write_text(dedent(SUBSCRIPTS), encoding="utf-8")
+    lines = dedent(SUBSCRIPTS).splitlines()
+    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+        'print("len")', "return Boxes(self.t[item])"]

@@ -39,6 +39,8 @@ class Calls:
         fn = self.function
         pos = self.positions.span(node)
         self.called.add(node.func)
+        if name == "len":
+            self.note_len(node)  # `len(boxes)` of an object of the tree's classes (operators.py)
         refs = self._call_refs(node.func, name)
         args: list[Val] = []
         kwargs: dict[str, Val] = {}

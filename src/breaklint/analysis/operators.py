@@ -29,12 +29,35 @@ class Operators:
         method = OPERATOR_METHODS.get(type(node.operator))
         if method is None or not self.active():
             return
-        refs = _receiver_refs(self, node.left, method)
-        if refs:
-            pos = self.positions.span(node)
-            conditions = {text: half for level in self._guards for text, half in level}
-            self.function.calls.extend(CallRef(kind, target, *pos, args=[self.value(node.right)], conditions=conditions,
-                                               straight=self.straight_line) for kind, target in refs)
+        if refs := _receiver_refs(self, node.left, method):
+            self._note_operator(node, refs, self.value(node.right))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """`boxes[keep]` on an object of the tree's classes runs its `__getitem__` with `keep` (a store,
+        `boxes[i] = v`, runs `__setitem__`, not noted)."""
+        if not self.active() or node in self.assign_targets or len(node.slice) != 1 \
+                or type(node.slice[0].slice) is not cst.Index:
+            return
+        if refs := _receiver_refs(self, node.value, "__getitem__"):
+            self._note_operator(node, refs, self.value(node.slice[0].slice.value))
+
+    def is_tree_object(self, node: cst.BaseExpression) -> bool:
+        """Whether `node` surely holds an object of the tree's classes (built from one here, or an
+        attribute holding one built): `boxes[keep]` then runs its `__getitem__`, and no tensor is
+        indexed there. What a function of the tree returned is most often a tensor, and an annotation
+        may name a union with one (`Adj`)."""
+        return any(kind in ("instcall", "attrcall") for kind, _ in _receiver_refs(self, node, "__getitem__"))
+
+    def note_len(self, node: cst.Call) -> None:
+        """`len(boxes)` on an object of the tree's classes runs its `__len__` (calls.py asks)."""
+        if len(node.args) == 1 and not node.args[0].star and (refs := _receiver_refs(self, node.args[0].value, "__len__")):
+            self._note_operator(node, refs, None)
+
+    def _note_operator(self, node: cst.CSTNode, refs: list[tuple[str, str]], operand) -> None:
+        pos = self.positions.span(node)
+        conditions = {text: half for level in self._guards for text, half in level}
+        self.function.calls.extend(CallRef(kind, target, *pos, args=[operand] if operand is not None else [],
+                                           conditions=conditions, straight=self.straight_line) for kind, target in refs)
 
 
 def _receiver_refs(ctx, receiver: cst.BaseExpression, method: str) -> list[tuple[str, str]]:

@@ -133,6 +133,11 @@ def _built_eagerly(reach: Reach, call: CallRef, sure: Breaking) -> bool:
     return bool(inits) and all(init is not None and init in sure for init in inits)
 
 
+# the methods a subscript and `len()` run (operators.py): dynamo resumes after a break inside them
+# (tests/test_reach_edges.py)
+RESUMED_METHODS = (":__getitem__", ".__getitem__", ":__len__", ".__len__")
+
+
 def unresumable_calls(reach: Reach, where: Breaking, sure: Breaking) -> list[tuple[str, CallRef, str]]:
     """(caller, call, message) for each call, in straight-line code of a reached function, of a
     method that may break the graph (`where`: `breaking`) on an object the function built; on an
@@ -151,7 +156,7 @@ def unresumable_calls(reach: Reach, where: Breaking, sure: Breaking) -> list[tup
             # a handed method that breaks (a callee that breaks only through other callers' callables is
             # no evidence: reach does not tell the calls of a function apart)
             handed = [m for m in _handed_bound_methods(reach, call) if m in where] if not on_built else []
-            if not call.straight or not (on_built or handed):
+            if not call.straight or not (on_built or handed) or call.target.endswith(RESUMED_METHODS):
                 continue
             breaks = sure if on_built and _returned_by_method(reach, call) else where
             broken = [t for t, _ in reach.targets(fn.cls, call) if breaks.breaks(reach, caller, call, t)]
