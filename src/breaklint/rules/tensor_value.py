@@ -345,6 +345,15 @@ class TensorScalarCast(Rule):
         """`for i in torch.arange(n):` each `i` is a 0-d tensor."""
         self._ranks.iterate(node.target, node.iter)
 
+    def _comprehension(self, node: cst.BaseComp | cst.DictComp) -> None:
+        """`[x[i] for i in torch.arange(n)]`: as a loop's (its element is walked before its `for`)."""
+        comp = node.for_in
+        while comp is not None:
+            self._ranks.iterate(comp.target, comp.iter)
+            comp = comp.inner_for_in
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x[i]` with `i = torch.argmin(y)`: indexing reads a 0-d tensor index as a Python int. So
         does `x[b, i]`, `x[:, i]` or `x[i, j]`, where the other elements are ints, names, `:` or `...`

@@ -116,6 +116,12 @@ def weigh_in_order(x):
 
 
 @torch.compile
+def gather_in_a_comprehension(x):
+    x = x * 2
+    return torch.stack([x[i] * 2 for i in torch.arange(3)])  # expect: BL103
+
+
+@torch.compile
 def clear_kept_a_tensor(x):
     x = x * 2
     i = x.argmax()
@@ -370,6 +376,7 @@ def cases():
             (closest_to_zero, (x,)), (best_per_column, (x,)), (best_of_a_row, (x,)), (count_beside_a_batch, (x,)),
             (best_of_a_row_kept_a_tensor, (x,)), (sum_over_positions, (x,)), (first_of_a_shuffle, (x,)),
             (zero_the_best, (x,)), (clear_a_found_column, (x,)), (weigh_in_order, (x,)),
+            (gather_in_a_comprehension, (x,)),
             (clear_kept_a_tensor, (x,)), (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (covariance, (x,)), (covariance_kept, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
