@@ -9,7 +9,8 @@
 - an attribute a setter method stores (`self.set_processor(A() if fast else B())`);
 - an arithmetic operator on an object of the tree's classes (`op @ x` runs `Op.__matmul__`), a subscript
   or `len()` of one (`boxes[keep]` runs `Boxes.__getitem__`);
-- a loop over a list or dict of instances (`self.steps = [Flip(), Crop()]`), and `type(self).count(x)`.
+- a loop over a list or dict of instances (`self.steps = [Flip(), Crop()]`), and `type(self).count(x)`;
+- a forward hook the constructor registers (`self.inner.register_forward_hook(clip)`).
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -481,3 +482,65 @@ def test_dynamo_breaks_in_the_subscript_methods(tmp_path: Path) -> None:
     lines = dedent(SUBSCRIPTS).splitlines()
     assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
         'print("len")', "return Boxes(self.t[item])"]
+
+
+HOOKS = '''
+import torch
+import torch.nn as nn
+
+
+def clip(module, inputs, output):
+    return output * output.abs().max().item()
+
+
+def unused(module, inputs, output):
+    print("never registered")
+    return output
+
+
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+        self.handle = self.inner.register_forward_hook(clip)
+        self.register_forward_pre_hook(self._check)
+
+    def _check(self, module, args):
+        print("checked")
+        return args
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def cases():
+    return [(Model(), (torch.randn(2, 4),))]
+'''
+
+
+def test_a_forward_hook_registered_in_the_constructor_runs_with_forward() -> None:
+    """`self.inner.register_forward_hook(clip)` and `self.register_forward_pre_hook(self._check)` in
+    `__init__`: both run around the module's call, in compiled code; a function never registered
+    does not."""
+    found = lint_source(dedent(HOOKS), Path("m.py"), Config())
+    lines = dedent(HOOKS).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ('print("checked")', "BL401"), ("return output * output.abs().max().item()", "BL101")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_hooks(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.py"
+    path.write_text(dedent(HOOKS), encoding="utf-8")
+    lines = dedent(HOOKS).splitlines()
+    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+        'print("checked")', "return output * output.abs().max().item()"]

@@ -14,8 +14,8 @@ from . import values as V
 from .summary import ClassInfo
 from .syntax import call_arguments, dotted, iter_statements, unseeded
 from .walk import find
-from .vocabulary import (NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
-                         TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
+from .vocabulary import (FORWARD_HOOKS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
+                         SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
 
 
 class Attributes:
@@ -113,6 +113,14 @@ class Attributes:
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
+            if type(stmt) in (cst.Expr, cst.Assign) and type(stmt.value) is cst.Call \
+                    and type(stmt.value.func) is cst.Attribute and stmt.value.func.attr.value in FORWARD_HOOKS \
+                    and stmt.value.args and not stmt.value.args[0].star:
+                # `self.register_forward_pre_hook(self._check)`, `self.inner.register_forward_hook(clip)`
+                hook = stmt.value.args[0].value
+                method = self._self_attr(hook)
+                held = [f"{info.qualname}.{method}"] if method is not None else self._held_functions(hook)
+                info.hooks.extend(h for h in held if h not in info.hooks)
             elif type(stmt) is cst.Expr and type(stmt.value) is cst.Call \
                     and self._self_attr(stmt.value.func) in ("register_buffer", "register_parameter"):
                 args = stmt.value.args

@@ -22,7 +22,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD
 from .methods import guessable, is_protocol
-from .summary import READS, CallRef, ModuleSummary
+from .summary import READS, UNPLACED, CallRef, ModuleSummary
 
 
 class Reach(Handing):
@@ -111,6 +111,8 @@ class Reach(Handing):
                     self._follow(qual, CallRef("property", attr, 0, 0, 0, 0), edges, queue)
                 for decorator in fn.decorators:  # `@cached` of the tree: its wrapper runs around each call
                     self._follow(qual, CallRef("wrapper", decorator, 0, 0, 0, 0), edges, queue)
+                for hook in _hooks(self, fn.cls) if fn.cls is not None and qual.endswith(".forward") else ():
+                    self._follow(qual, CallRef("hook", hook, 0, 0, 0, 0), edges, queue)
             for qual, call in late:
                 self._follow(qual, call, edges, queue)
             if not queue:  # a parameter still handed nothing the tree knows: its methods of that name
@@ -144,7 +146,7 @@ class Reach(Handing):
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             if (callee := self.functions[target]).disabled or callee.operator:  # (an op runs untraced, as a node)
-                if call.kind not in (*READS, "wrapper"):  # a read has no call to report, nor a wrapper
+                if call.kind not in (*READS, *UNPLACED):  # a read has no call to report, nor a wrapper or hook
                     (self.disabled_calls if callee.disabled else self.operator_calls).append((qual, call, target))
             else:
                 queue.append(target)
@@ -157,6 +159,8 @@ class Reach(Handing):
         out: list[tuple[str, int]] = []
         if call.kind == "wrapper":
             return [(wrapper, 0) for wrapper in self._wrappers(call.target)]
+        if call.kind == "hook":  # a forward hook of the module: a function, or a method of the class
+            return self.calling([call.target])
         if call.kind == "propread":  # `dist.mean` read: the getter, where the method that edge finds is one
             kind, _, target = call.target.partition("|")
             read = CallRef(kind, target, call.line, call.col, call.end_line, call.end_col)
@@ -367,3 +371,13 @@ def locked_cache_reads(reach: Reach) -> list[tuple[str, CallRef, str]]:
         # (a read of a property of `self` has no line of its own: it may come before the break)
         queue.extend(callee for line, callee in calls.get(qual, ()) if stop is None or line < stop)
     return [(caller, read, getter) for caller in sorted(first) if caller in traced for read, getter in first[caller]]
+
+
+def _hooks(tree: Reach, cls: str) -> list[str]:
+    """The forward hooks registered on a module of class `cls` (by it or a base), or, since the
+    forward may be inherited, on one of a subclass: they run around its forward."""
+    out: list[str] = []
+    for qual in (*tree.mro(cls), *tree.subclasses(cls)):
+        info = tree.classes.get(qual)
+        out.extend(h for h in (info.hooks if info is not None else ()) if h not in out)
+    return out

@@ -90,7 +90,7 @@ def breaking(reach: Reach, direct: Breaks, always: bool = False) -> Breaking:
         callee = queue.popleft()
         for caller, call, _ in reach.callers.get(callee, []):
             # a property read has no line of its own to tell whether it always runs
-            placed = call.kind == "wrapper" or (call.kind not in UNPLACED and runs(caller, call.line))
+            placed = call.kind in ("wrapper", "hook") or (call.kind not in UNPLACED and runs(caller, call.line))
             if caller not in reach.reached or (caller, id(call), callee) in reach.loose or (always and not placed):
                 continue
             needs = _needs(reach, caller, call, callee, where.only_for.get(callee))

@@ -30,7 +30,8 @@ class CallRef:
     (`p.method(...)` on a parameter annotated with a class, target "class:method": that class's
     method or an override of it), "duck" (`op._solve(rhs)`, a private method on an object of no
     class the file can tell, target "_solve": reach follows it to the one family of classes that
-    defines the name, `Tree.protocol`), "propread" (see `READS`), "wrapper" (see `UNPLACED`).
+    defines the name, `Tree.protocol`), "propread" (see `READS`), "wrapper" and "hook" (see
+    `UNPLACED`).
     """
 
     kind: str
@@ -69,8 +70,9 @@ class CallRef:
 # "kind|target" of the edge calling that attribute would have): no call, but its getter runs
 READS = ("property", "propread")
 # the kinds of `CallRef` with no place in the caller's code: a read of `self.scale` and the wrapper a
-# decorator of the tree puts around the caller ("wrapper", target the decorator)
-UNPLACED = ("property", "wrapper")
+# decorator of the tree puts around the caller ("wrapper", target the decorator); a forward hook
+# registered on the module runs around its forward ("hook", target the hook function)
+UNPLACED = ("property", "wrapper", "hook")
 
 
 @dataclass(slots=True)
@@ -214,6 +216,9 @@ class ClassInfo:
     # a record (a dataclass or named tuple, records.py): its fields in order, with what each declares
     fields: dict[str, Val] = field(default_factory=dict)
     positional: bool = False  # a record built with its fields in order (a named tuple)
+    # the functions and methods a method of the class registers as forward hooks, of the module or of
+    # a submodule (`self.inner.register_forward_hook(clip)`): they run when its forward is called
+    hooks: list[str] = field(default_factory=list)
 
     def holds_object(self, attr: str) -> bool:
         """Whether `self.<attr>` holds something a call of it, or of its methods, runs: a submodule,

@@ -267,3 +267,7 @@ FRAME_MODULES = frozenset({
     "torch.nn.utils", "torch.testing", "torch.amp", "torch.backends", "torch.random", "torch.compiler",
     "numpy", "numpy.linalg", "numpy.fft", "numpy.random",
 })
+
+# a module's hooks that run around each call of its forward, inside the compiled code (dynamo traces
+# them with the call); backward hooks run in the backward pass
+FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
