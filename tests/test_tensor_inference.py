@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
+import pytest
+
 from breaklint.config import Config
+from breaklint.dynamic.calibrate import calibrate
 from breaklint.engine import lint, lint_source
 
 
@@ -995,3 +998,47 @@ def test_a_cast_holds_what_it_declares_and_a_factory_called_at_once_what_its_fun
             s = pick()(n)
             return bool(p > 0), bool(q > 0), bool(r), bool(s > 0)
     """) == [(21, "BL103"), (21, "BL103")]  # `p` and `s`
+
+
+NESTED = '''
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        t = 3
+
+        def body(t):
+            return t[t > 0]
+        y = body(x * 2)
+
+        def inner(z, n):
+            return z * int(n)
+        out = checkpoint(inner, y, y.sum(), use_reentrant=False)
+
+        def label(k):
+            return k + 1 if k > 0 else k
+        return out * label(t)
+
+
+def cases():
+    return [(Model(), (torch.randn(5),))]
+'''
+
+
+def test_a_nested_function_s_parameters_hold_what_its_calls_pass() -> None:
+    """`body(x * 2)` hands a tensor to `t` (which hides the outer `t = 3` only inside `body`);
+    `checkpoint(inner, y, y.sum())` hands `z` and `n`; `label(t)` hands a Python int."""
+    lines = dedent(NESTED).splitlines()
+    assert sorted((lines[line - 1].strip(), code) for line, code in findings(NESTED)) == [
+        ("return t[t > 0]", "BL302"), ("return z * int(n)", "BL103")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_nested_functions(tmp_path: Path) -> None:
+    path = tmp_path / "nested.py"
+    path.write_text(dedent(NESTED), encoding="utf-8")
+    lines = dedent(NESTED).splitlines()
+    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == ["return t[t > 0]", "return z * int(n)"]

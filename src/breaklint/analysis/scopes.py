@@ -16,7 +16,8 @@ from .summary import ClassInfo, FunctionInfo
 from .syntax import dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
-from .vocabulary import COMPILE, COMPILER_FACTORIES, DISABLE, OPERATOR_MAKERS, PROPERTIES, PYDANTIC_VALIDATORS
+from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, OPERATOR_MAKERS, PROPERTIES,
+                         PYDANTIC_VALIDATORS)
 
 KNOWN_DECORATORS = COMPILE | COMPILER_FACTORIES | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS | OPERATOR_MAKERS
 
@@ -60,6 +61,9 @@ class Scope:
     # the module's meaning of each name a function-level import rebinds (None: it had none), put
     # back when the function ends
     shadowed: dict[str, str | None] = field(default_factory=dict)
+    body: cst.BaseSuite | None = None  # the function's statements (where its nested functions are called)
+    # per nested function being walked: what its parameters hid of the function's names (None: nothing)
+    hidden: list[dict[str, Val | None]] = field(default_factory=list)
 
 
 class Scopes:
@@ -87,8 +91,11 @@ class Scopes:
         self._def_disabled.append(disabled)
         self._disabled_depth += disabled
         if self._scopes:
-            # A nested function is traced with its parent: share the parent's scope.
-            self._scopes.append(self._scopes[-1])
+            # A nested function is traced with its parent: share the parent's scope; its parameters
+            # hold what the parent's calls of it pass, while it is walked
+            scope = self._scopes[-1]
+            self._scopes.append(scope)
+            scope.hidden.append(_bind_nested_params(self, scope, node))
             self._qualified = (None, None)  # names changed meaning
             return
         cls = self._classes[-1] if self._classes else None
@@ -100,7 +107,7 @@ class Scopes:
             disabled=disabled,
         )
         self.summary.functions[qual] = info
-        scope = Scope(info)
+        scope = Scope(info, body=node.body)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators
         info.abstract = cls is not None and ("abc.abstractmethod" in decorators or is_stub(node))
@@ -181,6 +188,12 @@ class Scopes:
         scope = self._scopes.pop()
         self._qualified = (None, None)  # names changed meaning
         self._disabled_depth -= self._def_disabled.pop()
+        if self._scopes and self._scopes[-1] is scope:  # the end of a nested function: its parameters go
+            for name, old in scope.hidden.pop().items():
+                if old is None:
+                    scope.values.pop(name, None)
+                else:
+                    scope.values[name] = old
         if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
             for name, meaning in scope.shadowed.items():
                 if meaning is None:
@@ -366,3 +379,32 @@ def _returned_own_functions(node: cst.FunctionDef) -> list[cst.FunctionDef]:
         return []
     returned = {ret.value.value for ret in find(node.body, cst.Return) if type(ret.value) is cst.Name}
     return [fn for name, fn in nested.items() if name in returned]
+
+
+def _bind_nested_params(ctx: Scopes, scope: Scope, node: cst.FunctionDef) -> dict[str, Val | None]:
+    """Bind the parameters of a function nested in the walked one to what the enclosing function's
+    calls of it pass, by position or keyword (`body(x * 2)`, `checkpoint(inner, y, n)`), joined over
+    those calls; a parameter no such call decides is left as it was. The values are read where the
+    nested function is defined, before those calls. What each name held before (None: nothing)."""
+    params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    name = node.name.value
+    passed: dict[str, list[Val]] = {}
+    for call in find(scope.body, cst.Call) if params and scope.body is not None else ():
+        if type(call.func) is cst.Name and call.func.value == name:
+            args = call.args
+        elif call.args and type(call.args[0].value) is cst.Name and call.args[0].value.value == name \
+                and ctx.qualify(call.func) in CHECKPOINTS:
+            args = call.args[1:]
+        else:
+            continue
+        if any(arg.star for arg in args):
+            continue
+        for position, arg in enumerate(args):
+            key = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
+            if key in params:
+                passed.setdefault(key, []).append(ctx.value(arg.value))
+    hidden: dict[str, Val | None] = {}
+    for param, values in passed.items():
+        hidden[param] = scope.values.get(param)
+        scope.values[param] = V.join(*values)
+    return hidden

@@ -271,3 +271,6 @@ FRAME_MODULES = frozenset({
 # a module's hooks that run around each call of its forward, inside the compiled code (dynamo traces
 # them with the call); backward hooks run in the backward pass
 FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+
+# calls that run the function handed first with the arguments after it
+CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
