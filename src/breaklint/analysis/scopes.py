@@ -383,17 +383,19 @@ def _returned_own_functions(node: cst.FunctionDef) -> list[cst.FunctionDef]:
 
 def _bind_nested_params(ctx: Scopes, scope: Scope, node: cst.FunctionDef) -> dict[str, Val | None]:
     """Bind the parameters of a function nested in the walked one to what the enclosing function's
-    calls of it pass, by position or keyword (`body(x * 2)`, `checkpoint(inner, y, n)`), joined over
-    those calls; a parameter no such call decides is left as it was. The values are read where the
-    nested function is defined, before those calls. What each name held before (None: nothing)."""
+    calls of it pass, by position or keyword (`body(x * 2)`, `checkpoint(inner, y, n)`, an element of
+    each iterable of `map(f, xs)`), joined over those calls; a parameter no such call decides is left
+    as it was. The values are read where the nested function is defined, before those calls. What
+    each name held before (None: nothing)."""
     params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
     name = node.name.value
     passed: dict[str, list[Val]] = {}
     for call in find(scope.body, cst.Call) if params and scope.body is not None else ():
+        handed = call.args and type(call.args[0].value) is cst.Name and call.args[0].value.value == name
+        mapped = handed and type(call.func) is cst.Name and call.func.value == "map" and "map" not in ctx.aliases
         if type(call.func) is cst.Name and call.func.value == name:
             args = call.args
-        elif call.args and type(call.args[0].value) is cst.Name and call.args[0].value.value == name \
-                and ctx.qualify(call.func) in CHECKPOINTS:
+        elif handed and (mapped or ctx.qualify(call.func) in CHECKPOINTS):
             args = call.args[1:]
         else:
             continue
@@ -401,8 +403,8 @@ def _bind_nested_params(ctx: Scopes, scope: Scope, node: cst.FunctionDef) -> dic
             continue
         for position, arg in enumerate(args):
             key = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
-            if key in params:
-                passed.setdefault(key, []).append(ctx.value(arg.value))
+            if key in params:  # `map(f, xs)` hands each element of `xs`
+                passed.setdefault(key, []).append(V.elem(ctx.value(arg.value)) if mapped else ctx.value(arg.value))
     hidden: dict[str, Val | None] = {}
     for param, values in passed.items():
         hidden[param] = scope.values.get(param)
