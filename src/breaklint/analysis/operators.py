@@ -50,7 +50,9 @@ class Operators:
 
     def note_len(self, node: cst.Call) -> None:
         """`len(boxes)` on an object of the tree's classes runs its `__len__` (calls.py asks)."""
-        if len(node.args) == 1 and not node.args[0].star and (refs := _receiver_refs(self, node.args[0].value, "__len__")):
+        if len(node.args) != 1 or node.args[0].star:
+            return
+        if refs := _receiver_refs(self, node.args[0].value, "__len__"):
             self._note_operator(node, refs, None)
 
     def _note_operator(self, node: cst.CSTNode, refs: list[tuple[str, str]], operand) -> None:
