@@ -1024,7 +1024,8 @@ class Model(nn.Module):
         def count(r):
             return r[r > 0].sum()
         counts = list(map(count, torch.stack([x, x])))
-        return out * label(t), counts
+        kept = list(map(lambda r: r[r > 1].sum(), [x, x]))
+        return out * label(t), counts, kept
 
 
 def cases():
@@ -1034,11 +1035,12 @@ def cases():
 
 def test_a_nested_function_s_parameters_hold_what_its_calls_pass() -> None:
     """`body(x * 2)` hands a tensor to `t` (which hides the outer `t = 3` only inside `body`);
-    `checkpoint(inner, y, y.sum())` hands `z` and `n`; `map(count, rows)` each row; `label(t)` hands a
-    Python int."""
+    `checkpoint(inner, y, y.sum())` hands `z` and `n`; `map(count, rows)` each row, and so does `map`
+    to a lambda's parameter; `label(t)` hands a Python int."""
     lines = dedent(NESTED).splitlines()
     assert sorted((lines[line - 1].strip(), code) for line, code in findings(NESTED)) == [
-        ("return r[r > 0].sum()", "BL302"), ("return t[t > 0]", "BL302"), ("return z * int(n)", "BL103")]
+        ("kept = list(map(lambda r: r[r > 1].sum(), [x, x]))", "BL302"), ("return r[r > 0].sum()", "BL302"),
+        ("return t[t > 0]", "BL302"), ("return z * int(n)", "BL103")]
 
 
 @pytest.mark.dynamo
@@ -1047,4 +1049,5 @@ def test_dynamo_breaks_in_the_nested_functions(tmp_path: Path) -> None:
     path.write_text(dedent(NESTED), encoding="utf-8")
     lines = dedent(NESTED).splitlines()
     assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
-        "return r[r > 0].sum()", "return t[t > 0]", "return z * int(n)"]
+        "kept = list(map(lambda r: r[r > 1].sum(), [x, x]))", "return r[r > 0].sum()", "return t[t > 0]",
+        "return z * int(n)"]

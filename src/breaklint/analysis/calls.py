@@ -24,6 +24,8 @@ class Calls:
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualify(node.func)
+        if name == "map":
+            self.note_mapped(node)  # `map(lambda t: ..., xs)`: what its parameters hold (lambdas.py)
         if (target := _compiled(self, node, name)) is not None:
             _note_compiled(self, node, target)
         if name == "range" or (name or "").startswith("math."):  # `range(n)`, `math.ceil(n / k)`: numbers

@@ -9,8 +9,9 @@ What it knows comes from one layer per concern, each a module of its own whose h
 current during the one batched walk:
 
 - `names` (imports, qualified names, classes), `attributes` (what each class's methods store in
-  `self`), `records` (dataclasses and named tuples, class-level attributes) and `scopes`
-  (functions, their parameters and returns, whether code is traced): the semantic model;
+  `self`), `records` (dataclasses and named tuples, class-level attributes), `scopes`
+  (functions, their parameters and returns, whether code is traced) and `lambdas` (what a lambda's
+  parameters hold): the semantic model;
 - `flow` (branches compile skips, snapshots and joins at an `if`, loop bodies), `narrowing`
   (isinstance tests) and `bindings` (assignments, loop and comprehension targets);
 - `annotations` and `evaluate`: an expression to its value (`values.Val`);
@@ -44,6 +45,7 @@ from .calls import Calls
 from .conditions import Conditions
 from .evaluate import Evaluation
 from .flow import Flow
+from .lambdas import Lambdas
 from .names import Names
 from .narrowing import Narrowing
 from .operators import Operators
@@ -63,7 +65,7 @@ class Reporter(Protocol):
     GB_TYPES: ClassVar[tuple[str, ...]]
 
 
-class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowing, Bindings, Conditions,
+class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow, Narrowing, Bindings, Conditions,
                   Evaluation, Calls, Operators, cst.BatchableCSTVisitor):
     """What one file's walk knows, for the rules that walk with it (see the module's docstring)."""
 
@@ -100,6 +102,10 @@ class FileContext(Names, Attributes, Records, Scopes, Annotations, Flow, Narrowi
         self._scopes: list[Scope] = []
         self._disabled_depth = 0
         self._def_disabled: list[bool] = []  # per enclosing def: did it raise _disabled_depth
+        # lambdas: a lambda `map` hands the elements of its iterables -> what each of its parameters
+        # holds; per lambda being walked, the names its parameters hide (`Lambdas.enter_lambda`)
+        self._mapped: dict[cst.Lambda, dict[str, Val]] = {}
+        self._lambda_hidden: list[dict[str, Val | None]] = []
         # flow: branches compile skips, `if` snapshots, loops and handlers, the test being walked
         self.compile_helpers: dict[str, bool] = {}  # this file's wrappers of the compile checks -> value
         self._dead: set[cst.CSTNode] = set()

@@ -136,9 +136,11 @@ class Flow:
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._trap_depth += 1
+        self.enter_lambda(node)  # (lambdas.py: what `map` hands its parameters)
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self._trap_depth -= 1
+        self.leave_lambda()
 
     def _note_span(self, kind: str, first: cst.CSTNode, last: cst.CSTNode) -> None:
         """Lines of the function's own code (not of a nested function) that a break may cost all of

@@ -1,8 +1,9 @@
 """Functions as the walk enters and leaves them: the function's scope (what each local name holds),
 its parameters as the summary records them (annotated, defaulted, optional), what it returns or
 yields, the names its own imports bind, and whether the code being walked is traced at all
-(`ctx.active()`: inside a function, not in a disabled one, not in a branch compile skips); and what a
-one-parameter `lambda` returns, its parameter bound in the scope for the while (`lambda_value`).
+(`ctx.active()`: inside a function, not in a disabled one, not in a branch compile skips). A function
+nested in the walked one shares its scope, its parameters bound to what the enclosing function's
+calls of it pass; lambdas are in lambdas.py.
 """
 
 from __future__ import annotations
@@ -342,25 +343,6 @@ class Scopes:
         if not qual or qual.startswith(("torch.", "math.", "numpy.", "logging.", "builtins.")):
             return None
         return qual + "()"
-
-    def lambda_value(self, fn: cst.Lambda, argument: Val) -> Val:
-        """What a one-parameter `lambda` returns when handed `argument` (`key=lambda d: d[4]` of
-        `sorted` over tensor rows: a tensor); unknown for other lambdas."""
-        params = fn.params
-        if len(params.params) != 1 or type(params.star_arg) is cst.Param or params.kwonly_params \
-                or not self._scopes:
-            return V.UNKNOWN
-        values = self._scopes[-1].values
-        name = params.params[0].name.value
-        hidden = values.get(name)
-        values[name] = argument
-        try:
-            return self.value(fn.body)
-        finally:
-            if hidden is None:
-                values.pop(name, None)
-            else:
-                values[name] = hidden
 
 
 def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:
