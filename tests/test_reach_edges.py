@@ -26,6 +26,14 @@ from breaklint.config import Config
 from breaklint.dynamic.calibrate import calibrate
 from breaklint.engine import lint_source
 
+
+def dynamo_lines(tmp_path: Path, source: str, name: str) -> list[str]:
+    """The stripped lines where dynamo breaks running `source`'s cases (written as `name`), sorted."""
+    path = tmp_path / name
+    path.write_text(dedent(source), encoding="utf-8")
+    lines = dedent(source).splitlines()
+    return sorted(lines[n - 1].strip() for n in calibrate(path).sites)
+
 SOURCE = '''
 import functools
 
@@ -358,10 +366,7 @@ def test_an_operator_on_an_object_of_the_tree_runs_its_method() -> None:
 
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_operators_methods(tmp_path: Path) -> None:
-    path = tmp_path / "operators.py"
-    path.write_text(dedent(OPERATORS), encoding="utf-8")
-    lines = dedent(OPERATORS).splitlines()
-    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+    assert dynamo_lines(tmp_path, OPERATORS, "operators.py") == [
         'if other.sum() > 1e9:', 'print("matmul")', "y = op @ x"]
 
 
@@ -423,10 +428,7 @@ def test_elements_of_a_list_or_dict_of_instances_and_the_own_class_are_called() 
 
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_elements_calls(tmp_path: Path) -> None:
-    path = tmp_path / "containers.py"
-    path.write_text(dedent(CONTAINERS), encoding="utf-8")
-    lines = dedent(CONTAINERS).splitlines()
-    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+    assert dynamo_lines(tmp_path, CONTAINERS, "containers.py") == [
         "return (x > 0).sum().item()", "return x.nonzero()", "return x[x > 0]"]
 
 
@@ -477,10 +479,7 @@ def test_a_subscript_or_len_of_an_object_of_the_tree_runs_its_method() -> None:
 
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_subscript_methods(tmp_path: Path) -> None:
-    path = tmp_path / "subscripts.py"
-    path.write_text(dedent(SUBSCRIPTS), encoding="utf-8")
-    lines = dedent(SUBSCRIPTS).splitlines()
-    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+    assert dynamo_lines(tmp_path, SUBSCRIPTS, "subscripts.py") == [
         'print("len")', "return Boxes(self.t[item])"]
 
 
@@ -539,8 +538,5 @@ def test_a_forward_hook_registered_in_the_constructor_runs_with_forward() -> Non
 
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_hooks(tmp_path: Path) -> None:
-    path = tmp_path / "hooks.py"
-    path.write_text(dedent(HOOKS), encoding="utf-8")
-    lines = dedent(HOOKS).splitlines()
-    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+    assert dynamo_lines(tmp_path, HOOKS, "hooks.py") == [
         'print("checked")', "return output * output.abs().max().item()"]

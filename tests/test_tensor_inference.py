@@ -8,8 +8,9 @@ from textwrap import dedent
 import pytest
 
 from breaklint.config import Config
-from breaklint.dynamic.calibrate import calibrate
 from breaklint.engine import lint, lint_source
+
+from test_reach_edges import dynamo_lines
 
 
 def findings(source: str) -> list[tuple[int, str]]:
@@ -1045,9 +1046,6 @@ def test_a_nested_function_s_parameters_hold_what_its_calls_pass() -> None:
 
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_nested_functions(tmp_path: Path) -> None:
-    path = tmp_path / "nested.py"
-    path.write_text(dedent(NESTED), encoding="utf-8")
-    lines = dedent(NESTED).splitlines()
-    assert sorted(lines[n - 1].strip() for n in calibrate(path).sites) == [
+    assert dynamo_lines(tmp_path, NESTED, "nested.py") == [
         "kept = list(map(lambda r: r[r > 1].sum(), [x, x]))", "return r[r > 0].sum()", "return t[t > 0]",
         "return z * int(n)"]
