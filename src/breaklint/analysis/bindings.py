@@ -12,7 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .frames import comprehension_frame
-from .summary import element_of
+from .summary import element_of, put_back
 from .syntax import string_index
 from .values import Val
 from .vocabulary import UNREADABLE
@@ -105,13 +105,9 @@ class Bindings:
         hidden = self._comprehensions.pop()
         if not self._scopes:
             return
-        values = self._scopes[-1].values
-        for name, old in hidden.items():
+        for name in hidden:
             self._scopes[-1].held.pop(name, None)
-            if old is None:
-                values.pop(name, None)
-            else:
-                values[name] = old
+        put_back(self._scopes[-1].values, hidden)
         self._qualified = (None, None)  # names changed meaning
 
     def _note_frame(self, node: cst.ListComp | cst.SetComp | cst.DictComp) -> None:

@@ -106,6 +106,8 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         # holds; per lambda being walked, the names its parameters hide (`Lambdas.enter_lambda`)
         self._mapped: dict[cst.Lambda, dict[str, Val]] = {}
         self._lambda_hidden: list[dict[str, Val | None]] = []
+        # operators: the subscripts read in traced code that index an object of the tree's classes
+        self._tree_indexed: set[cst.Subscript] = set()
         # flow: branches compile skips, `if` snapshots, loops and handlers, the test being walked
         self.compile_helpers: dict[str, bool] = {}  # this file's wrappers of the compile checks -> value
         self._dead: set[cst.CSTNode] = set()

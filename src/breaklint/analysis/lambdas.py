@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
+from .summary import hide, put_back
 from .values import Val
 
 
@@ -24,18 +25,11 @@ class Lambdas:
         self._mapped[fn] = {name: V.elem(self.value(arg.value)) for name, arg in zip(names, call.args[1:])}
 
     def enter_lambda(self, node: cst.Lambda) -> None:
-        values = self._scopes[-1].values if self._scopes else {}
-        bound = self._mapped.pop(node, {})
-        self._lambda_hidden.append({name: values.get(name) for name in bound})
-        values.update(bound)
+        self._lambda_hidden.append(hide(self._scopes[-1].values if self._scopes else {},
+                                          self._mapped.pop(node, {})))
 
     def leave_lambda(self) -> None:
-        values = self._scopes[-1].values if self._scopes else {}
-        for name, old in self._lambda_hidden.pop().items():
-            if old is None:
-                values.pop(name, None)
-            else:
-                values[name] = old
+        put_back(self._scopes[-1].values if self._scopes else {}, self._lambda_hidden.pop())
 
     def lambda_value(self, fn: cst.Lambda, argument: Val) -> Val:
         """What a one-parameter `lambda` returns when handed `argument` (`key=lambda d: d[4]` of
@@ -45,13 +39,8 @@ class Lambdas:
                 or not self._scopes:
             return V.UNKNOWN
         values = self._scopes[-1].values
-        name = params.params[0].name.value
-        hidden = values.get(name)
-        values[name] = argument
+        hidden = hide(values, {params.params[0].name.value: argument})
         try:
             return self.value(fn.body)
         finally:
-            if hidden is None:
-                values.pop(name, None)
-            else:
-                values[name] = hidden
+            put_back(values, hidden)

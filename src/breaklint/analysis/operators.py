@@ -35,18 +35,20 @@ class Operators:
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`boxes[keep]` on an object of the tree's classes runs its `__getitem__` with `keep` (a store,
         `boxes[i] = v`, runs `__setitem__`, not noted)."""
-        if not self.active() or node in self.assign_targets or len(node.slice) != 1 \
-                or type(node.slice[0].slice) is not cst.Index:
+        if not self.active() or node in self.assign_targets:
             return
-        if refs := _receiver_refs(self, node.value, "__getitem__"):
+        refs = _receiver_refs(self, node.value, "__getitem__")
+        if any(kind in ("instcall", "attrcall") for kind, _ in refs):
+            self._tree_indexed.add(node)
+        if refs and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
             self._note_operator(node, refs, self.value(node.slice[0].slice.value))
 
-    def is_tree_object(self, node: cst.BaseExpression) -> bool:
-        """Whether `node` surely holds an object of the tree's classes (built from one here, or an
-        attribute holding one built): `boxes[keep]` then runs its `__getitem__`, and no tensor is
-        indexed there. What a function of the tree returned is most often a tensor, and an annotation
-        may name a union with one (`Adj`)."""
-        return any(kind in ("instcall", "attrcall") for kind, _ in _receiver_refs(self, node, "__getitem__"))
+    def indexes_tree_object(self, node: cst.Subscript) -> bool:
+        """Whether the walked subscript `node` (read, in traced code) indexes what surely is an object
+        of the tree's classes (built from one here, or an attribute holding one built): `boxes[keep]`
+        then runs its `__getitem__`, and no tensor is indexed there. What a function of the tree
+        returned is most often a tensor, and an annotation may name a union with one (`Adj`)."""
+        return node in self._tree_indexed
 
     def note_len(self, node: cst.Call) -> None:
         """`len(boxes)` on an object of the tree's classes runs its `__len__` (calls.py asks)."""

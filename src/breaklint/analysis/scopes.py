@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from . import values as V
-from .summary import ClassInfo, FunctionInfo
+from .summary import ClassInfo, FunctionInfo, hide, put_back
 from .syntax import dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
@@ -190,11 +190,7 @@ class Scopes:
         self._qualified = (None, None)  # names changed meaning
         self._disabled_depth -= self._def_disabled.pop()
         if self._scopes and self._scopes[-1] is scope:  # the end of a nested function: its parameters go
-            for name, old in scope.hidden.pop().items():
-                if old is None:
-                    scope.values.pop(name, None)
-                else:
-                    scope.values[name] = old
+            put_back(scope.values, scope.hidden.pop())
         if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
             for name, meaning in scope.shadowed.items():
                 if meaning is None:
@@ -387,8 +383,4 @@ def _bind_nested_params(ctx: Scopes, scope: Scope, node: cst.FunctionDef) -> dic
             key = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
             if key in params:  # `map(f, xs)` hands each element of `xs`
                 passed.setdefault(key, []).append(V.elem(ctx.value(arg.value)) if mapped else ctx.value(arg.value))
-    hidden: dict[str, Val | None] = {}
-    for param, values in passed.items():
-        hidden[param] = scope.values.get(param)
-        scope.values[param] = V.join(*values)
-    return hidden
+    return hide(scope.values, {param: V.join(*values) for param, values in passed.items()})

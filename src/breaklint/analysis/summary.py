@@ -292,3 +292,20 @@ class Candidate:
     unless: tuple[str, ...] = ()
     only_with: tuple[str, ...] = ()
     must_be: MustBe = "tensor"
+
+
+def hide(names: dict[str, Val], bound: dict[str, Val]) -> dict[str, Val | None]:
+    """Bind `bound` in a scope's `names` for a while (a lambda's or a nested function's parameters,
+    while it is walked): what each of those names held before (None: nothing), for `put_back`."""
+    hidden = {name: names.get(name) for name in bound}
+    names.update(bound)
+    return hidden
+
+
+def put_back(names: dict[str, Val], hidden: dict[str, Val | None]) -> None:
+    """Give each name `hide` (or a comprehension's targets) hid what it held before, or none."""
+    for name, old in hidden.items():
+        if old is None:
+            names.pop(name, None)
+        else:
+            names[name] = old

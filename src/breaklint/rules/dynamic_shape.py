@@ -207,7 +207,7 @@ class BooleanMaskIndex(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         # `x[mask] = v` traces (an index_put); `x[mask] += v` reads `x[mask]` first, and breaks
-        if not self.ctx.active() or node in self.ctx.assign_targets or self.ctx.is_tree_object(node.value):
+        if not self.ctx.active() or node in self.ctx.assign_targets or self.ctx.indexes_tree_object(node):
             return
         values = [self.ctx.value(element.slice.value) for element in node.slice if type(element.slice) is cst.Index]
         # a mask the walk shows first; else each symbolic index (a parameter, what a helper returns), which
