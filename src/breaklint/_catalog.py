@@ -182,7 +182,8 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL414': ('untraceable-context-manager',
            'break',
-           'a `with` block over a lock or other context manager dynamo cannot enter',
+           "a `with` block over a lock, one of torch's backend switches (`torch.backends.cuda.sdp_kernel`, "
+           '`torch.backends.cudnn.flags`, ...) or another context manager dynamo cannot enter',
            'take the lock outside the compiled region (around the call to the compiled function), or move '
            'the locked code into a function decorated with `torch.compiler.disable`',
            ('GB0142',),

@@ -380,6 +380,19 @@ LOCK_FACTORIES = frozenset({
     "threading.Lock", "threading.RLock", "threading.Semaphore", "threading.BoundedSemaphore",
     "threading.Condition", "multiprocessing.Lock", "multiprocessing.RLock",
 })
+# torch's backend switches written as context managers: each reads or sets its flags through calls that
+# answer Python values, and dynamo cannot enter it ("Unsupported context manager", GB0142; probed on torch
+# 2.13 and calibrated in fixtures/BL414.py). `torch.nn.attention.sdpa_kernel`, what replaced `sdp_kernel`,
+# traces.
+BACKEND_CONTEXTS = {
+    "torch.backends.cuda.sdp_kernel": "`torch.nn.attention.sdpa_kernel([SDPBackend.FLASH_ATTENTION, ...])`, "
+                                      "which dynamo traces",
+    "torch.backends.cudnn.flags": "setting the flags once outside the compiled code",
+    "torch.backends.mkldnn.flags": "setting the flags once outside the compiled code",
+    "torch.backends.opt_einsum.flags": "setting the flags once outside the compiled code",
+    "torch.backends.mkl.verbose": "turning verbose output on outside the compiled code",
+    "torch.backends.mkldnn.verbose": "turning verbose output on outside the compiled code",
+}
 
 
 @register
@@ -387,7 +400,8 @@ class UntraceableContextManager(Rule):
     CODE = "BL414"
     NAME = "untraceable-context-manager"
     KIND = "break"
-    MESSAGE = "a `with` block over a lock or other context manager dynamo cannot enter"
+    MESSAGE = ("a `with` block over a lock, one of torch's backend switches (`torch.backends.cuda.sdp_kernel`, "
+               "`torch.backends.cudnn.flags`, ...) or another context manager dynamo cannot enter")
     SUGGESTION = (
         "take the lock outside the compiled region (around the call to the compiled function), "
         "or move the locked code into a function decorated with `torch.compiler.disable`"
@@ -400,7 +414,11 @@ class UntraceableContextManager(Rule):
         item = node.item
         made = self.ctx.qualify(item.func) if type(item) is cst.Call else None
         held = self.ctx.value(item)
-        if made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES):
+        if made in BACKEND_CONTEXTS:
+            self.report(item, f"`with {self.ctx.source(item)}` enters `{made}`, a context manager that sets "
+                              "torch's backend flags: dynamo cannot enter it and runs the whole function eagerly",
+                        f"use {BACKEND_CONTEXTS[made]}")
+        elif made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES):
             kind = made or held.ref
             self.report(item, f"`with {self.ctx.source(item)}` enters a `{kind}`: dynamo cannot trace it and "
                               "runs the whole function eagerly")
