@@ -274,3 +274,22 @@ FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"}
 
 # calls that run the function handed first with the arguments after it
 CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
+
+# Context managers dynamo cannot enter (BL414): locks and semaphores,
+LOCK_FACTORIES = frozenset({
+    "threading.Lock", "threading.RLock", "threading.Semaphore", "threading.BoundedSemaphore",
+    "threading.Condition", "multiprocessing.Lock", "multiprocessing.RLock",
+})
+# and torch's backend switches written as context managers: each reads or sets its flags through calls that
+# answer Python values, and dynamo cannot enter it ("Unsupported context manager", GB0142; probed on torch
+# 2.13 and calibrated in fixtures/BL414.py). `torch.nn.attention.sdpa_kernel`, what replaced `sdp_kernel`,
+# traces.
+BACKEND_CONTEXTS = {
+    "torch.backends.cuda.sdp_kernel": "`torch.nn.attention.sdpa_kernel([SDPBackend.FLASH_ATTENTION, ...])`, "
+                                      "which dynamo traces",
+    "torch.backends.cudnn.flags": "setting the flags once outside the compiled code",
+    "torch.backends.mkldnn.flags": "setting the flags once outside the compiled code",
+    "torch.backends.opt_einsum.flags": "setting the flags once outside the compiled code",
+    "torch.backends.mkl.verbose": "turning verbose output on outside the compiled code",
+    "torch.backends.mkldnn.verbose": "turning verbose output on outside the compiled code",
+}

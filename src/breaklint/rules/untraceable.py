@@ -8,7 +8,8 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.syntax import dotted
-from ..analysis.vocabulary import NUMPY_FILE_FUNCTIONS, NUMPY_SKIPPED, NUMPY_UNTRACED, TRUE_UNDER_COMPILE
+from ..analysis.vocabulary import (BACKEND_CONTEXTS, LOCK_FACTORIES, NUMPY_FILE_FUNCTIONS, NUMPY_SKIPPED,
+                                   NUMPY_UNTRACED, TRUE_UNDER_COMPILE)
 from ..finding import Fix
 from ..fixes.edit import replace, text_of
 from ..fixes.guards import clock_outside_compile, guard_statement
@@ -374,25 +375,6 @@ class IntrospectionCall(CallRule):
         fn = self.ctx.function
         return self.ctx._parameter(name) is not None or (
             fn is not None and name.value in fn.params and fn.declared.get(name.value) == value)
-
-
-LOCK_FACTORIES = frozenset({
-    "threading.Lock", "threading.RLock", "threading.Semaphore", "threading.BoundedSemaphore",
-    "threading.Condition", "multiprocessing.Lock", "multiprocessing.RLock",
-})
-# torch's backend switches written as context managers: each reads or sets its flags through calls that
-# answer Python values, and dynamo cannot enter it ("Unsupported context manager", GB0142; probed on torch
-# 2.13 and calibrated in fixtures/BL414.py). `torch.nn.attention.sdpa_kernel`, what replaced `sdp_kernel`,
-# traces.
-BACKEND_CONTEXTS = {
-    "torch.backends.cuda.sdp_kernel": "`torch.nn.attention.sdpa_kernel([SDPBackend.FLASH_ATTENTION, ...])`, "
-                                      "which dynamo traces",
-    "torch.backends.cudnn.flags": "setting the flags once outside the compiled code",
-    "torch.backends.mkldnn.flags": "setting the flags once outside the compiled code",
-    "torch.backends.opt_einsum.flags": "setting the flags once outside the compiled code",
-    "torch.backends.mkl.verbose": "turning verbose output on outside the compiled code",
-    "torch.backends.mkldnn.verbose": "turning verbose output on outside the compiled code",
-}
 
 
 @register
