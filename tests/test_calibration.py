@@ -70,3 +70,26 @@ def test_a_case_dynamo_cannot_compile_counts_its_lines(tmp_path: Path) -> None:
     cal = calibrate(fixture)
     assert set(cal.sites) == {4, 5}
     assert cal.sites[5] == {"error"}
+
+
+def test_lines_name_each_break_and_a_setting_lifts_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`--lines` lists each line with the static pass's codes and dynamo's break types; `--set` patches a
+    dynamo setting around the file, under which the same line traces."""
+    from breaklint.dynamic.calibrate import main
+
+    fixture = tmp_path / "BL101.py"
+    fixture.write_text(
+        "import torch\n\n\n"
+        "@torch.compile\n"
+        "def scale(x):\n"
+        "    return x * x.sum().item()  # expect: BL101\n\n\n"
+        "def cases():\n"
+        "    return [(scale, (torch.ones(2),))]\n",
+        encoding="utf-8")
+    assert main(["--lines", str(fixture)]) == 0
+    rows = [row.split() for row in capsys.readouterr().out.splitlines() if row.startswith("  ")]
+    assert rows == [["6", "static", "BL101", "dynamo", "GB0124", "return", "x", "*", "x.sum().item()", "#",
+                     "expect:", "BL101"]]
+    assert main(["--lines", "--set", "capture_scalar_outputs=True", str(fixture)]) == 0
+    rows = [row.split()[:5] for row in capsys.readouterr().out.splitlines() if row.startswith("  ")]
+    assert rows == [["6", "static", "BL101", "dynamo", "-"]]

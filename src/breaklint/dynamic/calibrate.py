@@ -189,7 +189,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--record", type=Path, help="the calibration file to add this torch's results to")
+    parser.add_argument("--lines", action="store_true", help="list each line the static pass or dynamo names")
+    parser.add_argument("--set", action="append", default=[], metavar="SETTING=VALUE",
+                        help="a dynamo setting patched around every file (`capture_dynamic_output_shape_ops=True`)")
     args = parser.parse_args(argv)
+    settings = {}
+    for given in args.set:
+        name, _, value = given.partition("=")
+        if value not in ("True", "False"):
+            parser.error(f"--set {given}: only True or False settings are taken")
+        settings[name.strip()] = value == "True"
     if args.record:
         result = record(args.paths[0])
         data = json.loads(args.record.read_text(encoding="utf-8")) if args.record.is_file() else {}
@@ -206,16 +215,32 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         if "def cases(" not in path.read_text(encoding="utf-8", errors="replace"):
             continue
-        cal = calibrate(path)
+        cal = calibrate(path, settings)
         tp, fp, fn = len(cal.true_positives), len(cal.false_positives), len(cal.misses)
         total = [total[0] + tp, total[1] + fp, total[2] + fn]
         print(f"{path.name:<28} {len(cal.break_lines()):>9} {tp:>9} {fp:>6} {fn:>6}")
+        if args.lines:
+            _print_lines(cal)
     tp, fp, fn = total
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
     print(f"{'total':<28} {tp + fp:>9} {tp:>9} {fp:>6} {fn:>6}")
     print(f"precision {precision:.3f}  recall {recall:.3f}")
     return 0
+
+
+def _print_lines(cal: Calibration) -> None:
+    """Each line of a file that the static pass reports a break on or dynamo breaks on: the codes of
+    the one, the graph-break types of the other, and the line's text."""
+    source = cal.path.read_text(encoding="utf-8", errors="replace").splitlines()
+    codes: dict[int, set[str]] = {}
+    for finding in cal.static:
+        if finding.kind == "break":
+            codes.setdefault(finding.line, set()).add(finding.code)
+    for line in sorted(set(codes) | set(cal.sites)):
+        static = ",".join(sorted(codes.get(line, ()))) or "-"
+        dynamo = ",".join(sorted(cal.sites.get(line, ()))) or "-"
+        print(f"  {line:>5}  static {static:<14} dynamo {dynamo:<14} {source[line - 1].strip()[:60]}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,16 @@ DYNAMIC_FUNCS = {
     "torch.bincount": "bincount",
     "torch.combinations": "combinations",  # a `masked_select` inside, whatever the input
     "torch.nn.functional.ctc_loss": "ctc_loss",  # no meta kernel: breaks with the setting too
+    # its `rank` and `singular_values` have data-dependent sizes, whatever the driver; no meta kernel either
+    "torch.linalg.lstsq": "lstsq",
+    # torchvision's: its fake NMS gives a data-dependent number of boxes, and `remove_small_boxes` ends in a
+    # one-argument `torch.where`; dynamo breaks at the caller's line (probed on torch 2.11 with torchvision
+    # 0.26, CPU and CUDA: bench/external/torchvision_ops.py, bench/results/external_ops.txt)
+    **dict.fromkeys(("torchvision.ops.nms", "torchvision.ops.boxes.nms", "torch.ops.torchvision.nms",
+                     "torch.ops.torchvision.nms.default", "torchvision.ops.batched_nms",
+                     "torchvision.ops.boxes.batched_nms"), "nms"),
+    **dict.fromkeys(("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes"),
+                    "remove_small_boxes"),
 }
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 # NumPy's: dynamo runs NumPy calls on arrays from tensors (`scores.cpu().numpy()`) as torch ops, with
@@ -40,7 +50,13 @@ REWRITES = {
     "bincount": "`torch.zeros(K).scatter_add_(0, x, torch.ones_like(x))` with a known number of bins K",
     "repeat_interleave": "`output_size=N` with the total length N, so the shape is known when tracing",
     "one_hot": "`num_classes=K` with the number of classes K, so the shape does not come from the largest value",
+    "lstsq": "the normal equations, `torch.linalg.solve(A.mT @ A, A.mT @ B)` (a small ridge term keeps them "
+             "well posed), or `torch.linalg.pinv(A) @ B`, whose shapes are fixed",
     "ctc_loss": "a loss computed outside the compiled region (return the log-probabilities from forward)",
+    "nms": "a fixed number of boxes: keep the `torch.topk` best scores and suppress overlaps with a mask built "
+           "from `box_iou` (so the shape stays fixed), or run NMS on the compiled call's outputs, after it",
+    "remove_small_boxes": "a mask of the boxes to keep (`(w >= min_size) & (h >= min_size)`) that later steps "
+                          "weigh or `torch.where` by, or drop them after the compiled call",
     "combinations": "the index pairs of `torch.triu_indices(n, n, offset=1)` (a fixed size for a known `n`), "
                     "gathered from the input",
 }
@@ -53,7 +69,9 @@ class DynamicShapeOp(Rule):
     KIND = "break"
     MESSAGE = "an operator whose output shape depends on tensor values"
     SUGGESTION = "use a fixed-size formulation (masks, `torch.where(cond, a, b)`, `nonzero_static`)"
-    GB_TYPES = ("GB0036", "GB0246")  # GB0246: `one_hot` without its number of classes
+    # GB0246: `one_hot` without its number of classes; GB0037: an op with no meta kernel (`lstsq`) under
+    # `capture_dynamic_output_shape_ops`
+    GB_TYPES = ("GB0036", "GB0246", "GB0037")
 
     def _tensor_repeats(self, node: cst.Call, index: int) -> "V.Val | None":
         """The value of the `repeats` argument (positional at `index`, or by keyword) when it may be a tensor."""
@@ -158,8 +176,8 @@ class DynamicShapeOp(Rule):
             requires=requires,
             fix=fix,
             fix_needs=needs,
-            # one_hot breaks with the setting too; combinations fails to compile with it
-            unless=() if op in ("one_hot", "combinations", "ctc_loss") else (CAPTURE_SHAPES,),
+            # one_hot and lstsq break with the setting too; combinations fails to compile with it
+            unless=() if op in ("one_hot", "combinations", "ctc_loss", "lstsq") else (CAPTURE_SHAPES,),
         )
 
 

@@ -108,6 +108,14 @@ def alignment_loss(x):
 
 
 @torch.compile
+def least_squares(x):
+    a = torch.stack([x, x ** 2, torch.ones_like(x)], 1)
+    fitted = torch.linalg.lstsq(a, x.unsqueeze(1)).solution  # expect: BL301
+    normal = torch.linalg.solve(a.mT @ a + 1e-3 * torch.eye(3), a.mT @ x.unsqueeze(1))
+    return fitted + normal
+
+
+@torch.compile
 def numpy_post_processing(x: torch.Tensor):
     scores = np.asarray(x * 2)
     keep = np.nonzero(scores > 0)[0]  # expect: BL301
@@ -123,5 +131,5 @@ def cases():
         (indices, (x,)), (method_nonzero, (x,)), (one_arg_where, (x,)), (uniques, (x,)),
         (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
         (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)), (one_hot_classes, (x,)),
-        (all_pairs, (x,)), (alignment_loss, (x,)), (numpy_post_processing, (x,)),
+        (all_pairs, (x,)), (alignment_loss, (x,)), (least_squares, (x,)), (numpy_post_processing, (x,)),
     ]
