@@ -11,6 +11,9 @@
   or `len()` of one (`boxes[keep]` runs `Boxes.__getitem__`);
 - a loop over a list or dict of instances (`self.steps = [Flip(), Crop()]`), and `type(self).count(x)`;
 - a forward hook the constructor registers (`self.inner.register_forward_hook(clip)`).
+- an attribute built by either branch of a conditional expression, by a `partial` of a class a
+  parameter defaults to, from a class kept on `self` first, from a table whose entries are named
+  through a module (`coders.BoxPost`), or by `getattr(coders, name)()` with the name a default.
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -540,3 +543,111 @@ def test_a_forward_hook_registered_in_the_constructor_runs_with_forward() -> Non
 def test_dynamo_breaks_in_the_hooks(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, HOOKS, "hooks.py") == [
         'print("checked")', "return output * output.abs().max().item()"]
+
+
+BUILT = '''
+import functools
+
+import torch
+from torch import nn
+
+
+class Hungarian:
+    def __call__(self, cost):
+        return cost.argmin(1).tolist()
+
+
+class Greedy:
+    def __call__(self, cost):
+        return cost.argmin(1)
+
+
+class BoxPost:
+    def __init__(self, thresh=0.5):
+        self.thresh = thresh
+
+    def __call__(self, scores):
+        return scores[scores > self.thresh]
+
+
+class Coder:
+    def decode(self, deltas):
+        return deltas * int(deltas.abs().max())
+
+
+class Head(nn.Module):
+    def __init__(self, optimal=True, make=functools.partial(BoxPost, thresh=0.1), coder=Coder):
+        super().__init__()
+        self.matcher = Hungarian() if optimal else Greedy()
+        self.post = make()
+        self.coder_cls = coder
+        self.coder = self.coder_cls()
+
+    def forward(self, x):
+        matched = self.matcher(x)
+        kept = self.post(x)
+        return matched, kept, self.coder.decode(x)
+
+
+def cases():
+    return [(Head(), (torch.randn(3, 4),))]
+'''
+
+
+def test_an_attribute_built_by_either_branch_a_partial_or_a_kept_class_runs_its_methods() -> None:
+    """`self.matcher = Hungarian() if optimal else Greedy()`, `self.post = make()` with a `partial` of a
+    class as `make`'s default, and `self.coder = self.coder_cls()` where `self.coder_cls` keeps a class
+    parameter: calling the attribute runs what the class it built defines."""
+    found = lint_source(dedent(BUILT), Path("m.py"), Config())
+    lines = dedent(BUILT).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ("return cost.argmin(1).tolist()", "BL102"), ("return deltas * int(deltas.abs().max())", "BL103"),
+        ("return scores[scores > self.thresh]", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_what_the_attributes_built(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, BUILT, "built.py") == [
+        "return cost.argmin(1).tolist()", "return deltas * int(deltas.abs().max())",
+        "return scores[scores > self.thresh]"]
+
+
+def test_a_class_from_a_table_of_another_module_or_named_by_a_default_is_built(tmp_path: Path) -> None:
+    """`POSTS = {"box": coders.BoxPost}` (the table's entries named through the module) and
+    `getattr(coders, coder)()` with `coder="DeltaCoder"` the parameter's default: the attribute holds an
+    instance of that class. (Run under dynamo on the same package: it breaks on the two lines.)"""
+    from breaklint.engine import lint
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "coders.py").write_text(dedent('''
+        class DeltaCoder:
+            def decode(self, deltas):
+                return deltas * int(deltas.abs().max())
+
+
+        class BoxPost:
+            def __call__(self, scores):
+                return scores[scores > 0.5]
+        '''), encoding="utf-8")
+    (package / "head.py").write_text(dedent('''
+        from torch import nn
+
+        from . import coders
+
+        POSTS = {"box": coders.BoxPost}
+
+
+        class Head(nn.Module):
+            def __init__(self, kind="box", coder="DeltaCoder"):
+                super().__init__()
+                self.post = POSTS[kind]()
+                self.coder = getattr(coders, coder)()
+
+            def forward(self, x):
+                return self.post(x), self.coder.decode(x)
+        '''), encoding="utf-8")
+    found = lint([package], Config(root=tmp_path)).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
+        ("coders.py", 4, "BL103"), ("coders.py", 9, "BL302")]

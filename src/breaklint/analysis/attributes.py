@@ -14,7 +14,7 @@ from . import values as V
 from .summary import ClassInfo
 from .syntax import call_arguments, dotted, iter_statements, unseeded
 from .walk import find
-from .vocabulary import (FORWARD_HOOKS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
+from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
                          SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
 
 
@@ -68,8 +68,13 @@ class Attributes:
                         info.callables.setdefault(attr, []).extend(methods)
                     elif type(value) is cst.Call and (held := self._held_functions(value)):
                         info.callables.setdefault(attr, []).extend(held)  # `self.loss = partial(focal, gamma=2)`
+                    elif type(value) is cst.IfExp and type(value.body) is cst.Call:
+                        # `nn.LSTM(...) if recurrent else nn.Linear(...)`: a module of either class
+                        for built in (value.body, value.orelse):
+                            if type(built) is cst.Call:
+                                self._classify_attr(attr, built, info, params, modules_only=True, fn=fn)
                     elif type(value) is cst.Call:
-                        self._classify_attr(attr, value, info, params)
+                        self._classify_attr(attr, value, info, params, fn=fn)
                         if attr not in info.tensor_attrs and attr not in info.submodules \
                                 and (helper := self._helper_call(value, params, f"{info.qualname}.{fn.name.value}")):
                             # `self.sampler = build_sampler(cfg)` of this package: what the function returns
@@ -113,6 +118,8 @@ class Attributes:
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
+            if type(stmt) is cst.Expr and type(stmt.value) is cst.Call:
+                self._registered(stmt.value, info, params, fn)
             if type(stmt) in (cst.Expr, cst.Assign) and type(stmt.value) is cst.Call \
                     and type(stmt.value.func) is cst.Attribute and stmt.value.func.attr.value in FORWARD_HOOKS \
                     and stmt.value.args and not stmt.value.args[0].star:
@@ -128,6 +135,32 @@ class Attributes:
                     info.tensor_attrs.add(args[0].value.evaluated_value)
                     if len(args) > 1 and self._makes_sparse(args[1].value):
                         info.sparse_attrs.add(args[0].value.evaluated_value)
+
+    def _registered(self, call: cst.Call, info: ClassInfo, params: dict[str, cst.Param], fn: cst.FunctionDef) -> None:
+        """A module stored without an assignment: `self.add_module("rnn", nn.LSTM(...))` (or
+        `register_module`, `setattr(self, "rnn", ...)`) as `self.rnn = nn.LSTM(...)`; and the modules
+        added to a container (`self.blocks.append(Block())`, `self.blocks.extend([...])`)."""
+        args = [a.value for a in call.args if not a.keyword and not a.star]
+        if self._self_attr(call.func) in ("add_module", "register_module") or (
+                type(call.func) is cst.Name and call.func.value == "setattr" and "setattr" not in self.aliases
+                and args and type(args[0]) is cst.Name and args[0].value == "self" and (args := args[1:])):
+            if len(args) == 2 and type(args[0]) is cst.SimpleString and type(args[1]) is cst.Call \
+                    and isinstance(name := args[0].evaluated_value, str) and name.isidentifier():
+                self._classify_attr(name, args[1], info, params, modules_only=True, fn=fn)
+            return
+        if type(call.func) is not cst.Attribute or call.func.attr.value not in ("append", "extend") or len(args) != 1:
+            return
+        container = self._self_attr(call.func.value)
+        if info.submodules.get(container) in MODULE_CONTAINERS:
+            added = args if call.func.attr.value == "append" else _built_by(args[0])
+            self._add_elements(container, [b for b in added if type(b) is cst.Call], info, params)
+
+    def _add_elements(self, attr: str, built: list[cst.Call], info: ClassInfo, params: dict[str, cst.Param]) -> None:
+        """Note the classes a container attribute's elements are built from ("Class()")."""
+        for call in built:
+            for name in self._classes_called(unseeded(call.func), info, params):
+                if _module_class(name) and f"{name}()" not in info.callables.get(attr, ()):
+                    info.callables.setdefault(attr, []).append(f"{name}()")
 
     def _instances_held(self, value: cst.BaseExpression) -> list[str]:
         """"Class()" for each class a list, tuple or dict literal (or a comprehension) builds its
@@ -219,18 +252,50 @@ class Attributes:
         returned = self._call_return(bound[0], info, method, params)
         return None if returned is None else V.elem(returned, bound[1])
 
-    def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo,
-                       params: dict[str, cst.Param] | None = None) -> None:
-        func = unseeded(value.func)
-        if type(func) is cst.Name and params and func.value in params:
-            # `self.rnn = rnn_layer(...)` with `rnn_layer=nn.LSTM` a parameter of the method: a
-            # class handed in, built here; what the default names is what it builds unless told
-            default = params[func.value].default
-            if type(default) not in (cst.Name, cst.Attribute) or dotted(default) == "None":
-                return
-            func = default
+    def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo, params: dict[str, cst.Param] | None = None,
+                       modules_only: bool = False, fn: cst.FunctionDef | None = None) -> None:
+        for callee in self._classes_called(unseeded(value.func), info, params or {}):
+            self._classify_built(attr, callee, value, info, modules_only)
+            if callee in MODULE_CONTAINERS:
+                # `nn.ModuleList([Head() for _ in range(n)])`, or of a list the method built first:
+                # calling an element (`self.heads[i](x)`, a loop over them) runs each class built in it
+                self._add_elements(attr, _built_in(value, fn), info, params or {})
+
+    def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param]) -> list[str]:
+        """What a call of `func` in a method builds, by name: the class (or function) it names; for a
+        parameter of the method (`rnn_layer(...)`, `rnn_layer=nn.LSTM`), or an attribute the constructor
+        kept it in first (`self.cell = cell`, then `self.cell(...)`), the class its default names, a
+        `functools.partial` of one included: what it builds unless a caller hands over another; each
+        class of a table (`RECURRENT[kind](...)`, of the module or written in place); `getattr(nn,
+        kind.upper())(...)` where the name folds from the parameters' defaults."""
+        kept = self._self_attr(func)
+        param = func.value if type(func) is cst.Name else info.from_params.get(kept) if kept is not None else None
+        if param in params:
+            default = params[param].default
+            if type(default) is cst.Call:
+                default = self.partial_of(default)
+            return [self.qualify(default)] if type(default) in (cst.Name, cst.Attribute) \
+                and dotted(default) != "None" else []
+        if type(func) is cst.Subscript:
+            table = func.value
+            if type(table) is cst.Name and table.value in self.summary.function_tables:
+                return list(self.summary.function_tables[table.value])
+            elements = [el.value for el in table.elements if type(el) in (cst.Element, cst.DictElement)] \
+                if type(table) in (cst.Dict, cst.List, cst.Tuple) else []
+            return [q for el in elements if (dotted(el) or ".").split(".")[0] in self.aliases
+                    and (q := self.qualify(el))]
+        if type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
+                and "getattr" not in self.aliases and len(func.args) == 2 and not any(a.star for a in func.args):
+            owner, name = func.args[0].value, _folded_name(func.args[1].value, params)
+            imported = (dotted(owner) or ".").split(".")[0] in self.aliases
+            return [f"{self.qualify(owner)}.{name}"] if imported and name is not None else []
         callee = self.qualify(func)
-        if callee is None:
+        return [callee] if callee is not None else []
+
+    def _classify_built(self, attr: str, callee: str, value: cst.Call, info: ClassInfo, modules_only: bool) -> None:
+        """Note what `self.<attr> = value` stores, `value` a call of `callee`: a tensor of torch's making,
+        or an instance of a module class."""
+        if modules_only and not _module_class(callee):
             return
         if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
             callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in TORCH_OBJECTS
@@ -241,13 +306,19 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
-            if callee in MODULE_CONTAINERS:
-                # `nn.ModuleList([Head() for _ in range(n)])`: calling an element (`self.heads[i](x)`, a
-                # loop over them) or the container (a `Sequential`) runs each module class built in it
-                for built in _built_in(value):
-                    name = self.qualify(built.func)
-                    if name and _module_class(name) and f"{name}()" not in info.callables.get(attr, ()):
-                        info.callables.setdefault(attr, []).append(f"{name}()")
+
+
+def _folded_name(node: cst.BaseExpression, params: dict[str, cst.Param]) -> str | None:
+    """The name a string expression gives before any call: a literal, a parameter's literal default,
+    and `.upper()`, `.lower()` or `.capitalize()` of those (`getattr(nn, rnn_type.upper())`)."""
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and not node.args \
+            and node.func.attr.value in ("upper", "lower", "capitalize"):
+        inner = _folded_name(node.func.value, params)
+        return getattr(inner, node.func.attr.value)() if inner is not None else None
+    if type(node) is cst.Name and node.value in params:
+        node = params[node.value].default
+    text = node.evaluated_value if type(node) is cst.SimpleString else None
+    return text if isinstance(text, str) and text.isidentifier() else None
 
 
 def _module_class(name: str) -> bool:
@@ -255,13 +326,28 @@ def _module_class(name: str) -> bool:
     return name not in NOT_MODULES and name.split(".")[-1][:1].isupper()
 
 
-MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
 
 
-def _built_in(value: cst.Call) -> list[cst.Call]:
+def _built_in(value: cst.Call, fn: cst.FunctionDef | None = None) -> list[cst.Call]:
     """The constructor calls a module container is given: its arguments (`Sequential(Conv(), ReLU())`),
-    the elements of a list, tuple or dict literal, or a comprehension's element."""
-    return [built for arg in value.args if not arg.star for built in _built_by(arg.value)]
+    the elements of a list, tuple or dict literal, or a comprehension's element; of a local list the
+    method `fn` fills (`layers.append(Block())`, then `ModuleList(layers)` or `Sequential(*layers)`), the
+    calls it is filled with."""
+    out = [built for arg in value.args if not arg.star for built in _built_by(arg.value)]
+    locals_ = {arg.value.value for arg in value.args if type(arg.value) is cst.Name and arg.star != "**"}
+    for stmt in iter_statements(fn.body) if fn is not None and locals_ else ():
+        if type(stmt) is cst.Assign and any(type(t.target) is cst.Name and t.target.value in locals_
+                                            for t in stmt.targets):
+            out.extend(_built_by(stmt.value))
+        elif type(stmt) is cst.AugAssign and type(stmt.target) is cst.Name and stmt.target.value in locals_:
+            out.extend(_built_by(stmt.value))
+        elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Attribute \
+                and type(call.func.value) is cst.Name and call.func.value.value in locals_ \
+                and call.func.attr.value in ("append", "extend") and len(call.args) == 1:
+            added = call.args[0].value
+            out.extend(([added] if type(added) is cst.Call else []) if call.func.attr.value == "append"
+                       else _built_by(added))
+    return out
 
 
 def _built_by(held: cst.BaseExpression) -> list[cst.Call]:

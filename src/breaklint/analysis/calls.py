@@ -268,7 +268,7 @@ class Calls:
         if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
         if type(value) in (cst.Call, cst.IfExp):
-            return [f"{made}()" for made in self.built_from(value)]
+            return [f"{made}()" for made in self.built_from(value) or _torch_modules(self, value)]
         if (param := self._parameter(value)) is not None:
             return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over
         if (attr := self._self_attr(value)) is not None and self.function.cls is not None:
@@ -479,3 +479,15 @@ def _argument_values(node: cst.Call,
 def _held_ref(held: str) -> tuple[str, str]:
     """The call edge to what a local holds: a method of the instance ("self:name") or a function."""
     return ("self", held[5:]) if held.startswith("self:") else ("name", held)
+
+
+def _torch_modules(ctx: Calls, value: cst.BaseExpression) -> list[str]:
+    """The classes of `torch.nn` an argument builds in place (`Seq2Seq(nn.GRU(4, 4))`, either branch of a
+    conditional expression): a constructor that keeps one in an attribute runs it where the attribute
+    is called (BL413 asks `Tree.handed`)."""
+    out = []
+    for built in (value.body, value.orelse) if type(value) is cst.IfExp else (value,):
+        made = ctx.qualify(built.func) if type(built) is cst.Call else None
+        if made and made.startswith("torch.nn.") and made.rsplit(".", 1)[-1][:1].isupper():
+            out.append(made)
+    return out

@@ -64,7 +64,7 @@ class Names:
         for stmt in iter_statements(node):
             if type(stmt) is cst.Assign and type(stmt.value) in (cst.Dict, cst.List, cst.Tuple):
                 elements = [el.value for el in stmt.value.elements if type(el) in (cst.DictElement, cst.Element)]
-                held = [self.aliases[e.value] for e in elements if type(e) is cst.Name and e.value in self.aliases]
+                held = [self.qualify(e) for e in elements if (dotted(e) or ".").split(".")[0] in self.aliases]
                 if held:
                     for target in stmt.targets:
                         if type(target.target) is cst.Name:

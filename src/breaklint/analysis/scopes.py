@@ -17,8 +17,8 @@ from .summary import ClassInfo, FunctionInfo, hide, put_back
 from .syntax import dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
-from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, OPERATOR_MAKERS, PROPERTIES,
-                         PYDANTIC_VALIDATORS)
+from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, MODULE_CONTAINERS, OPERATOR_MAKERS,
+                         PROPERTIES, PYDANTIC_VALIDATORS)
 
 KNOWN_DECORATORS = COMPILE | COMPILER_FACTORIES | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS | OPERATOR_MAKERS
 
@@ -257,6 +257,28 @@ class Scopes:
     def is_bound(self, name: str) -> bool:
         """Whether the function being walked has bound `name` by now (a parameter, an assignment)."""
         return bool(self._scopes) and name in self._scopes[-1].values
+
+    def module_classes(self, func: cst.BaseExpression) -> list[str]:
+        """The classes of the module a call of `func` may run, where the class knows them: `self.rnn`
+        (each class its methods build there), `self.layers[i]` or a loop's `layer` over `self.layers`
+        (the classes built in the container), `rnn = self.rnn`; a module built in place, `nn.LSTM(4, 4)`."""
+        if type(func) is cst.Call:
+            made = self.qualify(func.func)
+            return [made] if made is not None else []
+        cls = self.class_info()
+        attr = self._self_attr(func.value if type(func) is cst.Subscript else func)
+        if attr is None and type(func) is cst.Name and self._scopes:
+            attr = self._scopes[-1].held.get(func.value)
+        if attr is None or cls is None:
+            return []
+        built = [made[:-2] for made in cls.callables.get(attr, ()) if made.endswith("()")]
+        if type(func) is cst.Subscript or attr not in cls.submodules:
+            return built
+        if cls.submodules[attr] in MODULE_CONTAINERS:
+            # a local that holds a container holds one of its elements (a loop over it); the container
+            # called as a whole (a `Sequential`) runs its elements inside torch's own forward
+            return built if type(func) is cst.Name else [cls.submodules[attr]]
+        return [cls.submodules[attr], *built]
 
     def built_from(self, value: cst.BaseExpression) -> list[str]:
         """The classes, or module-level tables of them, that `value` constructs: `Solver(...)`,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.hierarchy import RNN_MODULES
+from ..analysis.literals import integer
 from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS
 from ..analysis.walk import find
 from .base import Rule, register
@@ -29,15 +30,15 @@ class RecurrentModuleCall(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
             return
+        # `self.rnn(h)`, `layer(h)` of a loop over a `ModuleList`, `nn.LSTM(4, 4)(h)`: one class it may run
+        classes = self.ctx.module_classes(node.func)
+        recurrent = [made for made in classes if made in RNN_MODULES]
         func = node.func
-        held = None
-        attr = self.ctx._self_attr(func)
-        cls = self.ctx.class_info()
-        if attr is not None and cls is not None:
-            held = cls.submodules.get(attr)
-        elif type(func) is cst.Call:  # nn.LSTM(4, 4)(x)
-            held = self.ctx.qualify(func.func)
-        if held in RNN_MODULES:
+        if type(func) is cst.Subscript and len(func.slice) == 1 and type(func.slice[0].slice) is cst.Index \
+                and integer(func.slice[0].slice.value) is not None and len(recurrent) < len(classes):
+            return  # `self.layers[0](x)` of a list that holds other modules too: which one, the walk cannot tell
+        if recurrent:
+            held = recurrent[0]
             kind = held.rsplit(".", 1)[-1]
             self.report(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
                               "modules and runs the whole function eagerly", unless=(ALLOW_RNN,))
