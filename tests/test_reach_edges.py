@@ -13,7 +13,8 @@
 - a forward hook the constructor registers (`self.inner.register_forward_hook(clip)`).
 - an attribute built by either branch of a conditional expression, by a `partial` of a class a
   parameter defaults to, from a class kept on `self` first, from a table whose entries are named
-  through a module (`coders.BoxPost`), or by `getattr(coders, name)()` with the name a default.
+  through a module (`coders.BoxPost`), or by `getattr(coders, name)()` with the name a default; the
+  instances a comprehension builds over a table of classes (`[c() for c in CRITERIA]`).
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -651,3 +652,54 @@ def test_a_class_from_a_table_of_another_module_or_named_by_a_default_is_built(t
     found = lint([package], Config(root=tmp_path)).all
     assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
         ("coders.py", 4, "BL103"), ("coders.py", 9, "BL302")]
+
+
+def test_a_table_of_functions_or_classes_named_through_a_module_is_followed(tmp_path: Path) -> None:
+    """`LOSSES = {"focal": losses.focal, "mse": F.mse_loss}` returned by a property (`LOSSES[self.loss_type]`),
+    and `self.criteria = [c() for c in CRITERIA]` with `CRITERIA = [losses.Ranking]`: calling what the
+    property returns runs the tree's function, and a loop over the instances runs `Ranking.__call__`.
+    (Run under dynamo on the same package: it breaks on the two lines.)"""
+    from breaklint.engine import lint
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "losses.py").write_text(dedent('''
+        def focal(pred, target):
+            weight = (target > 0).sum().item()
+            return (pred - target).abs().sum() / weight
+
+
+        class Ranking:
+            def __call__(self, pred, target):
+                return target.flatten()[pred.flatten() > 0].sum()
+        '''), encoding="utf-8")
+    (package / "model.py").write_text(dedent('''
+        import torch.nn.functional as F
+        from torch import nn
+
+        from . import losses
+
+        LOSSES = {"focal": losses.focal, "mse": F.mse_loss}
+        CRITERIA = [losses.Ranking]
+
+
+        class Model(nn.Module):
+            def __init__(self, loss_type="focal"):
+                super().__init__()
+                self.loss_type = loss_type
+                self.criteria = [c() for c in CRITERIA]
+
+            @property
+            def loss_function(self):
+                return LOSSES[self.loss_type]
+
+            def forward(self, pred, target):
+                loss = self.loss_function(pred, target)
+                for crit in self.criteria:
+                    loss = loss + crit(pred, target)
+                return loss
+        '''), encoding="utf-8")
+    found = lint([package], Config(root=tmp_path)).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
+        ("losses.py", 3, "BL101"), ("losses.py", 9, "BL302")]

@@ -155,10 +155,14 @@ class Attributes:
             added = args if call.func.attr.value == "append" else _built_by(args[0])
             self._add_elements(container, [b for b in added if type(b) is cst.Call], info, params)
 
-    def _add_elements(self, attr: str, built: list[cst.Call], info: ClassInfo, params: dict[str, cst.Param]) -> None:
-        """Note the classes a container attribute's elements are built from ("Class()")."""
+    def _add_elements(self, attr: str, built: list[cst.Call], info: ClassInfo, params: dict[str, cst.Param],
+                      bound: dict[str, list[str]] | None = None) -> None:
+        """Note the classes a container attribute's elements are built from ("Class()"); `bound`: the
+        classes a comprehension's target steps through (`[block() for block in BLOCKS]`)."""
         for call in built:
-            for name in self._classes_called(unseeded(call.func), info, params):
+            func = unseeded(call.func)
+            held = (bound or {}).get(func.value) if type(func) is cst.Name else None
+            for name in held or self._classes_called(func, info, params):
                 if _module_class(name) and f"{name}()" not in info.callables.get(attr, ()):
                     info.callables.setdefault(attr, []).append(f"{name}()")
 
@@ -168,10 +172,12 @@ class Attributes:
         if type(value) not in (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp):
             return []
         out: list[str] = []
+        bound = _comprehended(self, value)
         for built in _built_by(value):
-            name = self.qualify(built.func)
-            if name and _module_class(name) and f"{name}()" not in out:
-                out.append(f"{name}()")
+            held = bound.get(built.func.value) if type(built.func) is cst.Name else None
+            for name in held or [self.qualify(built.func)]:
+                if name and _module_class(name) and f"{name}()" not in out:
+                    out.append(f"{name}()")
         return out
 
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
@@ -259,7 +265,8 @@ class Attributes:
             if callee in MODULE_CONTAINERS:
                 # `nn.ModuleList([Head() for _ in range(n)])`, or of a list the method built first:
                 # calling an element (`self.heads[i](x)`, a loop over them) runs each class built in it
-                self._add_elements(attr, _built_in(value, fn), info, params or {})
+                bound = {name: held for arg in value.args for name, held in _comprehended(self, arg.value).items()}
+                self._add_elements(attr, _built_in(value, fn), info, params or {}, bound)
 
     def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param]) -> list[str]:
         """What a call of `func` in a method builds, by name: the class (or function) it names; for a
@@ -306,6 +313,28 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+
+
+def _comprehended(ctx: Attributes, value: cst.BaseExpression) -> dict[str, list[str]]:
+    """The classes a comprehension's target steps through, where it builds an instance of each
+    (`[c() for c in CRITERIA]`, `{k: cls() for k, cls in HEADS.items()}`): over a table of the module
+    (or its `values()` or `items()`), or a literal list of classes. The target's name -> the classes."""
+    if type(value) not in (cst.ListComp, cst.GeneratorExp, cst.DictComp) or value.for_in.inner_for_in is not None:
+        return {}
+    target, it = value.for_in.target, value.for_in.iter
+    if type(it) is cst.Call and type(it.func) is cst.Attribute and not it.args \
+            and it.func.attr.value in ("values", "items"):
+        if it.func.attr.value == "items":
+            target = target.elements[1].value if type(target) is cst.Tuple and len(target.elements) == 2 else None
+        it = it.func.value
+    if type(target) is not cst.Name:
+        return {}
+    if type(it) is cst.Name and it.value in ctx.summary.function_tables:
+        return {target.value: list(ctx.summary.function_tables[it.value])}
+    elements = [el.value for el in it.elements if type(el) in (cst.Element, cst.DictElement)] \
+        if type(it) in (cst.List, cst.Tuple) else []
+    held = [q for el in elements if (dotted(el) or ".").split(".")[0] in ctx.aliases and (q := ctx.qualify(el))]
+    return {target.value: held} if held else {}
 
 
 def _folded_name(node: cst.BaseExpression, params: dict[str, cst.Param]) -> str | None:
