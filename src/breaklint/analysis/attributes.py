@@ -68,8 +68,10 @@ class Attributes:
                         info.callables.setdefault(attr, []).extend(methods)
                     elif type(value) is cst.Call and (held := self._held_functions(value)):
                         info.callables.setdefault(attr, []).extend(held)  # `self.loss = partial(focal, gamma=2)`
-                    elif type(value) is cst.IfExp and type(value.body) is cst.Call:
-                        # `nn.LSTM(...) if recurrent else nn.Linear(...)`: a module of either class
+                    elif type(value) is cst.IfExp and all(type(b) is cst.Call or dotted(b) == "None"
+                                                          for b in (value.body, value.orelse)):
+                        # `nn.LSTM(...) if recurrent else nn.Linear(...)` (or `else None`): a module of either
+                        # class; where a branch is something else (a parameter), what it holds is not known
                         for built in (value.body, value.orelse):
                             if type(built) is cst.Call:
                                 self._classify_attr(attr, built, info, params, modules_only=True, fn=fn)
@@ -355,6 +357,8 @@ def _module_class(name: str) -> bool:
     return name not in NOT_MODULES and name.split(".")[-1][:1].isupper()
 
 
+# the literals and comprehensions whose elements `_built_by` reads
+_LITERALS = (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.GeneratorExp, cst.DictComp)
 
 
 def _built_in(value: cst.Call, fn: cst.FunctionDef | None = None) -> list[cst.Call]:
@@ -365,11 +369,10 @@ def _built_in(value: cst.Call, fn: cst.FunctionDef | None = None) -> list[cst.Ca
     out = [built for arg in value.args if not arg.star for built in _built_by(arg.value)]
     locals_ = {arg.value.value for arg in value.args if type(arg.value) is cst.Name and arg.star != "**"}
     for stmt in iter_statements(fn.body) if fn is not None and locals_ else ():
-        if type(stmt) is cst.Assign and any(type(t.target) is cst.Name and t.target.value in locals_
-                                            for t in stmt.targets):
-            out.extend(_built_by(stmt.value))
-        elif type(stmt) is cst.AugAssign and type(stmt.target) is cst.Name and stmt.target.value in locals_:
-            out.extend(_built_by(stmt.value))
+        if type(stmt) in (cst.Assign, cst.AugAssign) and type(stmt.value) in _LITERALS and any(
+                type(t) is cst.Name and t.value in locals_
+                for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target])):
+            out.extend(_built_by(stmt.value))  # `layers = [Stem()]`, `layers += [Block() for _ in range(n)]`
         elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Attribute \
                 and type(call.func.value) is cst.Name and call.func.value.value in locals_ \
                 and call.func.attr.value in ("append", "extend") and len(call.args) == 1:
