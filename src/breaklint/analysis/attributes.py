@@ -12,7 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo
-from .syntax import call_arguments, dotted, iter_statements, unseeded
+from .syntax import call_arguments, dotted, iter_statements, literal_elements, named_entries, unseeded
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
                          SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
@@ -154,8 +154,7 @@ class Attributes:
             return
         container = self._self_attr(call.func.value)
         if info.submodules.get(container) in MODULE_CONTAINERS:
-            added = args if call.func.attr.value == "append" else _built_by(args[0])
-            self._add_elements(container, [b for b in added if type(b) is cst.Call], info, params)
+            self._add_elements(container, _added(call), info, params)
 
     def _add_elements(self, attr: str, built: list[cst.Call], info: ClassInfo, params: dict[str, cst.Param],
                       bound: dict[str, list[str]] | None = None) -> None:
@@ -286,13 +285,7 @@ class Attributes:
             return [self.qualify(default)] if type(default) in (cst.Name, cst.Attribute) \
                 and dotted(default) != "None" else []
         if type(func) is cst.Subscript:
-            table = func.value
-            if type(table) is cst.Name and table.value in self.summary.function_tables:
-                return list(self.summary.function_tables[table.value])
-            elements = [el.value for el in table.elements if type(el) in (cst.Element, cst.DictElement)] \
-                if type(table) in (cst.Dict, cst.List, cst.Tuple) else []
-            return [q for el in elements if (dotted(el) or ".").split(".")[0] in self.aliases
-                    and (q := self.qualify(el))]
+            return _table_entries(self, func.value)
         if type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
                 and "getattr" not in self.aliases and len(func.args) == 2 and not any(a.star for a in func.args):
             owner, name = func.args[0].value, _folded_name(func.args[1].value, params)
@@ -329,14 +322,16 @@ def _comprehended(ctx: Attributes, value: cst.BaseExpression) -> dict[str, list[
         if it.func.attr.value == "items":
             target = target.elements[1].value if type(target) is cst.Tuple and len(target.elements) == 2 else None
         it = it.func.value
-    if type(target) is not cst.Name:
-        return {}
-    if type(it) is cst.Name and it.value in ctx.summary.function_tables:
-        return {target.value: list(ctx.summary.function_tables[it.value])}
-    elements = [el.value for el in it.elements if type(el) in (cst.Element, cst.DictElement)] \
-        if type(it) in (cst.List, cst.Tuple) else []
-    held = [q for el in elements if (dotted(el) or ".").split(".")[0] in ctx.aliases and (q := ctx.qualify(el))]
+    held = _table_entries(ctx, it) if type(target) is cst.Name and type(it) is not cst.Dict else []
     return {target.value: held} if held else {}
+
+
+def _table_entries(ctx: Attributes, table: cst.BaseExpression) -> list[str]:
+    """The functions and classes a table holds: a module-level one by its name (`RNNS`), or one
+    written in place (`{"lstm": nn.LSTM, "gru": nn.GRU}`)."""
+    if type(table) is cst.Name and table.value in ctx.summary.function_tables:
+        return list(ctx.summary.function_tables[table.value])
+    return named_entries(table, ctx.aliases, ctx.qualify)
 
 
 def _folded_name(node: cst.BaseExpression, params: dict[str, cst.Param]) -> str | None:
@@ -376,10 +371,14 @@ def _built_in(value: cst.Call, fn: cst.FunctionDef | None = None) -> list[cst.Ca
         elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Attribute \
                 and type(call.func.value) is cst.Name and call.func.value.value in locals_ \
                 and call.func.attr.value in ("append", "extend") and len(call.args) == 1:
-            added = call.args[0].value
-            out.extend(([added] if type(added) is cst.Call else []) if call.func.attr.value == "append"
-                       else _built_by(added))
+            out.extend(_added(call))
     return out
+
+
+def _added(call: cst.Call) -> list[cst.Call]:
+    """The constructor calls `xs.append(Block())` or `xs.extend([A(), B()])` add to a list."""
+    added = call.args[0].value
+    return ([added] if type(added) is cst.Call else []) if call.func.attr.value == "append" else _built_by(added)
 
 
 def _built_by(held: cst.BaseExpression) -> list[cst.Call]:
@@ -389,8 +388,7 @@ def _built_by(held: cst.BaseExpression) -> list[cst.Call]:
         held = held.elt
     elif type(held) is cst.DictComp:
         held = held.value
-    items = [el.value for el in held.elements if type(el) in (cst.Element, cst.DictElement)] \
-        if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
+    items = literal_elements(held) if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
     return [item for item in items if type(item) is cst.Call]
 
 

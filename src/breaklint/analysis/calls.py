@@ -283,7 +283,7 @@ class Calls:
                 return list(scope.functions[value.value]) or self._built_methods(value)
         if type(value) in (cst.Name, cst.Attribute):
             qual = self.qualify(value) or ""
-            if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
+            if _torch_module_class(qual):
                 return [qual]  # a torch module class (`rnn_layer=nn.LSTM`): what the constructor builds
             # else `closure = sf.closure` of an instance built here: "Class():method" (reach checks the method)
             return self._held_functions(value) or self._built_methods(value)
@@ -488,6 +488,11 @@ def _torch_modules(ctx: Calls, value: cst.BaseExpression) -> list[str]:
     out = []
     for built in (value.body, value.orelse) if type(value) is cst.IfExp else (value,):
         made = ctx.qualify(built.func) if type(built) is cst.Call else None
-        if made and made.startswith("torch.nn.") and made.rsplit(".", 1)[-1][:1].isupper():
+        if made and _torch_module_class(made):
             out.append(made)
     return out
+
+
+def _torch_module_class(name: str) -> bool:
+    """Whether `name` is a class of `torch.nn` (capitalised: `torch.nn.LSTM`, not `torch.nn.functional.relu`)."""
+    return name.startswith("torch.nn.") and name.rsplit(".", 1)[-1][:1].isupper()

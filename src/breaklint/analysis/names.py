@@ -11,7 +11,7 @@ import libcst as cst
 from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
-from .syntax import dotted, iter_statements, string_index, unseeded
+from .syntax import dotted, iter_statements, named_entries, string_index, unseeded
 from .vocabulary import EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS, TRACE_DECORATORS
 
 
@@ -63,8 +63,7 @@ class Names:
                                 if v and v != f"{self.module}.{k}" and "." in v and not v.startswith("torch.")}
         for stmt in iter_statements(node):
             if type(stmt) is cst.Assign and type(stmt.value) in (cst.Dict, cst.List, cst.Tuple):
-                elements = [el.value for el in stmt.value.elements if type(el) in (cst.DictElement, cst.Element)]
-                held = [self.qualify(e) for e in elements if (dotted(e) or ".").split(".")[0] in self.aliases]
+                held = named_entries(stmt.value, self.aliases, self.qualify)
                 if held:
                     for target in stmt.targets:
                         if type(target.target) is cst.Name:

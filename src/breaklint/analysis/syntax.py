@@ -130,3 +130,17 @@ def is_own_class(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "type" \
         and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star \
         and type(node.args[0].value) is cst.Name and node.args[0].value.value == "self"
+
+
+def literal_elements(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The elements of a list or tuple literal, the values of a dict literal; none of anything else."""
+    if type(node) not in (cst.List, cst.Tuple, cst.Dict):
+        return []
+    return [el.value for el in node.elements if type(el) in (cst.Element, cst.DictElement)]
+
+
+def named_entries(node: cst.BaseExpression, aliases: dict[str, str],
+                  qualify: Callable[[cst.BaseExpression], str | None]) -> list[str]:
+    """What a dict, list or tuple literal names: each element (a dict's values) that is a name or a
+    dotted name the module binds (`Euler`, `nn.LSTM`, `losses.focal`), qualified."""
+    return [q for el in literal_elements(node) if (dotted(el) or ".").split(".")[0] in aliases and (q := qualify(el))]
