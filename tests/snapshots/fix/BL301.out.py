@@ -109,10 +109,10 @@ def alignment_loss(x):
 
 @torch.compile
 def least_squares(x):
-    a = torch.stack([x, x ** 2, torch.ones_like(x)], 1)
-    fitted = torch.linalg.lstsq(a, x.unsqueeze(1)).solution  # expect: BL301
-    normal = torch.linalg.solve(a.mT @ a + 1e-3 * torch.eye(3), a.mT @ x.unsqueeze(1))
-    return fitted + normal
+    a, y = torch.stack([x, x ** 2, torch.ones_like(x)], 1), (x + 3).unsqueeze(1)
+    fitted = torch.linalg.lstsq(a, y).solution  # expect: BL301
+    normal = torch.linalg.solve(a.mT @ a + 1e-3 * torch.eye(3), a.mT @ y)
+    return a @ fitted + a @ normal  # the fitted values (coefficients near 0 differ in their last digits)
 
 
 @torch.compile
