@@ -187,6 +187,17 @@ _ITERATING = frozenset({"list", "tuple", "set", "dict", "iter", "next", "sorted"
                         "filter"})
 
 
+def _tensor_in_tuple(part: V.Val, depth: int = 0) -> V.Val | None:
+    """A tensor (or a value the tree decides) among the elements of a tuple or list, at any depth."""
+    if part.kind != "seq" or depth >= V.MAX_DEPTH:
+        return None
+    for inner in part.parts:
+        found = inner if inner.is_tensor or inner.symbolic else _tensor_in_tuple(inner, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
 @register
 class DataDependentBoolOp(Rule):
     CODE = "BL202"
@@ -293,6 +304,11 @@ class DataDependentBoolOp(Rule):
             if requires is not None:
                 self.report(node, f"`{self.ctx.source(node)}` compares tensors to order them, which needs the "
                                   "truth value of each comparison (`torch.sort` keeps tensors)", requires=requires)
+            elif (requires := next(filter(None, map(_tensor_in_tuple, parts)), None)) is not None:
+                self.report(node, f"`{self.ctx.source(node)}` orders tuples that hold tensors (`d.items()` of a dict "
+                                  "of tensors, `(score, t)` pairs): dynamo up to torch 2.13 sorts only constants, "
+                                  "even where the first elements differ (sort by a key of numbers or strings: "
+                                  "`key=lambda kv: kv[0]`)", requires=requires)
             return
         # a bare parameter is only a guess at a tensor, and one handed to `any()` is usually a list
         requires = value if _tensor_beyond_guess(value) else None

@@ -296,18 +296,18 @@ class OpaqueExtensionCall(CallRule):
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
-                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", *NUMPY_SKIPPED)
+                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
-    # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper and
-    # autograd's anomaly detection (turned on, or entered as a context)
+    # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper,
+    # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
                        "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
                        "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
                        "torch.autograd.variable.Variable", "torch.jit.script", "torch.jit.trace",
                        "torch.autograd.set_detect_anomaly", "torch.autograd.detect_anomaly",
                        "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly",
-                       "threading.get_ident", "threading.current_thread", "threading.local",
-                       *NUMPY_UNTRACED})
+                       "torch.lobpcg", "torch._lobpcg.lobpcg", "threading.get_ident", "threading.current_thread",
+                       "threading.local", *NUMPY_UNTRACED})
 
     ASK_EXTENSIONS = True
 

@@ -55,6 +55,30 @@ def sorted_tensors(x):
 
 
 @torch.compile
+def sorted_items(x):
+    x = x * 2
+    parts = {"b": x.sum(), "a": x.mean()}
+    total = x.new_zeros(())
+    for _, part in sorted(parts.items()):  # expect: BL202
+        total = total + part
+    return total
+
+
+@torch.compile
+def sorted_pairs(x):
+    x = x * 2
+    pairs = [(1, x.sum()), (0, x.mean())]
+    return torch.stack([t for _, t in sorted(pairs)])  # expect: BL202
+
+
+@torch.compile
+def sorted_pairs_by_key(x):
+    x = x * 2
+    pairs = [(1, x.sum()), (0, x.mean())]
+    return torch.stack([t for _, t in sorted(pairs, key=lambda p: p[0])])
+
+
+@torch.compile
 def among_seen(x):
     x = x * 2
     seen = [x.sum(), x.mean()]
@@ -133,7 +157,8 @@ def cases():
     x = torch.randn(8)
     boxes = torch.randn(4, 4)
     return [(tensor_and, (x,)), (tensor_not, (x,)), (elementwise, (x,)), (builtin_any, (x,)),
-            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (among_seen, (x,)),
+            (builtin_all_of_tests, (x,)), (builtin_any_of_flags, (x,)), (sorted_tensors, (x,)), (sorted_items, (x,)),
+            (sorted_pairs, (x,)), (sorted_pairs_by_key, (x,)), (among_seen, (x,)),
             (sorted_by_key, (boxes,)), (best_row, (boxes,)), (sorted_names, (x,)), (holds_zero, (x,)),
             (runs_of_equal, (x,)), (runs_of_names, (x,)), (runs_then_counted, (x,)), (runs_listed, (x,)),
             (name_runs_counted, (x,))]

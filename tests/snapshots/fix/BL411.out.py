@@ -6,6 +6,7 @@ import uuid
 import zlib
 
 import numpy as np
+import opt_einsum
 import pywt
 import scipy.special
 import torch
@@ -24,6 +25,12 @@ def uses_wavelets(x):
     x = x * 2
     low = torch.tensor(pywt.Wavelet("haar").dec_lo)  # expect: BL411
     return x * low.sum()
+
+
+@torch.compile
+def contracts_with_opt_einsum(x):
+    x = x * 2
+    return opt_einsum.contract("i,i->", x, x) + 1  # expect: BL411
 
 
 @torch.compile
@@ -68,6 +75,13 @@ def _double(x):
 
 
 _scripted_double = torch.jit.script(_double)
+
+
+@torch.compile
+def lowest_eigenpair(x):
+    a = torch.outer(x, x) + torch.eye(x.shape[0])
+    values, _ = torch.lobpcg(a, k=1)  # expect: BL411
+    return x * values
 
 
 @torch.compile
@@ -157,8 +171,8 @@ def calls_an_extension(x):
 def cases():
     _build_ops()
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
-            (legacy_variable, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+            (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
             (keys_a_cache, (x,)), (calls_an_extension, (x,))]
