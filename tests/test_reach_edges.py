@@ -14,7 +14,9 @@
 - an attribute built by either branch of a conditional expression, by a `partial` of a class a
   parameter defaults to, from a class kept on `self` first, from a table whose entries are named
   through a module (`coders.BoxPost`), or by `getattr(coders, name)()` with the name a default; the
-  instances a comprehension builds over a table of classes (`[c() for c in CRITERIA]`).
+  instances a comprehension builds over a table of classes (`[c() for c in CRITERIA]`);
+- a module list a subclass hands to its base's constructor (`super().__init__(nn.ModuleList([...]))`),
+  whose elements' methods a loop over it calls; an entry point naming an inherited method.
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -37,6 +39,16 @@ def dynamo_lines(tmp_path: Path, source: str, name: str) -> list[str]:
     path.write_text(dedent(source), encoding="utf-8")
     lines = dedent(source).splitlines()
     return sorted(lines[n - 1].strip() for n in calibrate(path).sites)
+
+
+def write_package(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A package `pkg` under `tmp_path` holding `files` (name -> source, dedented) and an empty `__init__.py`."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    for name, source in files.items():
+        (package / name).write_text(dedent(source), encoding="utf-8")
+    return package
 
 SOURCE = '''
 import functools
@@ -619,10 +631,8 @@ def test_a_class_from_a_table_of_another_module_or_named_by_a_default_is_built(t
     instance of that class. (Run under dynamo on the same package: it breaks on the two lines.)"""
     from breaklint.engine import lint
 
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "coders.py").write_text(dedent('''
+    package = write_package(tmp_path, {
+        "coders.py": '''
         class DeltaCoder:
             def decode(self, deltas):
                 return deltas * int(deltas.abs().max())
@@ -631,8 +641,8 @@ def test_a_class_from_a_table_of_another_module_or_named_by_a_default_is_built(t
         class BoxPost:
             def __call__(self, scores):
                 return scores[scores > 0.5]
-        '''), encoding="utf-8")
-    (package / "head.py").write_text(dedent('''
+        ''',
+        "head.py": '''
         from torch import nn
 
         from . import coders
@@ -648,7 +658,8 @@ def test_a_class_from_a_table_of_another_module_or_named_by_a_default_is_built(t
 
             def forward(self, x):
                 return self.post(x), self.coder.decode(x)
-        '''), encoding="utf-8")
+        ''',
+    })
     found = lint([package], Config(root=tmp_path)).all
     assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
         ("coders.py", 4, "BL103"), ("coders.py", 9, "BL302")]
@@ -661,10 +672,8 @@ def test_a_table_of_functions_or_classes_named_through_a_module_is_followed(tmp_
     (Run under dynamo on the same package: it breaks on the two lines.)"""
     from breaklint.engine import lint
 
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "losses.py").write_text(dedent('''
+    package = write_package(tmp_path, {
+        "losses.py": '''
         def focal(pred, target):
             weight = (target > 0).sum().item()
             return (pred - target).abs().sum() / weight
@@ -673,8 +682,8 @@ def test_a_table_of_functions_or_classes_named_through_a_module_is_followed(tmp_
         class Ranking:
             def __call__(self, pred, target):
                 return target.flatten()[pred.flatten() > 0].sum()
-        '''), encoding="utf-8")
-    (package / "model.py").write_text(dedent('''
+        ''',
+        "model.py": '''
         import torch.nn.functional as F
         from torch import nn
 
@@ -699,7 +708,92 @@ def test_a_table_of_functions_or_classes_named_through_a_module_is_followed(tmp_
                 for crit in self.criteria:
                     loss = loss + crit(pred, target)
                 return loss
-        '''), encoding="utf-8")
+        ''',
+    })
     found = lint([package], Config(root=tmp_path)).all
     assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
         ("losses.py", 3, "BL101"), ("losses.py", 9, "BL302")]
+
+
+HANDED_LAYERS = '''
+import torch
+import torch.nn as nn
+
+
+class _Layer(nn.Module):
+    def forward(self, x):
+        return x
+
+    def infer(self, x, state):
+        steps = state[0].item()
+        return x * steps
+
+
+class Stack(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = layers
+
+    def forward(self, x, states):
+        for i, layer in enumerate(self.layers):
+            x = layer.infer(x, states[i])
+        return x
+
+
+class Built(Stack):
+    def __init__(self, n):
+        super().__init__(nn.ModuleList([_Layer() for _ in range(n)]))
+
+
+class Local(Stack):
+    def __init__(self, n):
+        layers = nn.ModuleList([_Layer() for _ in range(n)])
+        super().__init__(layers)
+
+
+def cases():
+    states = [torch.tensor([2]), torch.tensor([3])]
+    return [(Built(2), (torch.randn(3), states)), (Local(2), (torch.randn(3), states))]
+'''
+
+
+@pytest.mark.parametrize("kept", ["Built", "Local"])
+def test_a_container_handed_to_the_constructor_runs_its_elements_methods(kept: str) -> None:
+    """`super().__init__(nn.ModuleList([_Layer() ...]))`, or a local bound to it, kept as `self.layers`
+    by the base: a loop over it (`enumerate(self.layers)`) calling `layer.infer(...)` runs `_Layer.infer`
+    (a class whose name starts with an underscore is a class all the same)."""
+    source = dedent(HANDED_LAYERS)
+    other = "Local" if kept == "Built" else "Built"
+    start, end = source.index(f"class {other}(Stack)"), source.index("def cases()")
+    source = source[:start] + source[end:]  # only one way of handing the list over
+    found = lint_source(source, Path("m.py"), Config())
+    lines = source.splitlines()
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ("steps = state[0].item()", "BL101")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_handed_containers_elements(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, HANDED_LAYERS, "handed.py") == ["steps = state[0].item()"]
+
+
+def test_an_entry_point_may_name_a_method_a_base_class_defines(tmp_path: Path) -> None:
+    """`entry-points = ["pkg.model.Model.infer"]` where `Model` inherits `infer` from its base: the
+    base's method is the compiled code (as `torch.compile(Model().infer)` would make it)."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "model.py": '''
+        class _Base:
+            def infer(self, x):
+                return x * x.sum().item()
+
+
+        class Model(_Base):
+            pass
+        ''',
+    })
+    config = Config(root=tmp_path)
+    assert [f.code for f in lint([package], config).all if f.kind == "break"] == []
+    config.entry_points = ["pkg.model.Model.infer"]
+    assert [(f.line, f.code) for f in lint([package], config).all if f.kind == "break"] == [(4, "BL101")]

@@ -1049,3 +1049,52 @@ def test_dynamo_breaks_in_the_nested_functions(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, NESTED, "nested.py") == [
         "kept = list(map(lambda r: r[r > 1].sum(), [x, x]))", "return r[r > 0].sum()", "return t[t > 0]",
         "return z * int(n)"]
+
+
+ANNOTATED_MASK = '''
+import torch
+import torch.nn as nn
+from torch import Tensor
+
+
+def select(x: Tensor, mask: Tensor) -> Tensor:
+    return x[mask]
+
+
+def pick(x: Tensor, index: Tensor) -> Tensor:
+    return x[index]
+
+
+class Head(nn.Module):
+    def forward(self, x: Tensor, keep: Tensor) -> Tensor:
+        return x[keep] * 2
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = Head()
+
+    def forward(self, x):
+        a = select(x, torch.logical_and(x > 0, x < 1))
+        b = pick(x, torch.arange(2))
+        return a.sum() + b.sum() + self.head(x, x > 0).sum()
+
+
+def cases():
+    return [(Model(), (torch.randn(6),))]
+'''
+
+
+def test_a_parameter_annotated_as_a_tensor_is_a_mask_where_its_callers_pass_one() -> None:
+    """`mask: Tensor` says a tensor, not which dtype: where every call of the tree passes a tensor of
+    bools (`torch.logical_and(...)`, `x > 0`), indexing with it is a boolean mask; a parameter the
+    callers hand positions (`torch.arange(2)`) gathers."""
+    lines = dedent(ANNOTATED_MASK).splitlines()
+    assert sorted((lines[line - 1].strip(), code) for line, code in findings(ANNOTATED_MASK)) == [
+        ("return x[keep] * 2", "BL302"), ("return x[mask]", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_annotated_masks(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, ANNOTATED_MASK, "masks.py") == ["return x[keep] * 2", "return x[mask]"]

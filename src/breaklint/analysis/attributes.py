@@ -12,7 +12,8 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo
-from .syntax import call_arguments, dotted, iter_statements, literal_elements, named_entries, unseeded
+from .syntax import (added, built_by, built_in, call_arguments, dotted, iter_statements, literal_elements,
+                     named_entries, unseeded)
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
                          SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
@@ -154,7 +155,7 @@ class Attributes:
             return
         container = self._self_attr(call.func.value)
         if info.submodules.get(container) in MODULE_CONTAINERS:
-            self._add_elements(container, _added(call), info, params)
+            self._add_elements(container, added(call), info, params)
 
     def _add_elements(self, attr: str, built: list[cst.Call], info: ClassInfo, params: dict[str, cst.Param],
                       bound: dict[str, list[str]] | None = None) -> None:
@@ -174,7 +175,7 @@ class Attributes:
             return []
         out: list[str] = []
         bound = _comprehended(self, value)
-        for built in _built_by(value):
+        for built in built_by(value):
             held = bound.get(built.func.value) if type(built.func) is cst.Name else None
             for name in held or [self.qualify(built.func)]:
                 if name and _module_class(name) and f"{name}()" not in out:
@@ -267,7 +268,7 @@ class Attributes:
                 # `nn.ModuleList([Head() for _ in range(n)])`, or of a list the method built first:
                 # calling an element (`self.heads[i](x)`, a loop over them) runs each class built in it
                 bound = {name: held for arg in value.args for name, held in _comprehended(self, arg.value).items()}
-                self._add_elements(attr, _built_in(value, fn), info, params or {}, bound)
+                self._add_elements(attr, built_in(value, fn.body if fn is not None else None), info, params or {}, bound)
 
     def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param]) -> list[str]:
         """What a call of `func` in a method builds, by name: the class (or function) it names; for a
@@ -304,7 +305,7 @@ class Attributes:
             and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
         ):
             info.tensor_attrs.add(attr)
-        elif _module_class(callee):
+        elif _module_class(callee) and callee not in self.records:  # (a record: a tuple of values)
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
@@ -349,47 +350,7 @@ def _folded_name(node: cst.BaseExpression, params: dict[str, cst.Param]) -> str 
 
 def _module_class(name: str) -> bool:
     """Whether a call of `name` may build a module: a class (capitalised), not one known to be none."""
-    return name not in NOT_MODULES and name.split(".")[-1][:1].isupper()
-
-
-# the literals and comprehensions whose elements `_built_by` reads
-_LITERALS = (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.GeneratorExp, cst.DictComp)
-
-
-def _built_in(value: cst.Call, fn: cst.FunctionDef | None = None) -> list[cst.Call]:
-    """The constructor calls a module container is given: its arguments (`Sequential(Conv(), ReLU())`),
-    the elements of a list, tuple or dict literal, or a comprehension's element; of a local list the
-    method `fn` fills (`layers.append(Block())`, then `ModuleList(layers)` or `Sequential(*layers)`), the
-    calls it is filled with."""
-    out = [built for arg in value.args if not arg.star for built in _built_by(arg.value)]
-    locals_ = {arg.value.value for arg in value.args if type(arg.value) is cst.Name and arg.star != "**"}
-    for stmt in iter_statements(fn.body) if fn is not None and locals_ else ():
-        if type(stmt) in (cst.Assign, cst.AugAssign) and type(stmt.value) in _LITERALS and any(
-                type(t) is cst.Name and t.value in locals_
-                for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target])):
-            out.extend(_built_by(stmt.value))  # `layers = [Stem()]`, `layers += [Block() for _ in range(n)]`
-        elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Attribute \
-                and type(call.func.value) is cst.Name and call.func.value.value in locals_ \
-                and call.func.attr.value in ("append", "extend") and len(call.args) == 1:
-            out.extend(_added(call))
-    return out
-
-
-def _added(call: cst.Call) -> list[cst.Call]:
-    """The constructor calls `xs.append(Block())` or `xs.extend([A(), B()])` add to a list."""
-    added = call.args[0].value
-    return ([added] if type(added) is cst.Call else []) if call.func.attr.value == "append" else _built_by(added)
-
-
-def _built_by(held: cst.BaseExpression) -> list[cst.Call]:
-    """The calls that build the elements `held` gives: itself, the elements of a list, tuple or
-    dict literal, or a comprehension's element."""
-    if type(held) in (cst.ListComp, cst.GeneratorExp):
-        held = held.elt
-    elif type(held) is cst.DictComp:
-        held = held.value
-    items = literal_elements(held) if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
-    return [item for item in items if type(item) is cst.Call]
+    return name not in NOT_MODULES and name.split(".")[-1].lstrip("_")[:1].isupper()
 
 
 def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:

@@ -11,9 +11,10 @@ import libcst as cst
 
 from .methods import guessable, is_protocol
 from .summary import CallRef
-from .syntax import dotted, is_own_class, is_super_call, self_call
+from .syntax import (container_elements, dotted, is_own_class, is_super_call, self_call, torch_module_class,
+                     torch_modules_built)
 from .values import Val, join
-from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, TYPE_TESTS
+from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, MODULE_CONTAINERS, TYPE_TESTS
 
 
 class Calls:
@@ -268,7 +269,7 @@ class Calls:
         if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
         if type(value) in (cst.Call, cst.IfExp):
-            return [f"{made}()" for made in self.built_from(value) or _torch_modules(self, value)]
+            return _built_here(self, value)
         if (param := self._parameter(value)) is not None:
             return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over
         if (attr := self._self_attr(value)) is not None and self.function.cls is not None:
@@ -281,9 +282,11 @@ class Calls:
                 return [f"%{self.function.cls}#{scope.held[value.value]}"]
             if value.value in scope.functions:
                 return list(scope.functions[value.value]) or self._built_methods(value)
+            if elements := _elements(self, value):
+                return elements  # `layers = nn.ModuleList([...])`, then `super().__init__(layers)`
         if type(value) in (cst.Name, cst.Attribute):
             qual = self.qualify(value) or ""
-            if _torch_module_class(qual):
+            if torch_module_class(qual):
                 return [qual]  # a torch module class (`rnn_layer=nn.LSTM`): what the constructor builds
             # else `closure = sf.closure` of an instance built here: "Class():method" (reach checks the method)
             return self._held_functions(value) or self._built_methods(value)
@@ -481,18 +484,17 @@ def _held_ref(held: str) -> tuple[str, str]:
     return ("self", held[5:]) if held.startswith("self:") else ("name", held)
 
 
-def _torch_modules(ctx: Calls, value: cst.BaseExpression) -> list[str]:
-    """The classes of `torch.nn` an argument builds in place (`Seq2Seq(nn.GRU(4, 4))`, either branch of a
-    conditional expression): a constructor that keeps one in an attribute runs it where the attribute
-    is called (BL413 asks `Tree.handed`)."""
-    out = []
-    for built in (value.body, value.orelse) if type(value) is cst.IfExp else (value,):
-        made = ctx.qualify(built.func) if type(built) is cst.Call else None
-        if made and _torch_module_class(made):
-            out.append(made)
-    return out
+def _built_here(ctx: Calls, value: cst.Call | cst.IfExp) -> list[str]:
+    """"Class()" for what an argument builds: an instance of the tree (of either branch), a module of
+    `torch.nn`, and the elements of a module container."""
+    return [f"{made}()" for made in ctx.built_from(value) or torch_modules_built(value, ctx.qualify)] \
+        + _elements(ctx, value)
 
 
-def _torch_module_class(name: str) -> bool:
-    """Whether `name` is a class of `torch.nn` (capitalised: `torch.nn.LSTM`, not `torch.nn.functional.relu`)."""
-    return name.startswith("torch.nn.") and name.rsplit(".", 1)[-1][:1].isupper()
+def _elements(ctx: Calls, value: cst.BaseExpression) -> list[str]:
+    """"Class()" for each class of what a module container built in an argument holds, or one a local
+    was bound to (`super().__init__(nn.ModuleList([Layer() for _ in range(n)]))`): the constructor that
+    keeps it runs their methods where it calls one of an element (`for layer in self.layers: layer.infer(x)`)."""
+    body = ctx._scopes[-1].body if ctx._scopes else None
+    return [f"{made}()" for built in container_elements(value, body, MODULE_CONTAINERS, ctx.qualify)
+            for made in ctx.built_from(built) or torch_modules_built(built, ctx.qualify)]

@@ -57,9 +57,9 @@ class Reach(Handing):
         if self.entry_points:
             patterns = [p for p in self.entry_points if any(c in p for c in "*?[")]
             exact = {self.canonical(p) for p in self.entry_points if p not in patterns}
-            for qual in [*self.functions, *self.classes]:
-                if qual in exact or any(fnmatch.fnmatchcase(qual, p) for p in patterns):
-                    self.entries.append(qual)
+            matched = [qual for qual in [*self.functions, *self.classes]
+                       if qual in exact or any(fnmatch.fnmatchcase(qual, p) for p in patterns)]
+            self.entries += matched + sorted(exact.difference(matched))  # (a base's method: resolved below)
         for entry in map(self.canonical, self.entries):
             owner, _, attr = entry.rpartition(".")
             if entry in self.functions:

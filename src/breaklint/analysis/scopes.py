@@ -306,7 +306,7 @@ class Scopes:
                 and (cls := self.class_info()) is not None:
             return [cls.qualname]  # `type(self)(*args)`
         name = self.qualify(value.func)
-        if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1][:1].isupper():
+        if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
             return [name]
         return []
 

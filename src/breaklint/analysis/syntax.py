@@ -4,6 +4,7 @@ and the fixes."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Callable, Iterator, TypeVar
 
 import libcst as cst
@@ -144,3 +145,79 @@ def named_entries(node: cst.BaseExpression, aliases: dict[str, str],
     """What a dict, list or tuple literal names: each element (a dict's values) that is a name or a
     dotted name the module binds (`Euler`, `nn.LSTM`, `losses.focal`), qualified."""
     return [q for el in literal_elements(node) if (dotted(el) or ".").split(".")[0] in aliases and (q := qualify(el))]
+
+
+# the literals and comprehensions whose elements `built_by` reads
+_LITERALS = (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.GeneratorExp, cst.DictComp)
+
+
+def built_in(value: cst.Call, body: cst.BaseSuite | None = None) -> list[cst.Call]:
+    """The constructor calls a module container is given: its arguments (`Sequential(Conv(), ReLU())`),
+    the elements of a list, tuple or dict literal, or a comprehension's element; of a local list the
+    function fills (`layers.append(Block())`, then `ModuleList(layers)` or `Sequential(*layers)`), the
+    calls it is filled with (`body`: the function's statements)."""
+    out = [built for arg in value.args if not arg.star for built in built_by(arg.value)]
+    locals_ = {arg.value.value for arg in value.args if type(arg.value) is cst.Name and arg.star != "**"}
+    for stmt in iter_statements(body) if body is not None and locals_ else ():
+        if type(stmt) in (cst.Assign, cst.AugAssign) and type(stmt.value) in _LITERALS and any(
+                type(t) is cst.Name and t.value in locals_
+                for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target])):
+            out.extend(built_by(stmt.value))  # `layers = [Stem()]`, `layers += [Block() for _ in range(n)]`
+        elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Attribute \
+                and type(call.func.value) is cst.Name and call.func.value.value in locals_ \
+                and call.func.attr.value in ("append", "extend") and len(call.args) == 1:
+            out.extend(added(call))
+    return out
+
+
+def added(call: cst.Call) -> list[cst.Call]:
+    """The constructor calls `xs.append(Block())` or `xs.extend([A(), B()])` add to a list."""
+    added = call.args[0].value
+    return ([added] if type(added) is cst.Call else []) if call.func.attr.value == "append" else built_by(added)
+
+
+def built_by(held: cst.BaseExpression) -> list[cst.Call]:
+    """The calls that build the elements `held` gives: itself, the elements of a list, tuple or
+    dict literal, or a comprehension's element."""
+    if type(held) in (cst.ListComp, cst.GeneratorExp):
+        held = held.elt
+    elif type(held) is cst.DictComp:
+        held = held.value
+    items = literal_elements(held) if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
+    return [item for item in items if type(item) is cst.Call]
+
+def assigned_once(body: cst.BaseSuite, name: str) -> cst.BaseExpression | None:
+    """The value a block binds `name` to, where its one binding of it is `name = value`; None otherwise."""
+    found = [stmt for stmt in iter_statements(body) if type(stmt) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
+             and any(type(t) is cst.Name and t.value == name
+                     for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target]))]
+    return found[0].value if len(found) == 1 and type(found[0]) is not cst.AugAssign else None
+
+
+def container_elements(value: cst.BaseExpression, body: cst.BaseSuite | None, containers: Collection[str],
+                       qualify: Callable[[cst.BaseExpression], str | None]) -> list[cst.Call]:
+    """The constructor calls of what a module container holds where a call of one of `containers`
+    builds it (`nn.ModuleList([Block() for _ in range(n)])`, `nn.Sequential(A(), B())`, of a list the
+    function fills), here or in the one binding of a local (`layers = nn.ModuleList(...)`) in `body`."""
+    if type(value) is cst.Name and body is not None:
+        value = assigned_once(body, value.value)
+    if type(value) is not cst.Call or qualify(value.func) not in containers:
+        return []
+    return built_in(value, body)
+
+
+def torch_module_class(name: str) -> bool:
+    """Whether `name` is a class of `torch.nn` (capitalised: `torch.nn.LSTM`, not `torch.nn.functional.relu`)."""
+    return name.startswith("torch.nn.") and name.rsplit(".", 1)[-1][:1].isupper()
+
+
+def torch_modules_built(value: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], str | None]) -> list[str]:
+    """The classes of `torch.nn` an argument builds in place (`Seq2Seq(nn.GRU(4, 4))`, either branch of a
+    conditional expression): a constructor that keeps one in an attribute runs it where the attribute
+    is called (BL413 asks `Tree.handed`)."""
+    out = []
+    for built in (value.body, value.orelse) if type(value) is cst.IfExp else (value,):
+        made = qualify(built.func) if type(built) is cst.Call else None
+        if made and torch_module_class(made):
+            out.append(made)
+    return out

@@ -233,10 +233,21 @@ class BooleanMaskIndex(Rule):
         # reports at one node, the engine keeps the first that stands
         shown = next((v for v in values if v.bool_shaped), None)
         fix, needs = self._fixes.get(node, (None, ()))
-        for value in [shown] if shown is not None else [v for v in values if v.symbolic]:
+        for value in [shown] if shown is not None else [v for v in values if v.symbolic] or self._handed(node):
             self.report(node, f"`{self.ctx.source(node)}` selects elements by a boolean mask: "
                               "the result's length depends on the data", requires=value, fix=fix, fix_needs=needs,
                         unless=(CAPTURE_SHAPES,), must_be="tensor" if value.bool_shaped else "bools")
+
+    def _handed(self, node: cst.Subscript) -> list[V.Val]:
+        """What the callers pass for each parameter annotated as a tensor that indexes `node` as it was
+        handed over (`mask_m: Tensor`): the annotation says a tensor, the callers whether one of bools."""
+        function = self.ctx.function
+        if function is None:
+            return []
+        return [V.passed(function.qualname, index.value) for element in node.slice
+                if type(element.slice) is cst.Index and type(index := element.slice.value) is cst.Name
+                and (declared := function.declared.get(index.value)) is not None and declared.is_tensor
+                and not declared.is_bool_tensor and self.ctx.value(index) == declared]
 
 
 SIZE_FACTORIES = frozenset({
