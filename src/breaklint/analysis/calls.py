@@ -485,16 +485,16 @@ def _held_ref(held: str) -> tuple[str, str]:
 
 
 def _built_here(ctx: Calls, value: cst.Call | cst.IfExp) -> list[str]:
-    """"Class()" for what an argument builds: an instance of the tree (of either branch), a module of
-    `torch.nn`, and the elements of a module container."""
-    return [f"{made}()" for made in ctx.built_from(value) or torch_modules_built(value, ctx.qualify)] \
-        + _elements(ctx, value)
+    """"Class()" for what an argument builds: an instance of the tree (of either branch), a module of `torch.nn`."""
+    return [f"{m}()" for m in ctx.built_from(value) or torch_modules_built(value, ctx.qualify)] + _elements(ctx, value)
 
 
 def _elements(ctx: Calls, value: cst.BaseExpression) -> list[str]:
-    """"Class()" for each class of what a module container built in an argument holds, or one a local
-    was bound to (`super().__init__(nn.ModuleList([Layer() for _ in range(n)]))`): the constructor that
-    keeps it runs their methods where it calls one of an element (`for layer in self.layers: layer.infer(x)`)."""
-    body = ctx._scopes[-1].body if ctx._scopes else None
-    return [f"{made}()" for built in container_elements(value, body, MODULE_CONTAINERS, ctx.qualify)
+    """"Class()" for each class a module container built in an argument (or bound to a local handed) holds
+    (`super().__init__(nn.ModuleList([Layer() ...]))`): a loop over what keeps it runs their methods."""
+    scope = ctx._scopes[-1] if ctx._scopes else None
+    if type(value) is cst.Name and (scope is None or (held := scope.values.get(value.value)) is None
+                                    or held.kind != "object" or held.ref not in MODULE_CONTAINERS):
+        return []  # (a local's one binding is looked up only where the local holds a container)
+    return [f"{made}()" for built in container_elements(value, scope and scope.body, MODULE_CONTAINERS, ctx.qualify)
             for made in ctx.built_from(built) or torch_modules_built(built, ctx.qualify)]
