@@ -494,7 +494,7 @@ def _elements(ctx: Calls, value: cst.BaseExpression) -> list[str]:
     (`super().__init__(nn.ModuleList([Layer() ...]))`): a loop over what keeps it runs their methods."""
     scope = ctx._scopes[-1] if ctx._scopes else None
     if type(value) is cst.Name and (scope is None or (held := scope.values.get(value.value)) is None
-                                    or held.kind != "object" or held.ref not in MODULE_CONTAINERS):
-        return []  # (a local's one binding is looked up only where the local holds a container)
+                                    or held.kind != "object"):
+        return []  # (a local's one binding is looked up only where the local holds an object)
     return [f"{made}()" for built in container_elements(value, scope and scope.body, MODULE_CONTAINERS, ctx.qualify)
             for made in ctx.built_from(built) or torch_modules_built(built, ctx.qualify)]
