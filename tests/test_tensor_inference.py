@@ -1098,3 +1098,40 @@ def test_a_parameter_annotated_as_a_tensor_is_a_mask_where_its_callers_pass_one(
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_annotated_masks(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, ANNOTATED_MASK, "masks.py") == ["return x[keep] * 2", "return x[mask]"]
+
+
+INVERTED_MASK = '''
+import torch
+import torch.nn as nn
+
+
+def split(x, keep):
+    return x[keep].sum(), x[~keep].sum()
+
+
+def shift(x, steps):
+    return x[~steps]
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        kept, dropped = split(x, x > 0)
+        return kept + dropped + shift(x, torch.arange(2)).sum()
+
+
+def cases():
+    return [(Model(), (torch.randn(6),))]
+'''
+
+
+def test_the_inverse_of_a_mask_the_tree_decides_is_a_mask() -> None:
+    """`~keep` of a parameter every caller hands a tensor of bools is one too (`~` of integers is their
+    bitwise complement, a gather: `~steps` of `torch.arange(2)` is not reported)."""
+    lines = dedent(INVERTED_MASK).splitlines()
+    assert sorted((lines[line - 1].strip(), code) for line, code in findings(INVERTED_MASK)) == [
+        ("return x[keep].sum(), x[~keep].sum()", "BL302")] * 2  # `x[keep]` and `x[~keep]`, on one line
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_inverted_mask(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, INVERTED_MASK, "inverted.py") == ["return x[keep].sum(), x[~keep].sum()"]

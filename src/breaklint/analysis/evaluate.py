@@ -95,6 +95,8 @@ class Evaluation:
                 return V.op(inner, comparison=True)
             if type(node.operator) is cst.BitInvert and inner.bool_shaped:
                 return V.op(inner, comparison=True)
+            if type(node.operator) is cst.BitInvert and inner.symbolic:
+                return V.same_kind(inner)  # `~mask` of a mask the tree decides: of bools exactly when it is
             return V.op(inner)
         if type(node) is cst.Comparison:
             if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
