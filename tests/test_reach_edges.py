@@ -803,3 +803,51 @@ def test_an_entry_point_may_name_a_method_a_base_class_defines(tmp_path: Path) -
     assert [f.code for f in lint([package], config).all if f.kind == "break"] == []
     config.entry_points = ["pkg.model.Model.infer"]
     assert [(f.line, f.code) for f in lint([package], config).all if f.kind == "break"] == [(4, "BL101")]
+
+
+PASSED_DOWN = '''
+import torch
+import torch.nn as nn
+
+
+class SingleRNN(nn.Module):
+    def __init__(self, rnn_type, size):
+        super().__init__()
+        self.rnn = getattr(nn, rnn_type)(size, size, batch_first=True)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return out
+
+
+class Stack(nn.Module):
+    def __init__(self, size=4, rnn_type="GRU"):
+        super().__init__()
+        self.first = SingleRNN(rnn_type, size)
+        self.second = SingleRNN(rnn_type=rnn_type, size=size)
+
+    def forward(self, x):
+        return self.second(self.first(x))
+
+
+def cases():
+    return [(Stack(), (torch.randn(2, 5, 4),))]
+'''
+
+
+def test_a_module_class_named_by_what_the_constructions_pass_down() -> None:
+    """`getattr(nn, rnn_type)(...)` where `rnn_type` has no default: every construction of the class in the
+    file passes a parameter of its own with a literal default (`rnn_type="GRU"`), so the attribute is a GRU."""
+    lines = dedent(PASSED_DOWN).splitlines()
+    found = lint_source(dedent(PASSED_DOWN), Path("m.py"), Config())
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ("out, _ = self.rnn(x)", "BL413")]
+    # one construction that passes what the file cannot fold leaves the class unknown
+    unknown = dedent(PASSED_DOWN).replace("SingleRNN(rnn_type=rnn_type, size=size)",
+                                          "SingleRNN(rnn_type=pick(), size=size)")
+    assert [f.code for f in lint_source(unknown, Path("m.py"), Config()) if f.kind == "break"] == []
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_module_class_passed_down(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, PASSED_DOWN, "passed_down.py") == ["out, _ = self.rnn(x)"]

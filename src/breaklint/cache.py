@@ -28,7 +28,7 @@ from ._version import __version__
 from .finding import Finding
 from .analysis.values import Val, from_plain, to_plain
 
-FORMAT = 111
+FORMAT = 112
 SUFFIX = ".json"
 
 

@@ -289,9 +289,11 @@ class Attributes:
             return _table_entries(self, func.value)
         if type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
                 and "getattr" not in self.aliases and len(func.args) == 2 and not any(a.star for a in func.args):
-            owner, name = func.args[0].value, _folded_name(func.args[1].value, params)
+            owner, arg = func.args[0].value, func.args[1].value
+            names = [name] if (name := _folded_name(arg, params)) is not None else _passed_names(
+                self.module_node, info.qualname.rsplit(".", 1)[-1], arg.value) if type(arg) is cst.Name else []
             imported = (dotted(owner) or ".").split(".")[0] in self.aliases
-            return [f"{self.qualify(owner)}.{name}"] if imported and name is not None else []
+            return [f"{self.qualify(owner)}.{name}" for name in names] if imported else []
         callee = self.qualify(func)
         return [callee] if callee is not None else []
 
@@ -346,6 +348,31 @@ def _folded_name(node: cst.BaseExpression, params: dict[str, cst.Param]) -> str 
         node = params[node.value].default
     text = node.evaluated_value if type(node) is cst.SimpleString else None
     return text if isinstance(text, str) and text.isidentifier() else None
+
+
+def _passed_names(module: cst.Module | None, cls: str, param: str) -> list[str]:
+    """The names the file's constructions of class `cls` (by its name) pass for its constructor's
+    parameter `param`, each folded as `_folded_name` folds (a literal, or a parameter of the calling
+    function with a literal default: `SingleRNN(rnn_type, ...)` in `def __init__(self, rnn_type="LSTM")`);
+    none unless every construction passes one."""
+    init = next((d for c in find(module, cst.ClassDef) if c.name.value == cls for d in c.body.body
+                 if type(d) is cst.FunctionDef and d.name.value == "__init__"), None) if module is not None else None
+    order = [p.name.value for p in [*init.params.posonly_params, *init.params.params]][1:] if init is not None else []
+    if param not in order and (init is None or param not in {p.name.value for p in init.params.kwonly_params}):
+        return []
+    out: set[str] = set()
+    for fn in find(module, cst.FunctionDef):
+        params = {p.name.value: p for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
+        for call in find(fn.body, cst.Call):
+            if type(call.func) is not cst.Name or call.func.value != cls or any(a.star for a in call.args):
+                continue
+            positional = [a.value for a in call.args if a.keyword is None]
+            given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == param] or (
+                [positional[order.index(param)]] if param in order and order.index(param) < len(positional) else [])
+            if not given or (name := _folded_name(given[0], params)) is None:
+                return []
+            out.add(name)
+    return sorted(out)
 
 
 def _module_class(name: str) -> bool:

@@ -77,6 +77,7 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         self.lines = source_lines
         self.positions = positions
         self.indent_unit = "    "
+        self.module_node: cst.Module | None = None  # the file's tree (`Names.visit_Module`)
         self.summary = ModuleSummary(module=module)
         self.candidates: list[Candidate] = []
         self.suppressions: list[tuple[int, frozenset[str] | None, str]] = []

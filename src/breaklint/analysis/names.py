@@ -22,7 +22,7 @@ class Names:
     """
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.indent_unit = node.default_indent
+        self.indent_unit, self.module_node = node.default_indent, node
         for stmt in iter_statements(node):
             if type(stmt) is cst.Import:
                 for alias in stmt.names:
