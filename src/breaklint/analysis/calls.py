@@ -485,7 +485,7 @@ def _held_ref(held: str) -> tuple[str, str]:
 
 
 def _built_here(ctx: Calls, value: cst.Call | cst.IfExp) -> list[str]:
-    """"Class()" for what an argument builds: an instance of the tree (of either branch), a module of `torch.nn`."""
+    """"Class()" for what an argument builds: the tree's class, `torch.nn`'s, a module container's elements."""
     return [f"{m}()" for m in ctx.built_from(value) or torch_modules_built(value, ctx.qualify)] + _elements(ctx, value)
 
 

@@ -172,8 +172,8 @@ def built_in(value: cst.Call, body: cst.BaseSuite | None = None) -> list[cst.Cal
 
 def added(call: cst.Call) -> list[cst.Call]:
     """The constructor calls `xs.append(Block())` or `xs.extend([A(), B()])` add to a list."""
-    added = call.args[0].value
-    return ([added] if type(added) is cst.Call else []) if call.func.attr.value == "append" else built_by(added)
+    item = call.args[0].value
+    return ([item] if type(item) is cst.Call else []) if call.func.attr.value == "append" else built_by(item)
 
 
 def built_by(held: cst.BaseExpression) -> list[cst.Call]:
@@ -185,6 +185,7 @@ def built_by(held: cst.BaseExpression) -> list[cst.Call]:
         held = held.value
     items = literal_elements(held) if type(held) in (cst.List, cst.Tuple, cst.Dict) else [held]
     return [item for item in items if type(item) is cst.Call]
+
 
 def assigned_once(body: cst.BaseSuite, name: str) -> cst.BaseExpression | None:
     """The value a block binds `name` to, where its one binding of it is `name = value`; None otherwise."""
