@@ -12,8 +12,8 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo
-from .syntax import (added, built_by, built_in, call_arguments, dotted, iter_statements, literal_elements,
-                     named_entries, unseeded)
+from .syntax import (added, bound_once, built_by, built_in, call_arguments, class_like, dotted, iter_statements,
+                     literal_elements, named_entries, unseeded)
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
                          SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
@@ -191,25 +191,8 @@ class Attributes:
             type(func) is cst.Attribute and func.attr.value in SPARSE_CONVERSIONS)
 
     def _bound_once(self, local: str, fn: cst.FunctionDef) -> tuple[cst.BaseExpression, int | None] | None:
-        """The expression a local of the method is bound to, where the method binds it once, by an
-        assignment: (value, None) for `x = value`, (value, i) for the i-th name of `a, x = value`."""
-        found: list[tuple[cst.BaseExpression | None, int | None]] = []
-        for stmt in iter_statements(fn.body):
-            for target, rhs in _bindings(stmt):
-                if type(target) is cst.Name and target.value == local:
-                    found.append((rhs, None))
-                elif type(target) in (cst.Tuple, cst.List) and _names(target, local):
-                    parts = target.elements
-                    at = [i for i, e in enumerate(parts) if type(e.value) is cst.Name and e.value.value == local]
-                    # a starred or nested target (`a, (b, x) = ...`) binds it to no one element
-                    plain = at and not any(type(e) is cst.StarredElement for e in parts)
-                    found.append((rhs if plain else None, at[0] if at else None))
-        if len(found) != 1 or found[0][0] is None:
-            return None
-        # `(x := ...)` binds it too
-        if self.mentions(fn.body, (":=",)) and any(_names(n.target, local) for n in find(fn.body, cst.NamedExpr)):
-            return None
-        return found[0][0], found[0][1]
+        """`bound_once` in the method's body (walked for `:=` only where its source holds one)."""
+        return bound_once(fn.body, local, walrus=self.mentions(fn.body, (":=",)))
 
     def _passed(self, call: cst.Call, params: dict[str, cst.Param],
                 method: str) -> tuple[list[V.Val], list[tuple[str, V.Val]]] | None:
@@ -268,7 +251,8 @@ class Attributes:
                 # `nn.ModuleList([Head() for _ in range(n)])`, or of a list the method built first:
                 # calling an element (`self.heads[i](x)`, a loop over them) runs each class built in it
                 bound = {name: held for arg in value.args for name, held in _comprehended(self, arg.value).items()}
-                self._add_elements(attr, built_in(value, fn.body if fn is not None else None), info, params or {}, bound)
+                body = fn.body if fn is not None else None
+                self._add_elements(attr, built_in(value, body), info, params or {}, bound)
 
     def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param]) -> list[str]:
         """What a call of `func` in a method builds, by name: the class (or function) it names; for a
@@ -377,7 +361,7 @@ def _passed_names(module: cst.Module | None, cls: str, param: str) -> list[str]:
 
 def _module_class(name: str) -> bool:
     """Whether a call of `name` may build a module: a class (capitalised), not one known to be none."""
-    return name not in NOT_MODULES and name.split(".")[-1].lstrip("_")[:1].isupper()
+    return name not in NOT_MODULES and class_like(name)
 
 
 def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method: str) -> V.Val | None:
@@ -390,31 +374,3 @@ def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method:
     if value.func.attr.value not in RECEIVER_KIND_METHODS:
         return None
     return V.method_result(V.param(method, value.func.value.value))
-
-
-def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
-    """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
-    `with ... as`, an `except ... as`, a `def`, an import); value None where the statement binds no
-    single expression."""
-    if type(stmt) is cst.Assign:
-        return [(t.target, stmt.value) for t in stmt.targets]
-    if type(stmt) is cst.AnnAssign:
-        return [(stmt.target, stmt.value)]
-    if type(stmt) is cst.AugAssign:
-        return [(stmt.target, None)]
-    if type(stmt) in (cst.FunctionDef, cst.ClassDef):
-        return [(stmt.name, None)]
-    if type(stmt) in (cst.Import, cst.ImportFrom) and type(stmt.names) is not cst.ImportStar:
-        return [(a.asname.name if a.asname else cst.Name(dotted(a.name).split(".")[0]), None) for a in stmt.names]
-    if type(stmt) is cst.For:
-        return [(stmt.target, None)]
-    if type(stmt) is cst.With:
-        return [(item.asname.name, None) for item in stmt.items if item.asname is not None]
-    if type(stmt) is cst.Try:
-        return [(h.name.name, None) for h in stmt.handlers if h.name is not None]
-    return []
-
-
-def _names(node: cst.CSTNode, local: str) -> bool:
-    """Whether `node` is, or holds, the name `local`."""
-    return any(type(n) is cst.Name and n.value == local for n in find(node, cst.Name))

@@ -414,7 +414,8 @@ def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpress
         attr = ctx._self_attr(it)
         cls = ctx.class_info()
         stepped = _stepped_attribute(ctx, it) if attr is None else attr
-        ctx._hold(target.value, stepped if stepped is not None and cls is not None and cls.holds_object(stepped) else None)
+        ctx._hold(target.value, stepped if stepped is not None and cls is not None
+                  and cls.holds_object(stepped) else None)
         if attr is not None:
             ctx._scopes[-1].keyed[target.value] = element_of(attr)
         _hold_functions(ctx, target, it)

@@ -11,7 +11,7 @@ import libcst as cst
 
 from .methods import guessable, is_protocol
 from .summary import CallRef
-from .syntax import (container_elements, dotted, is_own_class, is_super_call, self_call, torch_module_class,
+from .syntax import (class_like, container_elements, dotted, is_own_class, is_super_call, self_call, torch_module_class,
                      torch_modules_built)
 from .values import Val, join
 from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, MODULE_CONTAINERS, TYPE_TESTS
@@ -33,7 +33,7 @@ class Calls:
             for arg in node.args:
                 self._note_scalar_use(arg.value)
         # a call of a class of the package (a record's build, which reach reads fields from)
-        klass = name if name is not None and "." in name and name.rsplit(".", 1)[1].lstrip("_")[:1].isupper() \
+        klass = name if name is not None and "." in name and class_like(name) \
             and name.split(".")[0] == self.module.split(".")[0] else None
         if not self.active():
             if klass:

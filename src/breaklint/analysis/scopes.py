@@ -14,7 +14,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo, FunctionInfo, hide, put_back
-from .syntax import dotted, is_stub, is_super_call
+from .syntax import class_like, dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
 from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, MODULE_CONTAINERS, OPERATOR_MAKERS,
@@ -306,7 +306,7 @@ class Scopes:
                 and (cls := self.class_info()) is not None:
             return [cls.qualname]  # `type(self)(*args)`
         name = self.qualify(value.func)
-        if name and not name.startswith(("torch.", "logging.")) and name.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
+        if name and not name.startswith(("torch.", "logging.")) and class_like(name):
             return [name]
         return []
 

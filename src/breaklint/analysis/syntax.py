@@ -9,6 +9,8 @@ from typing import Callable, Iterator, TypeVar
 
 import libcst as cst
 
+from .walk import find
+
 
 def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` as a string, or None for anything that is not a plain name chain."""
@@ -187,12 +189,27 @@ def built_by(held: cst.BaseExpression) -> list[cst.Call]:
     return [item for item in items if type(item) is cst.Call]
 
 
-def assigned_once(body: cst.BaseSuite, name: str) -> cst.BaseExpression | None:
-    """The value a block binds `name` to, where its one binding of it is `name = value`; None otherwise."""
-    found = [stmt for stmt in iter_statements(body) if type(stmt) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
-             and any(type(t) is cst.Name and t.value == name
-                     for t in ([x.target for x in stmt.targets] if type(stmt) is cst.Assign else [stmt.target]))]
-    return found[0].value if len(found) == 1 and type(found[0]) is not cst.AugAssign else None
+def bound_once(body: cst.BaseSuite, local: str, walrus: bool = True) -> tuple[cst.BaseExpression, int | None] | None:
+    """The expression a block binds a local to, where it binds it once, by an assignment: (value, None)
+    for `x = value`, (value, i) for the i-th name of `a, x = value`; None where it binds it otherwise
+    (a loop, a `with`, an import, twice, `(x := ...)`). `walrus`: whether the block may hold a `:=`
+    (where the source shows none, no walk looks for one)."""
+    found: list[tuple[cst.BaseExpression | None, int | None]] = []
+    for stmt in iter_statements(body):
+        for target, rhs in _bindings(stmt):
+            if type(target) is cst.Name and target.value == local:
+                found.append((rhs, None))
+            elif type(target) in (cst.Tuple, cst.List) and _names(target, local):
+                parts = target.elements
+                at = [i for i, e in enumerate(parts) if type(e.value) is cst.Name and e.value.value == local]
+                # a starred or nested target (`a, (b, x) = ...`) binds it to no one element
+                plain = at and not any(type(e) is cst.StarredElement for e in parts)
+                found.append((rhs if plain else None, at[0] if at else None))
+    if len(found) != 1 or found[0][0] is None:
+        return None
+    if walrus and any(_names(n.target, local) for n in find(body, cst.NamedExpr)):
+        return None
+    return found[0][0], found[0][1]
 
 
 def container_elements(value: cst.BaseExpression, body: cst.BaseSuite | None, containers: Collection[str],
@@ -201,7 +218,8 @@ def container_elements(value: cst.BaseExpression, body: cst.BaseSuite | None, co
     builds it (`nn.ModuleList([Block() for _ in range(n)])`, `nn.Sequential(A(), B())`, of a list the
     function fills), here or in the one binding of a local (`layers = nn.ModuleList(...)`) in `body`."""
     if type(value) is cst.Name and body is not None:
-        value = assigned_once(body, value.value)
+        bound = bound_once(body, value.value)
+        value = bound[0] if bound is not None and bound[1] is None else None
     if type(value) is not cst.Call or qualify(value.func) not in containers:
         return []
     return built_in(value, body)
@@ -222,3 +240,37 @@ def torch_modules_built(value: cst.BaseExpression, qualify: Callable[[cst.BaseEx
         if made and torch_module_class(made):
             out.append(made)
     return out
+
+
+def class_like(name: str) -> bool:
+    """Whether a dotted name's last part is capitalised, after any leading underscores (`Block`,
+    `_EmformerLayer`): a class, by the naming convention."""
+    return name.rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
+
+
+def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
+    `with ... as`, an `except ... as`, a `def`, an import); value None where the statement binds no
+    single expression."""
+    if type(stmt) is cst.Assign:
+        return [(t.target, stmt.value) for t in stmt.targets]
+    if type(stmt) is cst.AnnAssign:
+        return [(stmt.target, stmt.value)]
+    if type(stmt) is cst.AugAssign:
+        return [(stmt.target, None)]
+    if type(stmt) in (cst.FunctionDef, cst.ClassDef):
+        return [(stmt.name, None)]
+    if type(stmt) in (cst.Import, cst.ImportFrom) and type(stmt.names) is not cst.ImportStar:
+        return [(a.asname.name if a.asname else cst.Name(dotted(a.name).split(".")[0]), None) for a in stmt.names]
+    if type(stmt) is cst.For:
+        return [(stmt.target, None)]
+    if type(stmt) is cst.With:
+        return [(item.asname.name, None) for item in stmt.items if item.asname is not None]
+    if type(stmt) is cst.Try:
+        return [(h.name.name, None) for h in stmt.handlers if h.name is not None]
+    return []
+
+
+def _names(node: cst.CSTNode, local: str) -> bool:
+    """Whether `node` is, or holds, the name `local`."""
+    return any(type(n) is cst.Name and n.value == local for n in find(node, cst.Name))
