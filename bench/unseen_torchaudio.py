@@ -6,30 +6,19 @@ them), from the repository root:
 
     python bench/unseen_torchaudio.py [--src OTHER_TREE/src]
 
-It runs each case under dynamo (`collect_breaks`: `explain` plus the graph-break log), keeps the
-deepest frame of torchaudio's own code of each break, folds lines into their statements, and prints
-which of them the static pass reports (with the entry points below for the functions and `infer`
-methods a user would compile). Results: bench/results/unseen_torchaudio.txt.
+`unseen.measure` runs each case under dynamo and prints which of the statements dynamo broke on the
+static pass reports (with the entry points below for the functions and `infer` methods a user would
+compile). Results: bench/results/unseen_torchaudio.txt.
 """
 
-import ast
-import os
-import sys
-from functools import cache
 from pathlib import Path
 
-# `--src DIR`: the static pass of another tree (an older commit's `src`), beside the same dynamo runs
-SRC = sys.argv[sys.argv.index("--src") + 1] if "--src" in sys.argv else str(Path(__file__).resolve().parents[1] / "src")
-sys.path.insert(0, SRC)
+from unseen import measure  # first: it puts the static pass of `--src` on the path
 
-import torch  # noqa: E402
-import torchaudio  # noqa: E402
-import torchaudio.functional as AF  # noqa: E402
-import torchaudio.models as M  # noqa: E402
-
-from breaklint.config import Config  # noqa: E402
-from breaklint.dynamic.explain import collect_breaks  # noqa: E402
-from breaklint.engine import lint  # noqa: E402
+import torch
+import torchaudio
+import torchaudio.functional as AF
+import torchaudio.models as M
 
 ROOT = Path(torchaudio.__file__).resolve().parent
 dev = "cuda" if torch.cuda.is_available() else "cpu"
@@ -132,48 +121,8 @@ def cases():
     return out
 
 
-@cache
-def statements(path: str) -> dict[int, int]:
-    """Line -> first line of the innermost simple statement holding it (a call over several lines is one)."""
-    out: dict[int, int] = {}
-    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
-        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                out.setdefault(line, node.lineno)
-    return out
-
-
 def main() -> None:
-    torch.manual_seed(0)
-    sites: dict[tuple[str, int], set[str]] = {}
-    failed = []
-    for name, fn, args in cases():
-        torch._dynamo.reset()
-        try:
-            breaks, _ = collect_breaks(fn, args, {})
-        except Exception as e:  # a case dynamo cannot compile at all says nothing of breaks
-            failed.append(f"{name}: {type(e).__name__}")
-            continue
-        for b in breaks:
-            inner = [f for f in b.frames if str(ROOT) in os.path.realpath(f[0])]
-            if inner:
-                path, line = os.path.realpath(inner[-1][0]), inner[-1][1]
-                sites.setdefault((path, statements(path).get(line, line)), set()).add(f"{b.gb_type}|{name}")
-    config = Config(root=ROOT.parent)
-    config.entry_points = ENTRY_POINTS
-    config.respect_gitignore = False
-    found = {(os.path.realpath(f.path), statements(os.path.realpath(f.path)).get(f.line, f.line))
-             for f in lint([ROOT], config, use_cache=False).findings if f.kind == "break"}
-    hit = sorted(k for k in sites if k in found)
-    print(f"breaklint from {SRC}; torch {torch.__version__}, torchaudio {torchaudio.__version__}, "
-          f"Python {sys.version.split()[0]}, {dev}")
-    print(f"statements dynamo broke on: {len(sites)}; reported by the static pass: {len(hit)}")
-    print(f"statements with a static break finding: {len(found)}")
-    print("missed:")
-    for key in sorted(k for k in sites if k not in found):
-        print(f"  {os.path.relpath(key[0], ROOT.parent)}:{key[1]}  {sorted(sites[key])[0]}")
-    if failed:
-        print("cases dynamo could not compile:", ", ".join(failed))
+    measure(ROOT, cases, ENTRY_POINTS, f"torchaudio {torchaudio.__version__}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,91 @@
+"""What the libraries the analysis was never shown (in neither half of the harness, not reserved)
+measure: each case run under dynamo against the static pass on the same tree.
+
+The scripts beside this one (`unseen_torchaudio.py`, `unseen_ultralytics.py`) build the cases and the
+entry points a user would compile; `measure` runs each case under dynamo (`collect_breaks`: `explain`
+plus the graph-break log), keeps the deepest frame of the library's own code of each break, folds lines
+into their statements, and prints which of them the static pass reports. `--src DIR` runs the static
+pass of another tree (an older commit's `src`) beside the same dynamo runs; `--sites FILE` keeps what
+dynamo said in FILE (JSON) and, where FILE exists, reads it instead of running the cases again.
+"""
+
+import ast
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+
+SITES = Path(sys.argv[sys.argv.index("--sites") + 1]) if "--sites" in sys.argv else None
+SRC = sys.argv[sys.argv.index("--src") + 1] if "--src" in sys.argv else str(Path(__file__).resolve().parents[1] / "src")
+sys.path.insert(0, SRC)
+
+import torch  # noqa: E402
+
+from breaklint.config import Config  # noqa: E402
+from breaklint.dynamic.explain import collect_breaks  # noqa: E402
+from breaklint.engine import lint  # noqa: E402
+
+Case = tuple[str, Callable, tuple]
+
+
+@cache
+def statements(path: str) -> dict[int, int]:
+    """Line -> first line of the innermost simple statement holding it (a call over several lines is one)."""
+    out: dict[int, int] = {}
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                out.setdefault(line, node.lineno)
+    return out
+
+
+def _run(root: Path, cases: Callable[[], Iterable[Case]]) -> tuple[dict[tuple[str, int], set[str]], list[str]]:
+    """The statements of `root` dynamo broke on, each with "graph-break type|case", and the cases
+    dynamo could not compile."""
+    torch.manual_seed(0)
+    sites: dict[tuple[str, int], set[str]] = {}
+    failed = []
+    for name, fn, args in cases():
+        torch._dynamo.reset()
+        try:
+            breaks, _ = collect_breaks(fn, args, {})
+        except Exception as e:  # a case dynamo cannot compile at all says nothing of breaks
+            failed.append(f"{name}: {type(e).__name__}")
+            continue
+        for b in breaks:
+            inner = [f for f in b.frames if str(root) in os.path.realpath(f[0])]
+            if inner:
+                path, line = os.path.realpath(inner[-1][0]), inner[-1][1]
+                sites.setdefault((path, statements(path).get(line, line)), set()).add(f"{b.gb_type}|{name}")
+    return sites, failed
+
+
+def measure(root: Path, cases: Callable[[], Iterable[Case]], entry_points: list[str], versions: str) -> None:
+    """Run every case `cases()` builds under dynamo, lint `root`, and print the statements dynamo broke on that the
+    static pass reports and those it misses."""
+    if SITES is not None and SITES.exists():
+        kept = json.loads(SITES.read_text(encoding="utf-8"))
+        sites = {(path, line): set(why) for path, line, why in kept["sites"]}
+        failed = kept["failed"]
+    else:
+        sites, failed = _run(root, cases)
+    if SITES is not None and not SITES.exists():
+        SITES.write_text(json.dumps({"sites": [[p, n, sorted(w)] for (p, n), w in sorted(sites.items())],
+                                     "failed": failed}), encoding="utf-8")
+    config = Config(root=root.parent)
+    config.entry_points = entry_points
+    config.respect_gitignore = False
+    found = {(os.path.realpath(f.path), statements(os.path.realpath(f.path)).get(f.line, f.line))
+             for f in lint([root], config, use_cache=False).findings if f.kind == "break"}
+    hit = sorted(k for k in sites if k in found)
+    print(f"breaklint from {SRC}; torch {torch.__version__}, {versions}, Python {sys.version.split()[0]}, "
+          f"{'cuda' if torch.cuda.is_available() else 'cpu'}")
+    print(f"statements dynamo broke on: {len(sites)}; reported by the static pass: {len(hit)}")
+    print(f"statements with a static break finding: {len(found)}")
+    print("missed:")
+    for key in sorted(k for k in sites if k not in found):
+        print(f"  {os.path.relpath(key[0], root.parent)}:{key[1]}  {sorted(sites[key])[0]}")
+    if failed:
+        print("cases dynamo could not compile:", ", ".join(failed))
