@@ -851,3 +851,78 @@ def test_a_module_class_named_by_what_the_constructions_pass_down() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_module_class_passed_down(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, PASSED_DOWN, "passed_down.py") == ["out, _ = self.rnn(x)"]
+
+
+LAZY_CRITERION = '''
+import torch
+from torch import nn
+
+
+class DetectionLoss:
+    def __init__(self, model):
+        self.scale = 2.0
+
+    def __call__(self, preds, targets):
+        return (preds - targets).abs().sum() * float(targets.max())
+
+
+class EndToEndLoss:
+    def __init__(self, model):
+        self.scale = 1.0
+
+    def __call__(self, preds, targets):
+        return (preds - targets)[targets > 0].sum()
+
+
+class UnusedLoss:
+    def __call__(self, preds, targets):
+        return preds.sum().item()
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.criterion = None
+
+    def forward(self, x, targets=None):
+        preds = x * 2
+        if targets is None:
+            return preds
+        if self.criterion is None:
+            self.criterion = self.init_criterion()
+        return self.criterion(preds, targets)
+
+    def init_criterion(self):
+        raise NotImplementedError
+
+
+class Detector(Base):
+    def __init__(self, end2end=False):
+        super().__init__()
+        self.end2end = end2end
+
+    def init_criterion(self):
+        return EndToEndLoss(self) if self.end2end else DetectionLoss(self)
+
+
+def cases():
+    x = torch.randn(4)
+    return [(Detector(), (x, x + 1)), (Detector(end2end=True), (x, x + 1))]
+'''
+
+
+def test_an_attribute_a_method_fills_runs_what_each_override_returns() -> None:
+    """`self.criterion = self.init_criterion()` in a base class, whose own method raises and whose
+    subclass's override returns one of two losses (`A(self) if end2end else B(self)`): calling the
+    attribute runs each loss's `__call__`, and not a loss no override returns."""
+    lines = dedent(LAZY_CRITERION).splitlines()
+    found = lint_source(dedent(LAZY_CRITERION), Path("m.py"), Config())
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ("return (preds - targets).abs().sum() * float(targets.max())", "BL103"),
+        ("return (preds - targets)[targets > 0].sum()", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_losses_the_overrides_return(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, LAZY_CRITERION, "lazy_criterion.py") == [
+        "return (preds - targets).abs().sum() * float(targets.max())", "return (preds - targets)[targets > 0].sum()"]

@@ -12,8 +12,8 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo
-from .syntax import (added, bound_once, built_by, built_in, call_arguments, class_like, dotted, iter_statements,
-                     literal_elements, named_entries, unseeded)
+from .syntax import (added, bound_once, built_by, built_call, built_in, call_arguments, class_like, dotted,
+                     iter_statements, literal_elements, named_entries, unseeded)
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
                          SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
@@ -77,7 +77,7 @@ class Attributes:
                             if type(built) is cst.Call:
                                 self._classify_attr(attr, built, info, params, modules_only=True, fn=fn)
                     elif type(value) is cst.Call:
-                        self._classify_attr(attr, value, info, params, fn=fn)
+                        self._classify_attr(attr, built_call(value), info, params, fn=fn)  # (`Loss().to(d)`: a Loss)
                         if attr not in info.tensor_attrs and attr not in info.submodules \
                                 and (helper := self._helper_call(value, params, f"{info.qualname}.{fn.name.value}")):
                             # `self.sampler = build_sampler(cfg)` of this package: what the function returns
@@ -85,6 +85,10 @@ class Attributes:
                             info.returned_calls[attr] = helper[1]
                         if constructor and type(value.func) is cst.Name and value.func.value in params:
                             info.from_params.setdefault(attr, f"{value.func.value}()")
+                        if (method := self._self_attr(value.func)) in info.methods and method not in info.properties:
+                            # `self.criterion = self.init_criterion()`: what it, or an override, returns
+                            if (made := f"{info.qualname}.{method}()") not in info.made_by.get(attr, ()):
+                                info.made_by.setdefault(attr, []).append(made)
                     elif type(value) is cst.Name and value.value in params:
                         param = params[value.value]
                         declared = self._annotated_class(param)

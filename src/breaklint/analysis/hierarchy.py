@@ -234,8 +234,8 @@ class Tree:
             if target in self.tables:  # `SOLVERS[name]()`: what calling each entry gives
                 return [n for held in self.tables[target] for n in self.expand_table(f"{held}()", seen)]
             owner, _, method = target.rpartition(".")
-            if target not in self.functions and owner in self.classes:  # `self.make()`: inherited, or overridden
-                found = [self.method(owner, method), *self.overrides(owner, method)]
+            if owner in self.classes and (target not in self.functions or self.functions[target].params[:1] == ["self"]):
+                found = [self.method(owner, method), *self.overrides(owner, method)]  # `self.make()`: or an override
             else:
                 found = [target]
             return [n for f in found if f in self.functions
@@ -253,6 +253,7 @@ class Tree:
                 if not name.startswith("self:"):
                     out.extend(n for n in self.expand_table(name) if n not in out)
         return out
+
 
     def attribute_methods(self, cls: str, attr: str) -> list[str]:
         """The methods of its own instance an attribute holds (`self.fn = getattr(self, "name")`):
@@ -361,3 +362,10 @@ def _mark_descriptors(tree: Tree) -> None:
                 fn.is_property = True
                 tree.classes[fn.cls].properties.add(qual.rpartition(".")[2])
                 break
+
+
+def attribute_made(tree: Tree, cls: str, attr: str) -> list[str]:
+    """What a method of the instance returned, stored in `self.<attr>` by `cls`, its bases or its
+    subclasses (`self.criterion = self.init_criterion()`): what that method, or an override, returns."""
+    return [n for owner in [*tree.mro(cls), *tree.subclasses(cls)]
+            for name in tree.classes[owner].made_by.get(attr, []) for n in tree.expand_table(name)]

@@ -20,7 +20,7 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing
-from .hierarchy import TOO_BROAD
+from .hierarchy import TOO_BROAD, attribute_made
 from .methods import guessable, is_protocol
 from .summary import READS, UNPLACED, CallRef, ModuleSummary
 
@@ -239,8 +239,8 @@ class Reach(Handing):
                 # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
                 out.extend(self.calling(self._property_returns(first)))
             out.extend((found, 1) for found in self.overrides(cls, call.target))
-            if not out:  # an attribute that a base class's constructor stores what its callers hand over
-                out.extend(self.calling(self.handed(cls, call.target)))
+            if not out:  # what a base's constructor stored of its callers', or a method filled in (`self.init_loss()`)
+                out.extend(self.calling([*self.handed(cls, call.target), *attribute_made(self, cls, call.target)]))
             return out
         if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides
             found = [self.method(cls, call.target), *self.overrides(cls, call.target)]

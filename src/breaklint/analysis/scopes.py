@@ -315,6 +315,8 @@ class Scopes:
         the function ("Class()"; `cls(...)` in a classmethod, one of its own class), or what a call of
         a function of the tree returned (`return make_noise(shape)`: "pkg.make_noise()")."""
         scope = self._scopes[-1]
+        if type(value) is cst.IfExp:  # `return E2ELoss(self) if end2end else DetectionLoss(self)`
+            return [*self.returned_objects(value.body), *self.returned_objects(value.orelse)]
         if type(value) is cst.Name:
             if value.value in scope.made:
                 return [f"{made}()" for made in scope.made[value.value]]

@@ -209,6 +209,9 @@ class ClassInfo:
     # (a setter: `def set_processor(self, processor)`) stores: what the callers of that method pass
     # decides what calling the attribute runs
     from_params: dict[str, str] = field(default_factory=dict)
+    # attr -> "pkg.Cls.method()" for what a method of the instance returned, stored there
+    # (`self.criterion = self.init_criterion()`): what that method, or a subclass's override, returns
+    made_by: dict[str, list[str]] = field(default_factory=dict)
     # attr -> the parameter of `__init__` kept there as it came (`self.t_eval = t_eval`), declaring
     # nothing: an instance built in compiled code holds what the constructor call passed
     kept_params: dict[str, str] = field(default_factory=dict)

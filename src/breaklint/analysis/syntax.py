@@ -103,6 +103,19 @@ def unseeded(func: cst.BaseExpression) -> cst.BaseExpression:
     return func
 
 
+# methods of a module (and of a tensor) that return the object they are called on, moved or cast
+RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "eval", "train", "requires_grad_"})
+
+
+def built_call(value: cst.Call) -> cst.Call:
+    """The call that builds what `value` gives where the methods after it return the object moved or
+    cast: `BboxLoss(reg_max)` of `BboxLoss(reg_max).to(device)`; any other call as it is."""
+    while type(value.func) is cst.Attribute and value.func.attr.value in RETURNS_SELF \
+            and type(value.func.value) is cst.Call:
+        value = value.func.value
+    return value
+
+
 T = TypeVar("T")
 
 
