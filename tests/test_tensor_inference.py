@@ -1135,3 +1135,43 @@ def test_the_inverse_of_a_mask_the_tree_decides_is_a_mask() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_inverted_mask(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, INVERTED_MASK, "inverted.py") == ["return x[keep].sum(), x[~keep].sum()"]
+
+
+MASK_ROWS = '''
+import torch
+
+
+@torch.compile
+def candidates(prediction, conf_thres=0.25):
+    if isinstance(prediction, (list, tuple)):
+        prediction = prediction[0]
+    keep = prediction[:, 4:].amax(1) > conf_thres
+    out = []
+    for i, boxes in enumerate(prediction.transpose(-1, -2)):
+        out.append(boxes[keep[i]])
+    return out
+
+
+@torch.compile
+def gathered(prediction):
+    order = prediction[:, 4:].argmax(1)
+    return [rows[order[i]] for i, rows in enumerate(prediction)]
+
+
+def cases():
+    return [(candidates, (torch.rand(2, 7, 5),)), (gathered, (torch.rand(2, 7, 5),))]
+'''
+
+
+def test_a_row_of_a_mask_is_a_mask_and_a_sliced_array_a_tensor() -> None:
+    """`keep[i]` of a comparison's result is a row of bools; `prediction[:, 4:]` of what the code
+    cannot tell (a root's parameter, or its first element where a tuple is handed) is an array, taken
+    for a tensor as a tensor method on it would be. A row of integers (`order[i]`) gathers."""
+    lines = dedent(MASK_ROWS).splitlines()
+    assert [(lines[line - 1].strip(), code) for line, code in findings(MASK_ROWS)] == [
+        ("out.append(boxes[keep[i]])", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_mask_rows(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, MASK_ROWS, "mask_rows.py") == ["out.append(boxes[keep[i]])"]

@@ -349,8 +349,8 @@ def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
     """What `base[index]` holds: an element of a tensor, of a sequence or a dict (a key the function,
     or the class, stored under), a slice of a shape."""
     base = ctx.value(node.value)
-    if base.is_tensor:
-        return V.TENSOR
+    if base.is_tensor:  # (indexing keeps the dtype: `xc[i]` of a mask is one, of image `i`)
+        return V.BOOL_TENSOR if base.is_bool_tensor else V.TENSOR
     if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
         index, key = node.slice[0].slice.value, string_index(node)
         if key is not None and type(node.value) is cst.Name and ctx._scopes \
@@ -377,6 +377,11 @@ def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
         return V.elem(base)
     if base.kind == "size":
         return V.SIZE  # a slice of a shape
+    if len(node.slice) > 1 and any(type(e.slice) is cst.Slice for e in node.slice) and (
+            base.symbolic or base.kind == "unknown"):
+        # `pred[:, 4:]`: only an array takes a slice beside another index; where nothing else tells,
+        # a tensor is guessed, as of a method only tensors have (`pred.amax(1)`)
+        return V.same_kind(base, guess=True)
     return V.elem(base) if base.symbolic else V.UNKNOWN
 
 

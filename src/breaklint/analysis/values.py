@@ -305,9 +305,10 @@ def _flatten_ops(value: Val) -> list[Val]:
 
 
 def elem(container: Val, index: int | None = None) -> Val:
-    """An element of a value: of a tensor, a tensor; of a tuple, the element itself."""
+    """An element of a value: of a tensor, a tensor (of bools, of one of bools: a row of a mask); of a
+    tuple, the element itself."""
     if container.is_tensor:
-        return tensor(known=container.known_tensor)
+        return tensor(container.is_bool_tensor, known=container.known_tensor)
     if container.kind == "seq" and container.parts:
         if index is not None and -len(container.parts) <= index < len(container.parts):
             return container.parts[index]
