@@ -14,6 +14,7 @@ from ..fixes.numbers import SCALED, arange_to_range, math_to_torch, scale_instea
 from .base import Rule, register
 from ..analysis.walk import find
 from .ranks import Ranks, integer_cast
+from .scalar_parameters import SCALAR_METHODS, SCALAR_PARAMETERS, SCALAR_SUGGESTIONS, SCALAR_TRACED, SCALE_SUGGESTION
 from ._util import CAPTURE_SCALARS, builtin_name, call_of, keyword, maybe_tensor, method_call, positional
 
 SCALAR_SUGGESTION = (
@@ -277,8 +278,9 @@ class TensorScalarCast(Rule):
             fix = scale_instead(self.ctx, node, arg, op, method=op != qual)
             self.report(arg.value, f"`{self.ctx.source(arg.value)}` is a tensor passed as `{param}` of "
                                    f"`{op.rsplit('.', 1)[-1]}`, which takes a Python number",
-                        SCALE_SUGGESTION if (op, param) in SCALED else "pass a Python number, or write the op with "
-                        "tensor arithmetic (`torch.where(x >= 0, x, x * t)` for `leaky_relu`)", requires=requires,
+                        SCALE_SUGGESTION if (op, param) in SCALED else SCALAR_SUGGESTIONS.get(op, (
+                            "pass a Python number, or write the op with tensor arithmetic (`torch.where(x >= 0, x, "
+                            "x * t)` for `leaky_relu`)")), requires=requires,
                         fix=fix, fix_needs=(requires,),
                         unless=(f"{CAPTURE_SCALARS}>=2.13",) if (op, param) in SCALAR_TRACED else ())
             return True
@@ -430,27 +432,6 @@ READ_TO_CHECK = frozenset({"torch.cov", "torch.corrcoef"})
 # Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
 # to read it, with or without `capture_scalar_outputs`; calibrated in fixtures/BL103.py
 COMPARED_INTO_BOOL = {"torch.equal": "equal", "torch.allclose": "allclose"}
-
-# Torch ops whose parameters below take a Python number (a `Scalar`), each with its place among
-# the positional arguments of the `torch.*` form (None: keyword only). Dynamo reads a tensor there
-# with `.item()` and breaks (GB0033); each op is calibrated in fixtures/BL103.py. Where the same
-# op's in-place form (`add_`, `addcdiv`) traced on the torch releases calibrated, it is left out.
-SCALAR_PARAMETERS = {
-    "torch.add": {"alpha": None}, "torch.sub": {"alpha": None}, "torch.rsub": {"alpha": None},
-    "torch.addcmul": {"value": None}, "torch.addmm": {"beta": None, "alpha": None},
-    "torch.addr": {"beta": None, "alpha": None}, "torch.addmv": {"beta": None, "alpha": None},
-    "torch.addbmm": {"beta": None, "alpha": None}, "torch.baddbmm": {"beta": None, "alpha": None},
-    "torch.nn.functional.leaky_relu": {"negative_slope": 1}, "torch.nn.functional.elu": {"alpha": 1},
-    "torch.nn.functional.hardtanh": {"min_val": 1, "max_val": 2},
-}
-SCALAR_METHODS = frozenset({"torch.add", "torch.sub", "torch.addcmul", "torch.addmm", "torch.addr", "torch.addmv",
-                            "torch.addbmm", "torch.baddbmm"})  # also `t.add(...)`
-SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b * t)` for `torch.add(a, b, alpha=t)`"
-# (op, parameter) traced with `capture_scalar_outputs` from torch 2.13 (calibrated in fixtures/BL103.py:
-# `beta` of `addr` and `addmv` still breaks with it)
-SCALAR_TRACED = frozenset({("torch.add", "alpha"), ("torch.addcmul", "value"), ("torch.addr", "alpha"),
-                           ("torch.addmv", "alpha"), ("torch.addbmm", "alpha"), ("torch.addbmm", "beta"),
-                           ("torch.baddbmm", "alpha"), ("torch.baddbmm", "beta")})
 
 def _torch_method(ctx, node: cst.Call, names) -> tuple[str, cst.BaseExpression] | None:
     """(`torch.name`, `x`) for `x.name(...)`, the method form of a torch function among `names`, on

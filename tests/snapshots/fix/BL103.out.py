@@ -359,6 +359,33 @@ def add_scaled_by_number(x):
     return torch.add(x, x.sin(), alpha=0.5) + torch.nn.functional.leaky_relu(x, 0.2)
 
 
+@torch.compile
+def anchors_by_stride(x, strides):
+    out = []
+    for i in range(len(strides)):
+        stride = strides[i]
+        out.append(x.new_full((4, 1), stride))  # expect: BL103
+    return torch.cat(out)[:4] + torch.full((4, 1), strides[0])
+
+
+@torch.compile
+def filled_like_by_tensor(x):
+    x = x * 2
+    return torch.full_like(x, x.mean())  # expect: BL103
+
+
+@torch.compile
+def padded_by_tensor(x):
+    x = x * 2
+    return torch.nn.functional.pad(x, (1, 1), value=x.min())  # expect: BL103
+
+
+@torch.compile
+def threshold_by_tensor(x):
+    x = x * 2
+    return torch.nn.functional.threshold(x, x.mean(), 0.0)  # expect: BL103
+
+
 class Tolerance(torch.nn.Module):
     def __init__(self, atol: float, rtol: float):
         super().__init__()
@@ -386,4 +413,6 @@ def cases():
             (addr_scaled_method, (x,)), (addmv_scaled, (x,)), (baddbmm_scaled, (x,)), (addbmm_scaled, (x,)),
             (leaky_by_tensor, (x,)),
             (elu_by_tensor, (x,)), (hardtanh_by_tensor, (x,)), (add_scaled_by_number, (x,)),
+            (anchors_by_stride, (x, torch.tensor([8.0, 16.0]))), (filled_like_by_tensor, (x,)),
+            (padded_by_tensor, (x,)), (threshold_by_tensor, (x,)),
             (torch.compile(Tolerance(1e-6, 1e-3)), (x,))]
