@@ -234,8 +234,8 @@ class Tree:
             if target in self.tables:  # `SOLVERS[name]()`: what calling each entry gives
                 return [n for held in self.tables[target] for n in self.expand_table(f"{held}()", seen)]
             owner, _, method = target.rpartition(".")
-            if owner in self.classes and (target not in self.functions or self.functions[target].params[:1] == ["self"]):
-                found = [self.method(owner, method), *self.overrides(owner, method)]  # `self.make()`: or an override
+            if target not in self.functions and owner in self.classes:  # `self.make()`: inherited, or overridden
+                found = [self.method(owner, method), *self.overrides(owner, method)]
             else:
                 found = [target]
             return [n for f in found if f in self.functions
@@ -366,6 +366,13 @@ def _mark_descriptors(tree: Tree) -> None:
 
 def attribute_made(tree: Tree, cls: str, attr: str) -> list[str]:
     """What a method of the instance returned, stored in `self.<attr>` by `cls`, its bases or its
-    subclasses (`self.criterion = self.init_criterion()`): what that method, or an override, returns."""
-    return [n for owner in [*tree.mro(cls), *tree.subclasses(cls)]
-            for name in tree.classes[owner].made_by.get(attr, []) for n in tree.expand_table(name)]
+    subclasses (`self.criterion = self.init_criterion()`): what that method, or each override of it in
+    the subclasses, returns (a base's `init_criterion` may only raise)."""
+    out: list[str] = []
+    for owner in [*tree.mro(cls), *tree.subclasses(cls)]:
+        for made in tree.classes[owner].made_by.get(attr, []):
+            home, _, method = made[:-2].rpartition(".")
+            for found in [tree.method(home, method), *tree.overrides(home, method)]:
+                if found in tree.functions:
+                    out.extend(n for held in tree.functions[found].returns_functions for n in tree.expand_table(held))
+    return out
