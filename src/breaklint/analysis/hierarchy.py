@@ -254,7 +254,6 @@ class Tree:
                     out.extend(n for n in self.expand_table(name) if n not in out)
         return out
 
-
     def attribute_methods(self, cls: str, attr: str) -> list[str]:
         """The methods of its own instance an attribute holds (`self.fn = getattr(self, "name")`):
         a name, or "prefix*" for each method whose name starts so."""

@@ -239,7 +239,7 @@ class Reach(Handing):
                 # `self.loss_fn(x)` with `loss_fn` a property returning a function: that function
                 out.extend(self.calling(self._property_returns(first)))
             out.extend((found, 1) for found in self.overrides(cls, call.target))
-            if not out:  # what a base's constructor stored of its callers', or a method filled in (`self.init_loss()`)
+            if not out:  # what a base's constructor kept of its callers', or a method filled in (`self.criterion`)
                 out.extend(self.calling([*self.handed(cls, call.target), *attribute_made(self, cls, call.target)]))
             return out
         if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides

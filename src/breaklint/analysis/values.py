@@ -305,7 +305,7 @@ def _flatten_ops(value: Val) -> list[Val]:
 
 
 def elem(container: Val, index: int | None = None) -> Val:
-    """An element of a value: of a tensor, a tensor (of bools, of one of bools: a row of a mask); of a
+    """An element of a value: of a tensor, a tensor (of bools where it is one: a row of a mask); of a
     tuple, the element itself."""
     if container.is_tensor:
         return tensor(container.is_bool_tensor, known=container.known_tensor)
