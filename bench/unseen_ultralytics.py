@@ -43,6 +43,7 @@ def batch(n_img: int, kind: str) -> dict:
            "bboxes": torch.rand(n, 4, generator=g) * 0.4 + 0.2}
     if kind == "seg":
         out["masks"] = torch.randint(0, n + 1, (n_img, SIZE // 4, SIZE // 4), generator=g).float()
+        out["sem_masks"] = torch.randint(0, 3, (n_img, SIZE // 4, SIZE // 4), generator=g)  # (yolo26's semantic branch)
     if kind == "pose":
         out["keypoints"] = torch.rand(n, 17, 3, generator=g)
     if kind == "obb":
@@ -74,6 +75,7 @@ def cases():
         out.append(("rtdetr@eval", detr.eval(), (torch.rand(1, 3, 160, 160),)))
         trained = tasks.RTDETRDetectionModel("rtdetr-l.yaml", nc=3, verbose=False).train()
         trained.args = get_cfg()
+        trained.nc = 3  # (the trainer sets it from the dataset)
         b = batch(2, "det")
         b["img"] = torch.rand(2, 3, 160, 160)
         out.append(("rtdetr@train", trained, (b,)))
