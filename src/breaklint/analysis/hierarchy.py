@@ -235,11 +235,8 @@ class Tree:
                 return [n for held in self.tables[target] for n in self.expand_table(f"{held}()", seen)]
             owner, _, method = target.rpartition(".")
             if target not in self.functions and owner in self.classes:  # `self.make()`: inherited, or overridden
-                found = [self.method(owner, method), *self.overrides(owner, method)]
-            else:
-                found = [target]
-            return [n for f in found if f in self.functions
-                    for held in self.functions[f].returns_functions for n in self.expand_table(held, seen)]
+                return returned(self, dispatched(self, owner, method), seen)
+            return returned(self, [target], seen)
         key = self.canonical(name)
         return [self.canonical(n) for n in self.tables.get(key, [key])]
 
@@ -367,11 +364,17 @@ def attribute_made(tree: Tree, cls: str, attr: str) -> list[str]:
     """What a method of the instance returned, stored in `self.<attr>` by `cls`, its bases or its
     subclasses (`self.criterion = self.init_criterion()`): what that method, or each override of it in
     the subclasses, returns (a base's `init_criterion` may only raise)."""
-    out: list[str] = []
-    for owner in [*tree.mro(cls), *tree.subclasses(cls)]:
-        for made in tree.classes[owner].made_by.get(attr, []):
-            home, _, method = made[:-2].rpartition(".")
-            for found in [tree.method(home, method), *tree.overrides(home, method)]:
-                if found in tree.functions:
-                    out.extend(n for held in tree.functions[found].returns_functions for n in tree.expand_table(held))
-    return out
+    return [n for owner in [*tree.mro(cls), *tree.subclasses(cls)] for made in tree.classes[owner].made_by.get(attr, [])
+            for n in returned(tree, dispatched(tree, *made[:-2].rsplit(".", 1)))]
+
+
+def dispatched(tree: Tree, cls: str, method: str) -> list[str | None]:
+    """The methods `self.<method>()` may run on an instance of `cls`: its own or inherited one (None
+    where it has none), and each override in its subclasses."""
+    return [tree.method(cls, method), *tree.overrides(cls, method)]
+
+
+def returned(tree: Tree, functions: list[str | None], seen: frozenset[str] = frozenset()) -> list[str]:
+    """What calls of the tree's `functions` return, each expanded as `Tree.expand_table` expands it."""
+    return [n for f in functions if f in tree.functions
+            for held in tree.functions[f].returns_functions for n in tree.expand_table(held, seen)]

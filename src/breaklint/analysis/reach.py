@@ -20,7 +20,7 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing
-from .hierarchy import TOO_BROAD, attribute_made
+from .hierarchy import TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
 from .summary import READS, UNPLACED, CallRef, ModuleSummary
 
@@ -243,7 +243,7 @@ class Reach(Handing):
                 out.extend(self.calling([*self.handed(cls, call.target), *attribute_made(self, cls, call.target)]))
             return out
         if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides
-            found = [self.method(cls, call.target), *self.overrides(cls, call.target)]
+            found = dispatched(self, cls, call.target)
             return [(f, 1) for f in found if f is not None and f in self.functions and self.functions[f].is_property]
         if call.kind == "super":  # `super().forward(x)` in a subclass of `nn.Conv1d`: torch's, and its hook
             first = self.method(cls, call.target, skip_self=True) \
