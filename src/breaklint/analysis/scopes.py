@@ -85,6 +85,10 @@ class Scopes:
         """Inside a function body that compile would trace, were the function reached."""
         return bool(self._scopes) and self._dead_depth == 0 and self._disabled_depth == 0
 
+    def enclosing_active(self) -> bool:
+        """`active()` in the function around the nested `def` just entered, whatever its decorators say."""
+        return len(self._scopes) > 1 and self._dead_depth == 0 and self._disabled_depth == self._def_disabled[-1]
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = [self.qualify(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
                       for d in node.decorators]
