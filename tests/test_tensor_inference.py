@@ -1175,3 +1175,61 @@ def test_a_row_of_a_mask_is_a_mask_and_a_sliced_array_a_tensor() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_mask_rows(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, MASK_ROWS, "mask_rows.py") == ["out.append(boxes[keep[i]])"]
+
+
+SUBMODULE_RESULTS = '''
+import torch
+from torch import nn
+
+
+class Assigner(nn.Module):
+    def forward(self, scores):
+        if scores.shape[1] == 0:
+            return torch.zeros_like(scores), torch.zeros_like(scores[..., 0], dtype=torch.bool)
+        return scores * 2, scores.amax(-1) > 0.5
+
+
+class Matcher(nn.Module):
+    def forward(self, scores):
+        best = scores.argmax(-1)
+        return {"matches": torch.where(scores.amax(-1) > 0.2, best, -1), "lengths": [scores.shape[1]] * len(scores)}
+
+
+class Loss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.assigner = Assigner()
+        self.matcher = Matcher()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, scores, pred):
+        targets, fg = self.assigner(scores)
+        loss = (pred[fg] - targets[fg]).abs().sum()
+        out = self.matcher(self.proj(scores))
+        valid = out["matches"] > -1
+        kept = [row[:n] for row, n in zip(pred, out["lengths"])]
+        return loss + pred[valid].sum(), kept
+
+
+def cases():
+    return [(torch.compile(Loss()), (torch.rand(2, 3, 4), torch.rand(2, 3, 4)))]
+'''
+
+
+def test_what_a_submodule_returns_is_what_its_forward_returns() -> None:
+    """`targets, fg = self.assigner(scores)`: the second of what the submodule's forward returns is a mask
+    on each path, so indexing with it selects; a piece of its result (`out["matches"]`) is what the
+    forward put there; a list of sizes it returns bounds slices without breaking (where a submodule's
+    result was taken for a tensor, its elements too)."""
+    lines = dedent(SUBMODULE_RESULTS).splitlines()
+    assert [(lines[line - 1].strip(), code) for line, code in findings(SUBMODULE_RESULTS)] == [
+        ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
+        ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
+        ("return loss + pred[valid].sum(), kept", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_submodule_results(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, SUBMODULE_RESULTS, "submodule_results.py") == sorted([
+        "loss = (pred[fg] - targets[fg]).abs().sum()",
+        "return loss + pred[valid].sum(), kept"])

@@ -28,7 +28,7 @@ from ._version import __version__
 from .finding import Finding
 from .analysis.values import Val, from_plain, to_plain
 
-FORMAT = 114
+FORMAT = 115
 SUFFIX = ".json"
 
 

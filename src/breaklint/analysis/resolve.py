@@ -100,6 +100,11 @@ class Values:
             return override(*(self.resolve(p) for p in value.parts))
         if kind == "join":
             return join(*(self.resolve(p) for p in value.parts))
+        if kind == "elem" and _module_result(value.parts[0]):
+            # a piece of what a submodule gave (`out["boxes"]`, `scores, mask = self.head(x)`): a tensor
+            # where its forward does not tell, as the module's whole result is
+            got = self._resolve(Val("elem", name=value.name, owner=value.owner, parts=(_unmoduled(value.parts[0]),)))
+            return TENSOR if got.kind == "unknown" else got
         if kind == "elem" and value.name.startswith("."):  # `out.boxes` of a value now decided: a record's field
             base = self.resolve(value.parts[0])
             got = field(base, value.name[1:])
@@ -125,6 +130,10 @@ class Values:
             if result.kind == "unknown" and value.ref in ("paramcall", "attrcall") and self._handed_in(value):
                 return ASSUMED_TENSOR
             return result
+        if kind == "ret" and value.ref == "module":  # `self.head(x)`: a tensor, unless its forward tells more
+            got = self._returns(_unmoduled(value))
+            return TENSOR if got.kind == "unknown" or got.is_tensor and not (got.known_tensor or got.bool_shaped) \
+                else got
         if kind == "ret":
             return self._returns(value)
         return UNKNOWN
@@ -310,6 +319,16 @@ class Values:
         if not outs and call.kind in ("self", "selfattr") and cls and self.reach.attribute_supplied(cls, call.target):
             return ASSUMED_TENSOR  # `self._fun(x)`, `fun` stored by the constructor
         return join(*outs) if outs else UNKNOWN
+
+
+def _module_result(value: Val) -> bool:
+    """What calling a submodule gave (`Evaluation._module_call`)."""
+    return value.kind == "ret" and value.ref == "module"
+
+
+def _unmoduled(value: Val) -> Val:
+    """A submodule's call as the call of what the attribute holds: what its `forward` returns, bare."""
+    return Val("ret", ref="selfattr", name=value.name, owner=value.owner) if _module_result(value) else value
 
 
 def _uses_params(value: Val, function: str) -> bool:
