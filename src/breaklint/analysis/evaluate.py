@@ -254,7 +254,7 @@ class Evaluation:
                     return V.join(result, V.tensor(method in BOOL_METHODS, known=False))
                 return result
             if self.is_module_ref(func):
-                return self._module_call(func)
+                return _module_call(self, func)
             if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and _guessable(self, receiver):
                 # a guess from the method's name alone: assumed, never known
                 return V.guessed_tensor(method in BOOL_METHODS)
@@ -311,16 +311,17 @@ class Evaluation:
             return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
         return V.UNKNOWN
 
-    def _module_call(self, func: cst.BaseExpression) -> Val:
-        """`self.head(x)`: what the submodule's `forward` returns where the tree's class tells more than
-        that it is a tensor (a mask, a tuple, a record); a tensor otherwise, as for torch's modules."""
-        attr, cls = self._self_attr(func), self.class_info()
-        if attr is None or cls is None or cls.submodules.get(attr, "torch.").startswith("torch."):
-            return V.TENSOR
-        return V.ret("module", attr, cls.qualname)
-
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
         return self.value(node).is_bool_tensor
+
+
+def _module_call(ctx: Evaluation, func: cst.BaseExpression) -> Val:
+    """`self.head(x)`: what the submodule's `forward` returns where the tree's class tells more than
+    that it is a tensor (a mask, a tuple, a record); a tensor otherwise, as for torch's modules."""
+    attr, cls = ctx._self_attr(func), ctx.class_info()
+    if attr is None or cls is None or cls.submodules.get(attr, "torch.").startswith("torch."):
+        return V.TENSOR
+    return V.ret("module", attr, cls.qualname)
 
 
 def _guessable(ctx: Evaluation, receiver: cst.BaseExpression) -> bool:
