@@ -22,6 +22,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo
+from .syntax import decorator_callee
 from .values import Val, record_of
 
 DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
@@ -56,8 +57,7 @@ class Records:
         annotations declare (kept in `records`); None for any other class. A dataclass that derives
         from another class may have more fields before its own: it is built by keyword only (it is
         not put in `positional`)."""
-        decorated = any(self.qualify(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
-                        in DATACLASS for d in node.decorators)
+        decorated = any(self.qualify(decorator_callee(d)) in DATACLASS for d in node.decorators)
         based = any(self.qualify(arg.value) in NAMED_TUPLE for arg in node.bases if arg.keyword is None)
         if not (decorated or based):
             return None

@@ -14,7 +14,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo, FunctionInfo, hide, put_back
-from .syntax import class_like, dotted, is_stub, is_super_call
+from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call
 from .values import Val
 from .walk import find
 from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, MODULE_CONTAINERS, OPERATOR_MAKERS,
@@ -90,8 +90,7 @@ class Scopes:
         return len(self._scopes) > 1 and self._dead_depth == 0 and self._disabled_depth == self._def_disabled[-1]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorators = [self.qualify(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)
-                      for d in node.decorators]
+        decorators = [self.qualify(decorator_callee(d)) for d in node.decorators]
         disabled = any(d in DISABLE for d in decorators)
         self._def_disabled.append(disabled)
         self._disabled_depth += disabled

@@ -12,6 +12,13 @@ import libcst as cst
 from .walk import find
 
 
+def decorator_callee(decorator: cst.Decorator) -> cst.BaseExpression:
+    """What a decorator names: `torch.compiler.disable` of `@torch.compiler.disable` and of
+    `@torch.compiler.disable(recursive=False)` alike."""
+    found = decorator.decorator
+    return found.func if type(found) is cst.Call else found
+
+
 def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` as a string, or None for anything that is not a plain name chain."""
     if type(node) is cst.Name:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.syntax import decorator_callee
 from ..analysis.vocabulary import DISABLE
 from .base import Rule, register
 
@@ -40,7 +41,7 @@ class DisableInCompiledCode(Rule):
         if self._disabled and self.ctx.enclosing_active():
             for decorator in node.decorators:
                 found = decorator.decorator
-                if self.ctx.qualify(found.func if type(found) is cst.Call else found) in DISABLE:
+                if self.ctx.qualify(decorator_callee(decorator)) in DISABLE:
                     self._disabled[-1].add(node.name.value)
                     line = self.ctx.position(found).start.line
                     self.ctx.add_finding(
