@@ -392,10 +392,14 @@ def test_a_zero_d_index_of_a_python_list_is_read_as_an_int() -> None:
     found = [f for f in lint_source(listed, Path("m.py")) if f.code == "BL103"]
     assert [(f.line, f.col) for f in found] == [(6, 23)] and "Python list" in found[0].message
     assert found[0].fix is None
-    # an index that is a Python int, or one of unknown rank: quiet
-    for body in ("    weights = [0.5, 1.0]\n    return x * weights[0]\n",
-                 "    weights = [0.5, 1.0]\n    return x * weights[x.argmax(dim=0)]\n"):
-        assert not [f for f in lint_source(base.format(body), Path("m.py")) if f.code == "BL103"], body
+    # an index that is a Python int: quiet
+    quiet = base.format("    weights = [0.5, 1.0]\n    return x * weights[0]\n")
+    assert not [f for f in lint_source(quiet, Path("m.py")) if f.code == "BL103"]
+    # one of unknown rank is read as an int too (a list takes one element's tensor only): no fix
+    ranked = base.format("    weights = [0.5, 1.0]\n    return x * weights[x.argmax(dim=0)]\n")
+    found = [f for f in lint_source(ranked, Path("m.py")) if f.code == "BL103"]
+    assert [(f.line, f.col) for f in found] == [(6, 23)] and "pick an element of the Python list" in found[0].message
+    assert found[0].fix is None
 
 
 def test_questions_to_torchs_runtime_are_reported_where_they_break() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
-from .syntax import leaves_block
+from .syntax import leaves_block, rebinds
 from .vocabulary import COMPILING_HELPERS, FALSE_UNDER_COMPILE, TRUE_UNDER_COMPILE
 
 
@@ -94,6 +94,7 @@ class Flow:
     def visit_While_body(self, node: cst.While) -> None:
         self._loop_depth += 1
         self._enter_branch()
+        self._carry_sentinels(node.body)
         self._note_span("loop_spans", node, node)
 
     def leave_While_body(self, node: cst.While) -> None:
@@ -104,6 +105,7 @@ class Flow:
     def visit_For_body(self, node: cst.For) -> None:
         self._loop_depth += 1
         self._enter_branch()
+        self._carry_sentinels(node.body)
         self._note_span("loop_spans", node, node)
 
     def leave_For_body(self, node: cst.For) -> None:
@@ -171,6 +173,19 @@ class Flow:
     # either. (An `if` keeps a snapshot instead: `leave_If`.)
     def _enter_branch(self) -> None:
         self._branch_names.append({})
+
+    def _carry_sentinels(self, body: cst.BaseSuite) -> None:
+        """A name that holds `None` before a loop and that the loop body binds (`best = None`, then
+        `if best is None or score > best: best = score`) holds, from the second time round, what the
+        body bound: at the top of the body it is not known to be `None` (and past the body it is
+        joined with `None` as any name the body binds)."""
+        if not self._scopes:
+            return
+        values = self._scopes[-1].values
+        for name in [name for name, value in values.items() if value.kind == "none"]:
+            if rebinds(body, name):
+                self._branch_names[-1].setdefault(name, values[name])
+                values[name] = V.UNKNOWN
 
     def _leave_branch(self) -> None:
         before = self._branch_names.pop()

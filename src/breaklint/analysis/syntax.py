@@ -268,6 +268,11 @@ def class_like(name: str) -> bool:
     return name.rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
 
 
+def rebinds(body: cst.BaseSuite, local: str) -> bool:
+    """Whether a block binds `local` anywhere in it (not in nested defs), in any way `_bindings` knows."""
+    return any(_names(target, local) for stmt in iter_statements(body) for target, _ in _bindings(stmt))
+
+
 def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """(target, value) of each binding a statement makes of its own (an assignment, a loop target, a
     `with ... as`, an `except ... as`, a `def`, an import); value None where the statement binds no

@@ -156,6 +156,28 @@ class DataDependentBranch(Rule):
         # string; a message built at run time (`.format(...)`, an f-string, a name) breaks the graph
         if node.msg is not None and not _constant_string(node.msg):
             self._check(node.test, "`assert`", detail=" with a message built at run time", suggestion=ASSERT_SUGGESTION)
+        elif type(node.test) is cst.Comparison and len(node.test.comparisons) > 1:
+            self._chained(node.test)
+
+    def _chained(self, test: cst.Comparison) -> None:
+        """`assert 0 < t <= 1`: Python takes the truth of each comparison but the last to go on to the
+        next (as `and` does), so a tensor there breaks whatever the message; the last one is the
+        assert's own test, which dynamo checks on the device."""
+        if not self.ctx.active():
+            return
+        operands = [test.left, *(c.comparator for c in test.comparisons)]
+        for i, comparison in enumerate(test.comparisons[:-1]):
+            if type(comparison.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+                continue
+            needs = [r for r in map(self.ctx.tensor_requirement, operands[i:i + 2]) if r is not None]
+            if needs:
+                sign = cst.Module([]).code_for_node(comparison.operator).strip()
+                first = f"{self.ctx.source(operands[i])} {sign} {self.ctx.source(operands[i + 1])}"
+                self.report(test, f"`assert` on the chained comparison `{self.ctx.source(test)}`: Python takes the "
+                                  f"truth of the tensor comparison `{first}` to go on, and dynamo breaks the graph "
+                                  "to read it", "split it into one `assert` per comparison, or combine them with "
+                                  "`&`: `assert (lo < t) & (t <= hi)`", requires=V.op(*needs, comparison=True))
+                return
 
     def visit_Call(self, node: cst.Call) -> None:
         # `torch._assert(cond, msg)` is a function: it takes the truth of `cond` in Python (a tensor's

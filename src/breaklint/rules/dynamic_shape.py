@@ -309,13 +309,17 @@ class TensorAsSize(Rule):
         unless: tuple[str, ...] = (CAPTURE_SCALARS,)
         if qual == "torch.randint":
             # its upper bound: `randint(high, size)`, `randint(low, high, size)`, or the last positional
-            # argument where `size=` is a keyword (its size is not looked at)
-            high = (len(args) - 1,) if keyword(node, "size") is not None else (1,) if len(args) >= 3 else (0,)
-            sizes = _counts(node, args, high if args else (), ("high",))
-            unless = ()
+            # argument where `size=` is a keyword; then its size, which `capture_scalar_outputs` lets
+            # dynamo trace (the bound it does not)
+            given = keyword(node, "size")
+            high = (len(args) - 1,) if given is not None else (1,) if len(args) >= 3 else (0,)
+            if self._report_sizes(node, _counts(node, args, high if args else (), ("high",)), (), READS["randint"]):
+                return
+            sizes = [given] if given is not None else args[-1:] if len(args) >= 2 else []
         elif qual in SIZE_FACTORIES:
             sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
                 args[:1] if qual == "torch.full" and len(args) < 3 else args
+            sizes = [*sizes, *_counts(node, [], (), ("size",))]  # `torch.zeros(size=(n, d))`
         elif qual in COUNT_FUNCTIONS:
             # `topk`'s k, `split`'s sizes, `tril_indices`' rows, ...: read as Python ints
             sizes = _counts(node, args, *COUNT_FUNCTIONS[qual])
@@ -330,6 +334,13 @@ class TensorAsSize(Rule):
             sizes = [a for a in (args[:1] if call[1] == "new_full" else args) if not _concatenated(a.value)]
         else:
             return
+        what = "size" if qual == "torch.randint" else \
+            READS.get((qual or (call[1] if call is not None else "")).rsplit(".", 1)[-1], "size")
+        self._report_sizes(node, sizes, unless, what)
+
+    def _report_sizes(self, node: cst.Call, sizes: list[cst.Arg], unless: tuple[str, ...], what: str) -> bool:
+        """Report the first of `sizes` (each an argument, or a tuple or list of them) that holds a
+        tensor; whether one did."""
         for arg in sizes:
             if type(arg.value) in (cst.Tuple, cst.List):
                 elements = [el.value for el in arg.value.elements]
@@ -337,11 +348,25 @@ class TensorAsSize(Rule):
                 elements = [arg.value]
             for el in elements:
                 value = self.ctx.value(el)
-                if value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret")):
-                    what = READS.get((qual or (call[1] if call is not None else "")).rsplit(".", 1)[-1], "size")
+                if _computed(value) or _filled(value):
                     self.report(node, f"`{self.ctx.source(node)}` takes its {what} from the value of tensor "
                                       f"`{self.ctx.source(el)}`", requires=value, unless=unless)
-                    return
+                    return True
+        return False
+
+
+def _computed(value: V.Val) -> bool:
+    """A tensor, or what the tree decides that the code computes (arithmetic, a method's result, an
+    element, what a helper returns)."""
+    return value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret"))
+
+
+def _filled(value: V.Val) -> bool:
+    """A parameter that the code fills in where the caller passed nothing, with a tensor it computes
+    (`if max_len is None: max_len = lengths.max()`): a tensor on that path at least, whatever the
+    callers pass."""
+    return value.kind == "join" and any(_computed(part) for part in value.parts) \
+        and all(_computed(part) or part.kind == "param" for part in value.parts)
 
 
 def _counts(node: cst.Call, args: list[cst.Arg], at: tuple[int, ...], words: tuple[str, ...]) -> list[cst.Arg]:

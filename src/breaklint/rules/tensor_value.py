@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.summary import MustBe
+from ..analysis.vocabulary import MODULE_CONTAINERS
 from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
@@ -371,6 +372,7 @@ class TensorScalarCast(Rule):
             return
         index = element.value
         if not self._ranks.zero_d(index):
+            self._module_picked(node, index)
             return
         requires = self.ctx.tensor_requirement(node.value)
         if node in self.ctx.assign_targets and requires is not None:
@@ -390,6 +392,26 @@ class TensorScalarCast(Rule):
                            "as a Python int", "index with a 1-element tensor and drop that dimension: "
                            "`x[i.unsqueeze(0)].squeeze(0)`", fix=fix, requires=requires,
                     fix_needs=(requires, self.ctx.tensor_requirement(index)))
+
+    def _module_picked(self, node: cst.Subscript, index: cst.BaseExpression) -> None:
+        """`self.resamplers[k]` with `k = torch.randint(0, n, (1,))`: a `ModuleList` or `Sequential` of
+        the class, or a Python list, takes its index as a Python int (`operator.index`), whatever the
+        tensor's rank (one of more than one element raises): dynamo reads the value, as `.item()`
+        does. Only a tensor the code computes counts, not one a parameter is assumed to be."""
+        held = node.value
+        cls = self.ctx.class_info()
+        modules = cls is not None and type(held) is cst.Attribute and type(held.value) is cst.Name \
+            and held.value.value == "self" and cls.submodules.get(held.attr.value) in MODULE_CONTAINERS
+        if not modules and self.ctx.value(held).kind != "seq":
+            return
+        requires = self.ctx.tensor_requirement(index)
+        if requires is not None:
+            what = "a module of" if modules else "an element of the Python list"
+            self.report(index, f"`{self.ctx.source(index)}` is a tensor used to pick {what} "
+                               f"`{self.ctx.source(held)}`: the container reads it as a Python int",
+                        "pick with a Python int (draw it with `random.randrange` outside the compiled region, or "
+                        "keep the count beside the tensor), or run every module and select the result with "
+                        "`torch.where`", requires=requires, must_be="known")
 
     def _zero_d_among(self, node: cst.Subscript) -> None:
         elements = [e.slice for e in node.slice]

@@ -396,6 +396,36 @@ class Tolerance(torch.nn.Module):
         return torch.add(self.atol, y.abs() * self.rtol)  # expect: BL103
 
 
+class RandomBranch(torch.nn.Module):
+    """A module of a `ModuleList` picked by a tensor drawn in `forward`: the list reads it as a Python
+    int; a Python int picks one without a break."""
+
+    def __init__(self):
+        super().__init__()
+        self.branches = torch.nn.ModuleList([torch.nn.Linear(8, 8) for _ in range(3)])
+
+    def forward(self, x):
+        self.picked = torch.randint(0, 3, (1,))
+        y = self.branches[self.picked](x)  # expect: BL103
+        for k in range(3):
+            y = y + self.branches[k](x)
+        return y
+
+
+class RandomScale(torch.nn.Module):
+    """... and an element of a Python list kept on the module."""
+
+    def __init__(self):
+        super().__init__()
+        self.scales = []
+        for factor in (0.5, 1.0, 2.0):
+            self.scales.append(torch.nn.Linear(8, 8))
+
+    def forward(self, x):
+        k = torch.randint(0, 3, (1,))
+        return self.scales[k](x)  # expect: BL103
+
+
 def cases():
     x = torch.randn(8)
     return [(float_of_tensor, (x,)), (int_of_tensor, (x,)), (math_of_tensor, (x,)), (cast_of_shape, (x,)),
@@ -415,4 +445,5 @@ def cases():
             (elu_by_tensor, (x,)), (hardtanh_by_tensor, (x,)), (add_scaled_by_number, (x,)),
             (anchors_by_stride, (x, torch.tensor([8.0, 16.0]))), (filled_like_by_tensor, (x,)),
             (padded_by_tensor, (x,)), (threshold_by_tensor, (x,)),
-            (torch.compile(Tolerance(1e-6, 1e-3)), (x,))]
+            (torch.compile(Tolerance(1e-6, 1e-3)), (x,)), (torch.compile(RandomBranch()), (x,)),
+            (torch.compile(RandomScale()), (x,))]

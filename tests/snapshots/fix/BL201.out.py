@@ -100,6 +100,18 @@ def in_loop(x: torch.Tensor):
 
 
 @torch.compile
+def best_so_far(x: torch.Tensor):
+    """`best` holds `None` only the first time round: from the second, the test compares tensors."""
+    x = x * 2
+    best = None
+    for i in range(3):
+        score = x[i].abs()
+        if best is None or score > best:  # expect: BL201
+            best = score
+    return best
+
+
+@torch.compile
 def on_shape(x, mask=None):
     x = x * 2
     if x.shape[0] > 1:
@@ -136,6 +148,19 @@ def asserted_with_constants(x):
     return x + 1
 
 
+def in_band(freq, width=5):
+    assert 0 < freq <= 1  # expect: BL201
+    assert width % 2 != 0
+    return torch.arange(width) * freq
+
+
+@torch.compile
+def asserted_in_a_chain(x):
+    """`0 < freq <= 1` takes the truth of `0 < freq` to go on, whatever the message."""
+    x = x * 2
+    return in_band(x.abs().max().clamp(max=1.0)) * 2
+
+
 @torch.compile
 def asserted_by_torch(x):
     x = x * 2
@@ -151,6 +176,7 @@ def cases():
         (asserted_with_values, (x, torch.tensor(-100.0), torch.tensor(100.0))),
         (asserted_with_constants, (x,)),
         (asserted_by_torch, (x,)),
+        (asserted_in_a_chain, (x,)),
         (Gate(), (x,)),
         (ternary, (x,)),
         (in_range, (x,)),
@@ -163,6 +189,7 @@ def cases():
         (reports_on_a_long_test, (x * 100,)),
         (checked_unless_ignored, (x,)),
         (in_loop, (x,)),
+        (best_so_far, (x,)),
         (on_shape, (x,)),
         (skipped_when_compiling, (x,)),
     ]
