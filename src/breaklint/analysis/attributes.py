@@ -249,7 +249,7 @@ class Attributes:
 
     def _classify_attr(self, attr: str, value: cst.Call, info: ClassInfo, params: dict[str, cst.Param] | None = None,
                        modules_only: bool = False, fn: cst.FunctionDef | None = None) -> None:
-        for callee in self._classes_called(unseeded(value.func), info, params or {}):
+        for callee in self._classes_called(unseeded(value.func), info, params or {}, fn):
             self._classify_built(attr, callee, value, info, modules_only)
             if callee in MODULE_CONTAINERS:
                 # `nn.ModuleList([Head() for _ in range(n)])`, or of a list the method built first:
@@ -258,13 +258,15 @@ class Attributes:
                 body = fn.body if fn is not None else None
                 self._add_elements(attr, built_in(value, body), info, params or {}, bound)
 
-    def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param]) -> list[str]:
+    def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param],
+                        fn: cst.FunctionDef | None = None) -> list[str]:
         """What a call of `func` in a method builds, by name: the class (or function) it names; for a
         parameter of the method (`rnn_layer(...)`, `rnn_layer=nn.LSTM`), or an attribute the constructor
         kept it in first (`self.cell = cell`, then `self.cell(...)`), the class its default names, a
         `functools.partial` of one included: what it builds unless a caller hands over another; each
         class of a table (`RECURRENT[kind](...)`, of the module or written in place); `getattr(nn,
-        kind.upper())(...)` where the name folds from the parameters' defaults."""
+        kind.upper())(...)` where the name folds from the parameters' defaults or from what the file's
+        constructions pass (`rnn_type = rnn_type.upper()` in the method `fn` first, applied to each)."""
         kept = self._self_attr(func)
         param = func.value if type(func) is cst.Name else info.from_params.get(kept) if kept is not None else None
         if param in params:
@@ -280,6 +282,8 @@ class Attributes:
             owner, arg = func.args[0].value, func.args[1].value
             names = [name] if (name := _folded_name(arg, params)) is not None else _passed_names(
                 self.module_node, info.qualname.rsplit(".", 1)[-1], arg.value) if type(arg) is cst.Name else []
+            if type(arg) is cst.Name and fn is not None and (case := _recased(self._bound_once(arg.value, fn), arg)):
+                names = [getattr(name, case)() for name in names]
             imported = (dotted(owner) or ".").split(".")[0] in self.aliases
             return [f"{self.qualify(owner)}.{name}" for name in names] if imported else []
         callee = self.qualify(func)
@@ -338,11 +342,25 @@ def _folded_name(node: cst.BaseExpression, params: dict[str, cst.Param]) -> str 
     return text if isinstance(text, str) and text.isidentifier() else None
 
 
+def _recased(bound: tuple[cst.BaseExpression, int | None] | None, name: cst.Name) -> str | None:
+    """`rnn_type = rnn_type.upper()` (`lower`, `capitalize`), the one binding of a parameter in its
+    method: the method applied to it."""
+    if bound is None or bound[1] is not None:
+        return None
+    value = bound[0]
+    if type(value) is cst.Call and not value.args and type(value.func) is cst.Attribute \
+            and value.func.attr.value in ("upper", "lower", "capitalize") \
+            and type(value.func.value) is cst.Name and value.func.value.value == name.value:
+        return value.func.attr.value
+    return None
+
+
 def _passed_names(module: cst.Module | None, cls: str, param: str) -> list[str]:
     """The names the file's constructions of class `cls` (by its name) pass for its constructor's
     parameter `param`, each folded as `_folded_name` folds (a literal, or a parameter of the calling
     function with a literal default: `SingleRNN(rnn_type, ...)` in `def __init__(self, rnn_type="LSTM")`);
-    none unless every construction passes one."""
+    a construction that passes what does not fold (a parameter with no default, of a class nothing in
+    the file builds) says nothing, and is left out; none unless one passes a name."""
     init = next((d for c in find(module, cst.ClassDef) if c.name.value == cls for d in c.body.body
                  if type(d) is cst.FunctionDef and d.name.value == "__init__"), None) if module is not None else None
     order = [p.name.value for p in [*init.params.posonly_params, *init.params.params]][1:] if init is not None else []
@@ -357,9 +375,10 @@ def _passed_names(module: cst.Module | None, cls: str, param: str) -> list[str]:
             positional = [a.value for a in call.args if a.keyword is None]
             given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == param] or (
                 [positional[order.index(param)]] if param in order and order.index(param) < len(positional) else [])
-            if not given or (name := _folded_name(given[0], params)) is None:
+            if not given:
                 return []
-            out.add(name)
+            if (name := _folded_name(given[0], params)) is not None:
+                out.add(name)
     return sorted(out)
 
 
