@@ -1233,3 +1233,64 @@ def test_dynamo_breaks_on_the_submodule_results(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, SUBMODULE_RESULTS, "submodule_results.py") == sorted([
         "loss = (pred[fg] - targets[fg]).abs().sum()",
         "return loss + pred[valid].sum(), kept"])
+
+
+LOOP_BUILT_RESULTS = '''
+import torch
+from torch import nn
+
+
+class Assigner(nn.Module):
+    def forward(self, scores, chunks: int = 1):
+        if chunks == 1:
+            return scores * 2, scores.amax(-1) > 0.5
+        results = None
+        for i in range(chunks):
+            part = (scores[i:i + 1] * 2, scores[i:i + 1].amax(-1) > 0.5)
+            if results is None:
+                results = tuple(x.new_empty((len(scores), *x.shape[1:])) for x in part)
+            for out, x in zip(results, part):
+                out[i] = x[0]
+        return results
+
+
+class Loss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.assigner = Assigner()
+
+    def forward(self, scores, pred):
+        targets, fg = self.assigner(scores)
+        loss = (pred[fg] - targets[fg]).abs().sum()
+        return loss + self.best(pred)
+
+    def best(self, pred):
+        best = None
+        for row in pred:
+            if best is None or row.sum() > best:
+                best = row.sum()
+        return best
+
+
+def cases():
+    return [(torch.compile(Loss()), (torch.rand(2, 3, 4), torch.rand(2, 3, 4)))]
+'''
+
+
+def test_a_none_a_loop_rebinds_is_none_the_first_time_round_only() -> None:
+    """`best = None`, then `if best is None or row.sum() > best` in a loop: from the second time round
+    the test compares tensors. Past the loop the name holds what the body bound, as before: a result
+    built in a loop from `results = None` keeps the kind of its elements, and the mask the submodule
+    returns still selects."""
+    lines = dedent(LOOP_BUILT_RESULTS).splitlines()
+    assert [(lines[line - 1].strip(), code) for line, code in findings(LOOP_BUILT_RESULTS)] == [
+        ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
+        ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
+        ("if best is None or row.sum() > best:", "BL201")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_loop_sentinel_and_the_mask(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, LOOP_BUILT_RESULTS, "loop_built_results.py") == sorted([
+        "if best is None or row.sum() > best:",
+        "loss = (pred[fg] - targets[fg]).abs().sum()"])

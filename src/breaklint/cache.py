@@ -28,7 +28,7 @@ from ._version import __version__
 from .finding import Finding
 from .analysis.values import Val, from_plain, to_plain
 
-FORMAT = 115
+FORMAT = 116
 SUFFIX = ".json"
 
 

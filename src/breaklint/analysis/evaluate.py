@@ -102,7 +102,8 @@ class Evaluation:
             if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
                 return V.BOOL
             operands = [self.value(node.left), *(self.value(c.comparator) for c in node.comparisons)]
-            if any(v.kind in ("str", "none") for v in operands):  # a tensor never equals a str or None
+            # a tensor never equals a str or None (a `None` a loop rebinds holds it the first time round only)
+            if any(v.kind in ("str", "none") and v != V.CARRIED_NONE for v in operands):
                 return V.BOOL
             return V.op(*operands, comparison=True)
         if type(node) is cst.BooleanOperation:

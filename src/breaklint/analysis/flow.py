@@ -177,15 +177,15 @@ class Flow:
     def _carry_sentinels(self, body: cst.BaseSuite) -> None:
         """A name that holds `None` before a loop and that the loop body binds (`best = None`, then
         `if best is None or score > best: best = score`) holds, from the second time round, what the
-        body bound: at the top of the body it is not known to be `None` (and past the body it is
-        joined with `None` as any name the body binds)."""
+        body bound: at the top of the body it holds `V.CARRIED_NONE`, which a comparison does not take
+        for a Python value (and past the body it is joined with `None` as any name the body binds)."""
         if not self._scopes:
             return
         values = self._scopes[-1].values
-        for name in [name for name, value in values.items() if value.kind == "none"]:
+        for name in [name for name, value in values.items() if value == V.NONE]:
             if rebinds(body, name):
                 self._branch_names[-1].setdefault(name, values[name])
-                values[name] = V.UNKNOWN
+                values[name] = V.CARRIED_NONE
 
     def _leave_branch(self) -> None:
         before = self._branch_names.pop()

@@ -147,6 +147,10 @@ SPARSE_CLASS = Val("object", ref="torch.sparse", name="class")
 NDARRAY = Val("object", ref="numpy.ndarray")
 UNKNOWN = Val("unknown")
 NONE = Val("none")
+# `None` that a loop body rebinds (`best = None`, then `best = score` in the loop): `None` the first time
+# round only. Joined, it goes as `None` does; compared, it is no reason for the comparison not to be a
+# tensor's (from the second time round the name holds what the body bound).
+CARRIED_NONE = Val("none", name="carried")
 NUMBER = Val("number")
 BOOL = Val("bool")
 STR = Val("str")
