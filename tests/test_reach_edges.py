@@ -853,6 +853,58 @@ def test_dynamo_breaks_on_the_module_class_passed_down(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, PASSED_DOWN, "passed_down.py") == ["out, _ = self.rnn(x)"]
 
 
+RECASED = '''
+import torch
+import torch.nn as nn
+
+
+class NamedRNN(nn.Module):
+    def __init__(self, rnn_type, size):
+        super().__init__()
+        rnn_type = rnn_type.upper()
+        self.rnn = getattr(nn, rnn_type)(size, size, batch_first=True)
+
+    def forward(self, x):
+        x = x * 2
+        self.rnn.flatten_parameters()
+        return self.rnn(x)[0]
+
+
+class Masker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = NamedRNN("lstm", 4)
+
+    def forward(self, x):
+        return self.rnn(x)
+
+
+class Stack(nn.Module):
+    def __init__(self, rnn_type):
+        super().__init__()
+        self.layers = nn.ModuleList([NamedRNN(rnn_type, 4) for _ in range(2)])
+
+
+def cases():
+    return [(Masker(), (torch.randn(2, 5, 4),))]
+'''
+
+
+def test_a_module_class_named_by_constructions_and_recased_by_its_constructor() -> None:
+    """`NamedRNN("lstm", 4)` upper-cased by `rnn_type = rnn_type.upper()` in the constructor makes an
+    LSTM; `Stack` passes its own parameter along with no default (a class nothing in the file builds),
+    which says nothing and is left out. Dynamo gives up at the first touch, `flatten_parameters()`."""
+    lines = dedent(RECASED).splitlines()
+    found = lint_source(dedent(RECASED), Path("m.py"), Config())
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ("self.rnn.flatten_parameters()", "BL413")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_recased_module_class(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, RECASED, "recased.py") == ["self.rnn.flatten_parameters()"]
+
+
 LAZY_CRITERION = '''
 import torch
 from torch import nn

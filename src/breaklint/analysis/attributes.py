@@ -359,8 +359,9 @@ def _passed_names(module: cst.Module | None, cls: str, param: str) -> list[str]:
     """The names the file's constructions of class `cls` (by its name) pass for its constructor's
     parameter `param`, each folded as `_folded_name` folds (a literal, or a parameter of the calling
     function with a literal default: `SingleRNN(rnn_type, ...)` in `def __init__(self, rnn_type="LSTM")`);
-    a construction that passes what does not fold (a parameter with no default, of a class nothing in
-    the file builds) says nothing, and is left out; none unless one passes a name."""
+    a construction that passes its own parameter along where that does not fold (no default: a class
+    nothing in the file builds, as a rule) says nothing, and is left out; one that passes anything else
+    that does not fold (`pick()`) leaves the class unknown; none unless one passes a name."""
     init = next((d for c in find(module, cst.ClassDef) if c.name.value == cls for d in c.body.body
                  if type(d) is cst.FunctionDef and d.name.value == "__init__"), None) if module is not None else None
     order = [p.name.value for p in [*init.params.posonly_params, *init.params.params]][1:] if init is not None else []
@@ -379,6 +380,8 @@ def _passed_names(module: cst.Module | None, cls: str, param: str) -> list[str]:
                 return []
             if (name := _folded_name(given[0], params)) is not None:
                 out.add(name)
+            elif type(given[0]) is not cst.Name or given[0].value not in params:
+                return []  # a name computed there (`pick()`): which class, the file does not say
     return sorted(out)
 
 
