@@ -406,7 +406,7 @@ class TensorScalarCast(Rule):
             return
         requires = self.ctx.tensor_requirement(index)
         if requires is not None:
-            what = "a module of" if modules else "an element of the Python list"
+            what = "a module of" if modules else "an element of the Python list or tuple"
             self.report(index, f"`{self.ctx.source(index)}` is a tensor used to pick {what} "
                                f"`{self.ctx.source(held)}`: the container reads it as a Python int",
                         "pick with a Python int (draw it with `random.randrange` outside the compiled region, or "
