@@ -319,7 +319,8 @@ class TensorAsSize(Rule):
         elif qual in SIZE_FACTORIES:
             sizes = args[:3] if qual in ("torch.arange", "torch.linspace", "torch.logspace") else \
                 args[:1] if qual == "torch.full" and len(args) < 3 else args
-            sizes = [*sizes, *_counts(node, [], (), ("size",))]  # `torch.zeros(size=(n, d))`
+            if (given := keyword(node, "size")) is not None:  # `torch.zeros(size=(n, d))`
+                sizes = [*sizes, given]
         elif qual in COUNT_FUNCTIONS:
             # `topk`'s k, `split`'s sizes, `tril_indices`' rows, ...: read as Python ints
             sizes = _counts(node, args, *COUNT_FUNCTIONS[qual])

@@ -31,11 +31,11 @@ class RecurrentModuleCall(Rule):
         super().__init__(ctx)
         # per function: its body, and whether a statement of that body itself (under no `if`, loop or
         # `with`) has touched a recurrent module already: dynamo gives up on the whole function there
-        self._functions: list[tuple[cst.BaseSuite, list[bool]]] = []
+        self._functions: list[tuple[cst.BaseSuite, bool]] = []
         self._classes: dict[str, bool] = {}  # class -> whether it builds a recurrent module in an attribute
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append((node.body, [False]))
+        self._functions.append((node.body, False))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
@@ -66,14 +66,13 @@ class RecurrentModuleCall(Rule):
         attribute of it read before (`self.lstm.flatten_parameters()`, `self.rnn.hidden_size`), where
         dynamo wraps the module and gives up; not one after a touch that every run of the function
         makes first."""
-        done = self._functions[-1][1] if self._functions else None
-        if done and done[0]:
+        if self._functions and self._functions[-1][1]:
             return
         self.report(node, message, unless=(ALLOW_RNN,))
         statement = self.ctx.current_statement()
-        if done is not None and statement is not None and isinstance(self._functions[-1][0], cst.IndentedBlock) \
-                and any(s is statement for s in self._functions[-1][0].body):
-            done[0] = True
+        if self._functions and statement is not None and isinstance(body := self._functions[-1][0], cst.IndentedBlock) \
+                and any(s is statement for s in body.body):
+            self._functions[-1] = (body, True)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
