@@ -26,9 +26,10 @@ from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type
 
 from ._version import __version__
 from .finding import Finding
-from .analysis.values import Val, from_plain, to_plain
+from .analysis.plain import from_plain, to_plain
+from .analysis.values import Val
 
-FORMAT = 116
+FORMAT = 117
 SUFFIX = ".json"
 
 

@@ -10,7 +10,7 @@ import libcst as cst
 from . import values as V
 from .syntax import dotted
 from .values import Val
-from .vocabulary import TENSOR_ANNOTATIONS, UNREADABLE
+from .vocabulary import TENSOR_ANNOTATIONS, TYPED_TENSORS, UNREADABLE
 
 
 class Annotations:
@@ -119,10 +119,18 @@ class Annotations:
             first = ann.slice[0].slice
             return kind == "torchtyping.TensorType" or (kind.startswith("jaxtyping.") and type(first) is cst.Index
                                                          and self._is_tensor_annotation(first.value))
-        return self.qualify(ann) in TENSOR_ANNOTATIONS
+        qual = self.qualify(ann) or ""
+        return qual in TENSOR_ANNOTATIONS or qual.rpartition(".")[2] in TYPED_TENSORS
 
     def _of_bools(self, ann: cst.BaseExpression) -> bool:
-        """A shape-typed tensor of bools: `Bool[Tensor, "b"]`, `TensorType["b", torch.bool]`."""
+        """A tensor of bools: `torch.BoolTensor` (or an alias of the same name: `BoolTensor: TypeAlias =
+        torch.Tensor` in a module of the package), a shape-typed one (`Bool[Tensor, "b"]`,
+        `TensorType["b", torch.bool]`); `Optional[...]` or `| None` of one."""
+        if type(ann) is cst.BinaryOperation:
+            parts = _not_none(ann)
+            return len(parts) == 1 and self._of_bools(parts[0])
+        if type(ann) in (cst.Name, cst.Attribute):
+            return (self.qualify(ann) or "").rpartition(".")[2] == "BoolTensor"
         if type(ann) is not cst.Subscript:
             return False
         kind = self.qualify(ann.value)

@@ -183,6 +183,8 @@ class Bindings:
         if not self._scopes:
             return
         value = self.value(original_node.value)
+        if (flag := self.compile_value(original_node.value)) is not None:
+            value = V.COMPILING if flag else V.NOT_COMPILING  # a compile check kept in a local
         attr = self._self_attr(original_node.value)
         choice = self._origins(original_node.value) \
             if type(original_node.value) in (cst.BooleanOperation, cst.IfExp) else []
@@ -314,7 +316,7 @@ class Bindings:
                 if type(el) is cst.StarredElement:
                     self._assign_value(el.value, V.OBJECT)
                 else:
-                    self._assign_value(el.value, V.elem(value, None if starred else index))
+                    self._assign_value(el.value, V.elem(value) if starred else V.elem(value, index, len(elements)))
 
 
 _STRING = (cst.SimpleString, cst.ConcatenatedString)  # a string literal

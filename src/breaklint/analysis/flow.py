@@ -13,6 +13,10 @@ from .syntax import leaves_block, rebinds
 from .vocabulary import COMPILING_HELPERS, FALSE_UNDER_COMPILE, TRUE_UNDER_COMPILE
 
 
+# A compile check kept in a local (`values.COMPILING`), as `Flow.compile_value` reads it in a test of the name
+_HELD_CHECKS = {V.COMPILING: True, V.NOT_COMPILING: False}
+
+
 class Flow:
     """Branches compile skips, `if` snapshots and joins, loops, handlers, the test being walked.
 
@@ -33,6 +37,8 @@ class Flow:
                 return False
             if name in self.compile_helpers:
                 return self.compile_helpers[name]
+        if type(test) is cst.Name and self._scopes:  # `compiling = is_dynamo_compiling()`
+            return _HELD_CHECKS.get(self._scopes[-1].values.get(test.value))
         if type(test) is cst.BooleanOperation:
             left, right = self.compile_value(test.left), self.compile_value(test.right)
             if type(test.operator) is cst.And:
@@ -175,17 +181,8 @@ class Flow:
         self._branch_names.append({})
 
     def _carry_sentinels(self, body: cst.BaseSuite) -> None:
-        """A name that holds `None` before a loop and that the loop body binds (`best = None`, then
-        `if best is None or score > best: best = score`) holds, from the second time round, what the
-        body bound: at the top of the body it holds `V.CARRIED_NONE`, which a comparison does not take
-        for a Python value (and past the body it is joined with `None` as any name the body binds)."""
-        if not self._scopes:
-            return
-        values = self._scopes[-1].values
-        for name in [name for name, value in values.items() if value == V.NONE]:
-            if rebinds(body, name):
-                self._branch_names[-1].setdefault(name, values[name])
-                values[name] = V.CARRIED_NONE
+        if self._scopes:
+            _carry_sentinels(self._scopes[-1].values, self._branch_names[-1], body)
 
     def _leave_branch(self) -> None:
         before = self._branch_names.pop()
@@ -326,3 +323,15 @@ def _tested_none(test: cst.BaseExpression) -> frozenset[str]:
                 and target.comparator.value == "None":
             return frozenset([test.left.value])
     return frozenset()
+
+
+def _carry_sentinels(values: dict[str, V.Val], before: dict[str, V.Val | None], body: cst.BaseSuite) -> None:
+    """A name that holds `None` before a loop and that the loop body binds (`best = None`, then
+    `if best is None or score > best: best = score`) holds, from the second time round, what the
+    body bound: at the top of the body it holds `V.CARRIED_NONE`, which a comparison does not take
+    for a Python value (and past the body it is joined with `None` as any name the body binds;
+    `before` keeps what it held)."""
+    for name in [name for name, value in values.items() if value == V.NONE]:
+        if rebinds(body, name):
+            before.setdefault(name, values[name])
+            values[name] = V.CARRIED_NONE

@@ -118,6 +118,9 @@ class Values:
                 stored = self._member(self.reach.canonical(cls), kept)
                 return self.resolve(stored) if stored is not None else UNKNOWN
             return got
+        if kind == "elem" and value.keys and value.parts[0].kind == "ret" \
+                and (picked := self._unpacked(value.parts[0], int(value.keys[0]), int(value.name))) is not None:
+            return picked
         if kind == "elem":
             index = int(value.name) if value.name.lstrip("-").isdigit() else None
             return self.resolve(elem(self.resolve(value.parts[0]), index))
@@ -178,6 +181,23 @@ class Values:
             passed = {name: UNKNOWN if self.resolve(arg) == ASSUMED_PARAMETER else arg for name, arg in passed.items()}
         return _substitute(fn.returns, target, passed) if passed else None
 
+    def _unpacked(self, call: Val, arity: int, index: int) -> Val | None:
+        """Element `index` of what a call returns, unpacked into `arity` names (`y, mask = split(x,
+        return_mask=True)`), where the function returns a tuple of that length on some paths and
+        something else on others (`return y[mask]`): the unpacking takes one of the tuples. None where
+        no such choice is made (one target, every return a tuple of that length, or none)."""
+        returns = self._passed_through(call) if call.parts else None
+        if returns is None:
+            found = self.reach.targets(call.owner or None, CallRef(call.ref, call.name, 0, 0, 0, 0))
+            if len(found) != 1 or found[0][0] not in self.reach.functions or found[0][0].endswith(".__init__"):
+                return None
+            returns = self.reach.functions[found[0][0]].returns
+        alternatives = returns.parts if returns.kind == "join" else ()
+        tuples = [a for a in alternatives if a.kind == "seq" and len(a.parts) == arity]
+        if not tuples or len(tuples) == len(alternatives) or not -arity <= index < arity:
+            return None
+        return self.resolve(join(*(t.parts[index] for t in tuples)))
+
     def _member(self, cls: str, attr: str) -> Val | None:
         """What an instance of the tree's class `cls` keeps in `attr` (`self.sched.timesteps`): a
         tensor its methods store there, a submodule, or the value its constructor sets."""
@@ -230,7 +250,7 @@ class Values:
         known: list[Val] = []
         passed = False
         for _caller, call, offset in self.reach.callers.get(function, []):
-            arg = self._argument(fn, call, offset, name)
+            arg = _argument(fn, call, offset, name)
             if arg is None:
                 continue
             passed = True
@@ -283,22 +303,6 @@ class Values:
                         return True
         return False
 
-    @staticmethod
-    def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:
-        """What `call` passes for parameter `name` of `fn`; None when it cannot be told."""
-        if name in call.kwargs:
-            return call.kwargs[name]
-        if name not in fn.params:
-            return None
-        index = fn.params.index(name) - offset
-        if index < 0:
-            return None
-        if index < len(call.args):
-            return call.args[index]
-        if call.star:
-            return None
-        return None  # not passed: the default applies, which the fallback already describes
-
     def _returns(self, value: Val) -> Val:
         call = CallRef(value.ref, value.name, 0, 0, 0, 0)
         cls = value.owner or None
@@ -345,3 +349,19 @@ def _substitute(value: Val, function: str, passed: dict[str, Val]) -> Val:
         return value
     return Val(value.kind, ref=value.ref, name=value.name, owner=value.owner,
                parts=tuple(_substitute(p, function, passed) for p in value.parts), keys=value.keys)
+
+
+def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | None:
+    """What `call` passes for parameter `name` of `fn`; None when it cannot be told."""
+    if name in call.kwargs:
+        return call.kwargs[name]
+    if name not in fn.params:
+        return None
+    index = fn.params.index(name) - offset
+    if index < 0:
+        return None
+    if index < len(call.args):
+        return call.args[index]
+    if call.star:
+        return None
+    return None  # not passed: the default applies, which the fallback already describes

@@ -146,7 +146,7 @@ class Scopes:
         info.name_defaults = self._name_defaults(node)
         if cls is not None and node.name.value == "__init__" and info.params:
             info.init_start = self._first_use(node, info.params[0])
-            info.stored_defaults = self._stored_defaults(node, info.params[0], info.name_defaults)
+            info.stored_defaults = _stored_defaults(node, info.params[0], info.name_defaults)
         self._scopes.append(scope)
         self._qualified = (None, None)  # names changed meaning
 
@@ -175,18 +175,6 @@ class Scopes:
                     and (made := self.qualify(p.default.func)) and not made.startswith("torch."):
                 defaults[p.name.value] = f"{made}()"
         return {name: held for name, held in defaults.items() if held}
-
-    @staticmethod
-    def _stored_defaults(node: cst.FunctionDef, instance: str, defaults: dict[str, str]) -> dict[str, str]:
-        """A constructor's parameters whose default is a name (`norm=rms_norm`) and that its own
-        statements store in the instance (`self.norm = norm`): parameter -> the default, qualified."""
-        if not defaults:
-            return {}
-        stored = {stmt.value.value for stmt in find(node.body, (cst.Assign,))
-                  if type(stmt.value) is cst.Name
-                  and any(type(t.target) is cst.Attribute and dotted(t.target.value) == instance
-                          for t in stmt.targets)}
-        return {name: held for name, held in defaults.items() if name in stored}
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self._scopes.pop()
@@ -261,13 +249,21 @@ class Scopes:
         """Whether the function being walked has bound `name` by now (a parameter, an assignment)."""
         return bool(self._scopes) and name in self._scopes[-1].values
 
+    def typed_class(self, name: str) -> str | None:
+        """The class the annotation of parameter `name` of the function being walked names, while the
+        parameter is not bound again."""
+        return self._scopes[-1].typed.get(name) if self._scopes else None
+
     def module_classes(self, func: cst.BaseExpression) -> list[str]:
         """The classes of the module a call of `func` may run, where the class knows them: `self.rnn`
         (each class its methods build there), `self.layers[i]` or a loop's `layer` over `self.layers`
-        (the classes built in the container), `rnn = self.rnn`; a module built in place, `nn.LSTM(4, 4)`."""
+        (the classes built in the container), `rnn = self.rnn`; a module built in place, `nn.LSTM(4, 4)`;
+        a parameter by its annotation (`def directions(rnn: nn.LSTM)`)."""
         if type(func) is cst.Call:
             made = self.qualify(func.func)
             return [made] if made is not None else []
+        if type(func) is cst.Name and (typed := self.typed_class(func.value)):
+            return [typed]
         cls = self.class_info()
         attr = self._self_attr(func.value if type(func) is cst.Subscript else func)
         if attr is None and type(func) is cst.Name and self._scopes:
@@ -411,3 +407,15 @@ def _bind_nested_params(ctx: Scopes, scope: Scope, node: cst.FunctionDef) -> dic
             if key in params:  # `map(f, xs)` hands each element of `xs`
                 passed.setdefault(key, []).append(V.elem(ctx.value(arg.value)) if mapped else ctx.value(arg.value))
     return hide(scope.values, {param: V.join(*values) for param, values in passed.items()})
+
+
+def _stored_defaults(node: cst.FunctionDef, instance: str, defaults: dict[str, str]) -> dict[str, str]:
+    """A constructor's parameters whose default is a name (`norm=rms_norm`) and that its own
+    statements store in the instance (`self.norm = norm`): parameter -> the default, qualified."""
+    if not defaults:
+        return {}
+    stored = {stmt.value.value for stmt in find(node.body, (cst.Assign,))
+              if type(stmt.value) is cst.Name
+              and any(type(t.target) is cst.Attribute and dotted(t.target.value) == instance
+                      for t in stmt.targets)}
+    return {name: held for name, held in defaults.items() if name in stored}

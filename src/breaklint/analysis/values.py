@@ -153,6 +153,10 @@ NONE = Val("none")
 CARRIED_NONE = Val("none", name="carried")
 NUMBER = Val("number")
 BOOL = Val("bool")
+# A local holding a compile check (`compiling = is_dynamo_compiling()`): true, or false, whenever
+# compiled code runs (`Flow.compile_value` reads it back in tests of the name)
+COMPILING = Val("bool", name="compiling")
+NOT_COMPILING = Val("bool", name="not compiling")
 STR = Val("str")
 SIZE = Val("size")
 # A `torch.Generator`: handed to a random function as `generator=`, it breaks the graph (BL421)
@@ -281,6 +285,8 @@ def method_result(receiver: Val, comparison: bool = False, guess: bool = False) 
     `self.param_groups`, which a base class outside the tree sets), the result is a tensor
     assumed, as the same method on a name nothing tells of is (`Values.resolve`). A chain keeps
     the mark of any of its links."""
+    if guess and _shows_tensor(receiver):
+        return SHOWN_BOOL_TENSOR if comparison else SHOWN_TENSOR
     parts: list[Val] = []
     for part in _flatten_ops(receiver):
         if part not in parts:
@@ -295,7 +301,17 @@ def same_kind(receiver: Val, guess: bool = False) -> Val:
     """What a method that keeps the dtype (`view`, `clone`, `to(device)`) returns on a receiver the tree
     decides, a parameter or what a helper returns: the tensor it is, a tensor of bools if it is one
     (`valid(x).flatten()`); `guess` as for `method_result`."""
+    if guess and _shows_tensor(receiver):
+        return SHOWN_TENSOR
     return _bound(Val("op", name="keepguess" if guess else "keep", parts=(receiver,)))
+
+
+def _shows_tensor(receiver: Val) -> bool:
+    """A join one of whose values is a tensor the code shows (`kl = kl_divergence(p, q)` on one path,
+    `kl = (lp - lq).mean(0)` of values the tree decides on the other): a method only tensors have
+    gives a tensor whatever the tree finds for the rest (a tensor, or nothing known, joined with it is
+    one), so the result is one at once, shown, and not a chain the tree must follow."""
+    return receiver.kind == "join" and any(p.known_tensor for p in receiver.parts)
 
 
 def _guessed(value: Val) -> bool:
@@ -308,9 +324,10 @@ def _flatten_ops(value: Val) -> list[Val]:
     return [value]
 
 
-def elem(container: Val, index: int | None = None) -> Val:
+def elem(container: Val, index: int | None = None, arity: int | None = None) -> Val:
     """An element of a value: of a tensor, a tensor (of bools where it is one: a row of a mask); of a
-    tuple, the element itself."""
+    tuple, the element itself. `arity`: the number of names the value is unpacked into (`a, b = f(x)`),
+    which the tree reads to pick, of a function's returns, the tuples of that length."""
     if container.is_tensor:
         return tensor(container.is_bool_tensor, known=container.known_tensor)
     if container.kind == "seq" and container.parts:
@@ -324,7 +341,8 @@ def elem(container: Val, index: int | None = None) -> Val:
     if container.kind == "size":
         return SIZE
     if container.symbolic:
-        return _bound(Val("elem", name="" if index is None else str(index), parts=(container,)))
+        return _bound(Val("elem", name="" if index is None else str(index), parts=(container,),
+                          keys=(str(arity),) if arity is not None and index is not None else ()))
     return UNKNOWN
 
 
@@ -450,35 +468,6 @@ def override(default: Val, new: Val) -> Val:
         # decided once `default` is (it may itself be such a flag, overruled once more)
         return _bound(Val("join", name="default", parts=(default, new)))
     return join(default, new)
-
-
-# ---------------------------------------------------------------------- compact plain data
-# Values are most of what a file's summary holds; they travel as short JSON: a bare kind
-# ("tensor") for the common constants, else [kind, ref, name, owner, [parts], [keys]].
-_CONSTANTS = {v.kind: v for v in (TENSOR, BOOL_TENSOR, UNKNOWN, NONE, NUMBER, BOOL, STR, SIZE, OBJECT)}
-
-
-def to_plain(value: Val) -> str | list:
-    if not (value.ref or value.name or value.owner or value.parts or value.keys) and value.kind in _CONSTANTS:
-        return value.kind
-    return [value.kind, value.ref, value.name, value.owner, [to_plain(p) for p in value.parts], list(value.keys)]
-
-
-def from_plain(data: object, depth: int = 0) -> Val:
-    """The value `to_plain` wrote, or ValueError for anything else."""
-    if type(data) is str:
-        if data in _CONSTANTS:
-            return _CONSTANTS[data]
-        raise ValueError(f"unknown value kind {data!r}")
-    if type(data) is not list or len(data) != 6 or depth > 4 * MAX_DEPTH:
-        raise ValueError("not a value")
-    kind, ref, name, owner, parts, keys = data
-    if kind not in CONCRETE and kind not in SYMBOLIC:
-        raise ValueError(f"unknown value kind {kind!r}")
-    if not all(type(x) is str for x in (ref, name, owner)) or type(parts) is not list or type(keys) is not list \
-            or not all(type(k) is str for k in keys):
-        raise ValueError("not a value")
-    return Val(kind, ref, name, owner, tuple(from_plain(p, depth + 1) for p in parts), tuple(keys))
 
 
 def tensor_inside(value: Val, resolve: Callable[[Val], Val], depth: int = 0) -> bool:

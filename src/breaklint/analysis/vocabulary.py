@@ -193,6 +193,10 @@ BOOL_METHODS = {
     "isclose", "signbit", "all", "any", "greater", "greater_equal", "less", "less_equal", "not_equal", "isreal",
 }
 TENSOR_ANNOTATIONS = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
+# torch's tensor types named by their dtype: an annotation of one of these names, torch's or an alias a
+# package defines for it (`LongTensor: TypeAlias = torch.Tensor`), says a tensor (of bools: `BoolTensor`)
+TYPED_TENSORS = {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+                 "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"}
 SEQUENCE_ANNOTATIONS = {
     "typing.List", "typing.Tuple", "typing.Sequence", "list", "tuple", "collections.abc.Sequence",
 }

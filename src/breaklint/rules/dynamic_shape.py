@@ -245,9 +245,22 @@ class BooleanMaskIndex(Rule):
         if function is None:
             return []
         return [V.passed(function.qualname, index.value) for element in node.slice
-                if type(element.slice) is cst.Index and type(index := element.slice.value) is cst.Name
+                if type(element.slice) is cst.Index and (index := self._as_handed(element.slice.value)) is not None
                 and (declared := function.declared.get(index.value)) is not None and declared.is_tensor
                 and not declared.is_bool_tensor and self.ctx.value(index) == declared]
+
+    def _as_handed(self, index: cst.BaseExpression) -> cst.Name | None:
+        """The name an index is, or is moved to a device from keeping its dtype (`torch.as_tensor(keep,
+        device=v.device)`, `keep.to(v.device)`)."""
+        if type(index) is not cst.Call or not index.args or index.args[0].keyword or index.args[0].star:
+            return index if type(index) is cst.Name else None
+        if self.ctx.qualify(index.func) == "torch.as_tensor" and all(
+                a.keyword is not None and a.keyword.value == "device" for a in index.args[1:]):
+            index = index.args[0].value
+        elif type(index.func) is cst.Attribute and index.func.attr.value == "to" and len(index.args) == 1 \
+                and type(index.args[0].value) in (cst.Attribute, cst.Name):
+            index = index.func.value
+        return index if type(index) is cst.Name else None
 
 
 SIZE_FACTORIES = frozenset({

@@ -53,6 +53,9 @@ class SparseTensorCreation(Rule):
         # per function being walked: the names bound to a sparse tensor made there, or to what a call of
         # the tree's function returned
         self._held: list[dict[str, _Held]] = []
+        # per function being walked: the held names first read in a branch of an `if` the binding is not
+        # in, with those branches: a read in another branch of that `if` is a first read too
+        self._read_in: list[dict[str, tuple[_Held, set[tuple[int, bool]]]]] = []
         self._ifs: list[cst.If] = []  # the `if` statements being walked, outermost first
         # ids of the names that are no variable (an attribute's name, a keyword), while their function
         # is walked
@@ -80,6 +83,7 @@ class SparseTensorCreation(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._held.append({})
+        self._read_in.append({})
         self._given_up.append([])
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         # a nested function's parameters are not what the tree's calls of its enclosing function pass
@@ -90,6 +94,7 @@ class SparseTensorCreation(Rule):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._held.pop()
+        self._read_in.pop()
         self._handed.pop()
         self._params.pop()
         self._given_up.pop()
@@ -273,16 +278,28 @@ class SparseTensorCreation(Rule):
             self._handed_read(node, *self._handed[-1].reads[id(node)])
         if self._params and node.value in self._params[-1] and id(node) not in self._not_names:
             self._param_read(node)
-        if not self._held or node.value not in self._held[-1] or id(node) in self._not_names:
+        if not self._held or id(node) in self._not_names:
             return
         here = self.ctx.positions.span(node)[0]
+        if node.value not in self._held[-1]:
+            # `if horizontal: f(adj) else: g(adj)`: each branch's read is the first of its path
+            held, read = self._read_in[-1].get(node.value, (None, set()))
+            if held is not None and {(n, not body) for n, body in read} & set(self._branches(here)):
+                self._read_in[-1][node.value] = (held, read | set(self._branches(here)))
+                self._report_read(node, held)
+            return
         if self._elsewhere(node.value, here):
             return
         held = self._held[-1].pop(node.value)
+        if extra := set(self._branches(here)) - set(held.branches):
+            self._read_in[-1][node.value] = (held, extra)
         if here == held.line or not self.ctx.active() or not set(held.branches) <= set(self._branches(here)):
             # (after an `if` one of whose branches made it, the name holds it only when that branch ran:
             # the break there is reported where it is made)
             return
+        self._report_read(node, held)
+
+    def _report_read(self, node: cst.Name, held: _Held) -> None:
         self.report(node, f"`{node.value}` holds {held.what}: the code after that break takes it up as an input, "
                           "which dynamo cannot hold, and breaks again here", requires=held.requires,
                     must_be="sparse" if held.returned else "tensor")

@@ -170,6 +170,36 @@ def asserted_by_torch(x):
     return x + 1
 
 
+@torch.compile
+def checked_unless_compiling(x, flag: bool):
+    """`compiling`, kept in a local, holds under compile: the test never reads the tensor."""
+    x = x * 2
+    compiling = torch.compiler.is_compiling()
+    needs_fallback = not flag or compiling
+    if flag and not compiling and not x.isfinite().all():
+        needs_fallback = True
+    if needs_fallback:
+        x = x.clamp(-1, 1)
+    return x
+
+
+def sampled(x):
+    return x.exp(), x.mean()
+
+
+@torch.compile
+def penalized(x, analytic: bool):
+    """One branch shows a tensor, the other what a helper gives: `kl.unsqueeze` is a tensor either way."""
+    if analytic:
+        kl = torch.nn.functional.kl_div(x, x.exp(), reduction="none")
+    else:
+        a, b = sampled(x)
+        kl = (a - b).mean(0)
+    kl = kl.unsqueeze(-1)
+    x = torch.where(kl.mean() > 0.5, x * 2, x)  # expect: BL201
+    return x
+
+
 def cases():
     x = torch.randn(8)
     return [
@@ -192,4 +222,7 @@ def cases():
         (best_so_far, (x,)),
         (on_shape, (x,)),
         (skipped_when_compiling, (x,)),
+        (checked_unless_compiling, (x, True)),
+        (penalized, (x, True)),
+        (penalized, (x, False)),
     ]

@@ -1,4 +1,9 @@
+from typing import TypeAlias
+
 import torch
+
+# a package's alias of the tensor type, named by its dtype
+BoolTensor: TypeAlias = torch.Tensor
 
 
 @torch.compile
@@ -52,7 +57,53 @@ def mask_multiply(x):
     return torch.where(mask, x, 0) + x * mask
 
 
+def split(x, lengths, return_mask=False):
+    mask = torch.arange(x.shape[-1]) < lengths.unsqueeze(1)
+    if return_mask:
+        return x, mask
+    return x[mask]  # expect: BL302
+
+
+@torch.compile
+def padded(x, lengths):
+    """Unpacked into two names, the helper's result is its tuple: the mask is a mask."""
+    x = x * 2
+    flat, mask = split(x, lengths, return_mask=True)
+    return flat[mask] + 1  # expect: BL302
+
+
+@torch.compile
+def unpadded(x, lengths):
+    return split(x * 2, lengths) + 1
+
+
+@torch.compile
+def filtered(pos, neg, keep: BoolTensor | None = None):
+    pos = pos * 2
+    if keep is not None:
+        pos = pos[keep]  # expect: BL302
+    return pos.sum() + neg.sum()
+
+
+class Kept:
+    def __init__(self, scores):
+        self.scores = scores
+
+    def filter(self, keep: torch.Tensor):
+        self.scores = self.scores[torch.as_tensor(keep, device=self.scores.device)]  # expect: BL302
+
+
+@torch.compile
+def kept_scores(x):
+    data = Kept(x * 2)
+    data.filter(x > 0)  # expect: BL426
+    return data.scores
+
+
 def cases():
     x = torch.randn(8)
     return [(mask_select, (x,)), (named_mask, (x,)), (mask_assign, (x,)), (mask_add_in_place, (x,)),
-            (mask_ratio, (x, x.round())), (masked_mean, (x,)), (mask_multiply, (x,))]
+            (mask_ratio, (x, x.round())), (masked_mean, (x,)), (mask_multiply, (x,)),
+            (padded, (torch.randn(3, 5), torch.tensor([2, 5, 1]))),
+            (unpadded, (torch.randn(3, 5), torch.tensor([2, 5, 1]))), (filtered, (x, x, x > 0)),
+            (kept_scores, (x,))]

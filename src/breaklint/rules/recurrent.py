@@ -1,0 +1,105 @@
+"""BL413: recurrent modules (`nn.LSTM`, `nn.GRU`, `nn.RNN`) that compiled code runs or reads from,
+which dynamo does not trace unless `allow_rnn` is set."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.hierarchy import RNN_MODULES
+from ..analysis.literals import integer
+from .base import Rule, register
+from ._util import ALLOW_RNN
+
+# The base of the recurrent modules: a parameter annotated with it holds one of them
+RNN_BASES = frozenset({"torch.nn.RNNBase", "torch.nn.modules.rnn.RNNBase"})
+
+
+@register
+class RecurrentModuleCall(Rule):
+    CODE = "BL413"
+    NAME = "recurrent-module-call"
+    KIND = "break"
+    MESSAGE = "an `nn.LSTM`, `nn.GRU` or `nn.RNN` module called in compiled code"
+    SUGGESTION = (
+        "set `torch._dynamo.config.allow_rnn = True` before compiling (dynamo then traces the module), "
+        "or compile the layers around the RNN and run the RNN itself eagerly"
+    )
+    GB_TYPES = ("GB0014",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # per function: its body, and whether a statement of that body itself (under no `if`, loop or
+        # `with`) has touched a recurrent module already: dynamo gives up on the whole function there
+        self._functions: list[tuple[cst.BaseSuite, bool]] = []
+        self._classes: dict[str, bool] = {}  # class -> whether it builds a recurrent module in an attribute
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append((node.body, False))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def _recurrent(self, module: cst.BaseExpression) -> list[str]:
+        """The recurrent classes among those `module` may hold, where a subscript of a list does not
+        leave it open which one (`self.layers[0]` of a list that holds other modules too)."""
+        classes = self.ctx.module_classes(module)
+        recurrent = [made for made in classes if made in RNN_MODULES or made in RNN_BASES]
+        if type(module) is cst.Subscript and len(module.slice) == 1 and type(module.slice[0].slice) is cst.Index \
+                and integer(module.slice[0].slice.value) is not None and len(recurrent) < len(classes):
+            return []
+        return recurrent
+
+    def _holds_recurrent(self) -> bool:
+        """Whether the class being walked builds a recurrent module in an attribute (a cheap test
+        before asking what an attribute's object holds)."""
+        cls = self.ctx.class_info()
+        if cls is None:
+            return False
+        if cls.qualname not in self._classes:
+            self._classes[cls.qualname] = any(made in RNN_MODULES for made in cls.submodules.values()) or any(
+                made[:-2] in RNN_MODULES for held in cls.callables.values() for made in held)
+        return self._classes[cls.qualname]
+
+    def _touch(self, node: cst.CSTNode, message: str) -> None:
+        """Report the first touch of a recurrent module in a function: its call, or a method or an
+        attribute of it read before (`self.lstm.flatten_parameters()`, `self.rnn.hidden_size`), where
+        dynamo wraps the module and gives up; not one after a touch that every run of the function
+        makes first."""
+        if self._functions and self._functions[-1][1]:
+            return
+        self.report(node, message, unless=(ALLOW_RNN,))
+        statement = self.ctx.current_statement()
+        if self._functions and statement is not None and isinstance(body := self._functions[-1][0], cst.IndentedBlock) \
+                and any(s is statement for s in body.body):
+            self._functions[-1] = (body, True)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.ctx.active():
+            return
+        # `self.rnn(h)`, `layer(h)` of a loop over a `ModuleList`, `nn.LSTM(4, 4)(h)`: one class it may run
+        recurrent = self._recurrent(node.func)
+        if recurrent:
+            kind = recurrent[0].rsplit(".", 1)[-1]
+            self._touch(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
+                              "modules and runs the whole function eagerly")
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        # `directions(self.rnn)`: the module is wrapped as it is read, to be passed
+        if self.ctx.active() and type(node.value) in (cst.Attribute, cst.Subscript) and self._holds_recurrent() \
+                and (recurrent := self._recurrent(node.value)):
+            self._touch(node.value, f"`{self.ctx.source(node.value)}` passes an `nn.{recurrent[0].rsplit('.', 1)[-1]}`: "
+                                    "dynamo does not trace recurrent modules and runs the whole function eagerly")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # `self.lstm.flatten_parameters()`, `self.rnn.hidden_size`: the module is wrapped as it is read
+        if not self.ctx.active() or type(node.value) not in (cst.Attribute, cst.Subscript, cst.Name) \
+                or node.value in self.ctx.assign_targets:
+            return
+        if not self._holds_recurrent() and not (type(node.value) is cst.Name and (
+                self.ctx.typed_class(node.value.value) in RNN_MODULES | RNN_BASES)):
+            return  # neither the class nor the parameter's annotation holds a recurrent module
+        recurrent = self._recurrent(node.value)
+        if recurrent:
+            kind = recurrent[0].rsplit(".", 1)[-1]
+            self._touch(node, f"`{self.ctx.source(node)}` reads from an `nn.{kind}`: dynamo does not trace "
+                              "recurrent modules and runs the whole function eagerly")
