@@ -28,16 +28,28 @@ class RecurrentModuleCall(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        # per function: its body, and whether a statement of that body itself (under no `if`, loop or
-        # `with`) has touched a recurrent module already: dynamo gives up on the whole function there
-        self._functions: list[tuple[cst.BaseSuite, bool]] = []
+        # per function: the blocks being walked (its body, then the blocks of the `if`s, loops and
+        # `with`s inside), each with whether one of its statements touched a recurrent module already:
+        # dynamo gives up on the whole function there, so no later touch in that block runs compiled
+        self._blocks: list[list[list]] = []
         self._classes: dict[str, bool] = {}  # class -> whether it builds a recurrent module in an attribute
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append((node.body, False))
+        self._blocks.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._functions.pop()
+        self._blocks.pop()
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if self._blocks:
+            self._blocks[-1].append([node, False])
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        if self._blocks and self._blocks[-1]:
+            self._blocks[-1].pop()
+
+    visit_SimpleStatementSuite = visit_IndentedBlock
+    leave_SimpleStatementSuite = leave_IndentedBlock
 
     def _recurrent(self, module: cst.BaseExpression) -> list[str]:
         """The recurrent classes among those `module` may hold, where a subscript of a list does not
@@ -62,16 +74,16 @@ class RecurrentModuleCall(Rule):
 
     def _touch(self, node: cst.CSTNode, message: str) -> None:
         """Report the first touch of a recurrent module in a function: its call, or a method or an
-        attribute of it read before (`self.lstm.flatten_parameters()`, `self.rnn.hidden_size`), where
-        dynamo wraps the module and gives up; not one after a touch that every run of the function
-        makes first."""
-        if self._functions and self._functions[-1][1]:
+        attribute of it read before (`self.lstm.flatten_parameters()`, `self.rnn.hidden_size`) or the
+        module passed on, where dynamo wraps the module and gives up; not one after a touch that every
+        run of the block it is in makes first (earlier in the same statement, or in an earlier
+        statement of a block around it)."""
+        blocks = self._blocks[-1] if self._blocks else []
+        if any(touched for _, touched in blocks):
             return
         self.report(node, message, unless=(ALLOW_RNN,))
-        statement = self.ctx.current_statement()
-        if self._functions and statement is not None and isinstance(body := self._functions[-1][0], cst.IndentedBlock) \
-                and any(s is statement for s in body.body):
-            self._functions[-1] = (body, True)
+        if blocks:
+            blocks[-1][1] = True
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
