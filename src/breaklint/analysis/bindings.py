@@ -325,12 +325,20 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide,
 
 
 def _note_kept(ctx: Bindings, target: cst.BaseExpression, value: Val) -> None:
-    """`state["mask"] = m` on `self.state[p]`, `self.cache["valid"] = v`: what any method of the class
-    stores there, a read in any other sees (`Names.kept_item`, `ClassInfo.attr_values`)."""
-    if type(target) is cst.Subscript and (kept := ctx.kept_item(target)) is not None \
-            and (cls := ctx.class_info()) is not None:
+    """`state["mask"] = m` on `self.state[p]`, `self.cache["valid"] = v`, and each key of a dict a
+    method stores whole (`self.params = {"apply": mask}`): what any method of the class stores there,
+    a read in any other sees (`Names.kept_item`, `ClassInfo.attr_values`)."""
+    if (cls := ctx.class_info()) is None:
+        return
+    if type(target) is cst.Subscript and (kept := ctx.kept_item(target)) is not None:
+        kept_values = [(kept, value)]
+    elif value.kind == "dict" and value.keys and value.name != V.RECORD and (attr := ctx._self_attr(target)):
+        kept_values = [(f"{attr}[{key!r}]", part) for key, part in zip(value.keys, value.parts)]
+    else:
+        return
+    for kept, part in kept_values:
         old = cls.attr_values.get(kept)
-        cls.attr_values[kept] = value if old is None else V.join(old, value)
+        cls.attr_values[kept] = part if old is None else V.join(old, part)
 
 
 def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,

@@ -100,10 +100,26 @@ def kept_scores(x):
     return data.scores
 
 
+class Augment(torch.nn.Module):
+    """A method stores its draws as a dict, whole; forward reads one of them back."""
+
+    def __init__(self):
+        super().__init__()
+        self.params = {}
+
+    def draw(self, x):
+        self.params = {"apply": torch.rand(x.shape[0]) < 0.5, "gain": torch.rand(x.shape[0])}
+
+    def forward(self, x):
+        x = x * 2
+        self.draw(x)
+        return x[self.params["apply"]] * 2  # expect: BL302
+
+
 def cases():
     x = torch.randn(8)
     return [(mask_select, (x,)), (named_mask, (x,)), (mask_assign, (x,)), (mask_add_in_place, (x,)),
             (mask_ratio, (x, x.round())), (masked_mean, (x,)), (mask_multiply, (x,)),
             (padded, (torch.randn(3, 5), torch.tensor([2, 5, 1]))),
             (unpadded, (torch.randn(3, 5), torch.tensor([2, 5, 1]))), (filtered, (x, x, x > 0)),
-            (kept_scores, (x,))]
+            (kept_scores, (x,)), (Augment(), (x,))]
