@@ -57,6 +57,68 @@ def test_a_tensor_on_one_path_and_a_python_number_on_another_may_be_a_tensor() -
     assert V.join(V.guessed_tensor(True), V.BOOL).is_bool_tensor
 
 
+def test_a_tensor_only_method_on_a_join_that_shows_a_tensor_gives_one_shown() -> None:
+    # `kl = kl_divergence(p, q)` on one path, a helper's `(a - b).mean(0)` on the other: `kl.unsqueeze`
+    # is a tensor however the tree decides the helper, shown (no rewrite that needs a known tensor)
+    either = V.join(V.TENSOR, V.op(V.elem(V.ret("name", "pkg.sample", None), 0, 2)))
+    assert either.kind == "join"
+    assert V.same_kind(either, guess=True) == V.SHOWN_TENSOR
+    assert V.method_result(either, comparison=True, guess=True) == V.SHOWN_BOOL_TENSOR
+    assert V.same_kind(either).kind == "op"  # a method any object may have tells nothing more
+    # and, joined with a Python bool (`flag = False` on the other path), it may be a tensor, as a
+    # known one would
+    joined = V.join(V.SHOWN_BOOL_TENSOR, V.BOOL)
+    assert joined.is_bool_tensor and not joined.known_tensor
+
+
+def test_a_compile_check_kept_in_a_local_decides_the_tests_of_it() -> None:
+    # torchrl's entropy: `compiling = is_dynamo_compiling()` and `needs_mc = not analytic or compiling`
+    assert findings("""
+        import torch
+        from torch import nn
+        from pkg.utils import is_dynamo_compiling
+
+        class Loss(nn.Module):
+            def forward(self, dist, x):
+                analytic = hasattr(dist, "entropy")
+                if analytic:
+                    entropy = dist.entropy()
+                compiling = is_dynamo_compiling()
+                needs_mc = not analytic or compiling
+                if analytic and not compiling and not entropy.isfinite().all():
+                    needs_mc = True
+                if needs_mc:
+                    entropy = x.mean()
+                else:
+                    print("eager")
+                if compiling:
+                    return entropy
+                print("never under compile")
+                return entropy
+    """) == []
+
+
+def test_unpacking_a_helper_s_result_takes_the_tuples_it_returns() -> None:
+    # `_split_and_pad_sequence(..., return_mask=True)` returns the padded tensor and the mask, else the
+    # tensor indexed by the mask: unpacked into two names, the second is the mask
+    assert findings("""
+        import torch
+        from torch import nn
+
+        def split(x, lengths, return_mask=False):
+            mask = torch.arange(x.shape[-1]) < lengths.unsqueeze(1)
+            if return_mask:
+                return x, mask
+            return x[mask]
+
+        class Pad(nn.Module):
+            def forward(self, x, lengths):
+                flat, mask = split(x, lengths, return_mask=True)
+                first, second, third = split(x, lengths, return_mask=True), 1, 2
+                return flat[mask], first
+    """) == [(9, "BL302"), (15, "BL302")]
+
+
 def test_a_guess_from_a_tensor_only_method_joined_with_zero_is_tested_as_a_tensor() -> None:
     # `sigma` is the gradient's deviation or 0: the test breaks wherever the deviation was taken,
     # though nothing but its methods tells that the gradient is a tensor

@@ -437,9 +437,10 @@ def join(*parts: Val) -> Val:
         return _shown_or_assumed(real, all(p.is_bool_tensor for p in real if p.is_tensor))
     if any(p.kind == "unknown" for p in real):
         return UNKNOWN
-    if any(p.known_tensor or p.by_method for p in real) and \
-            all(p.known_tensor or p.by_method or p.kind in ("number", "bool") for p in real):
-        # a tensor on one path (or what a method only tensors have gives), a Python number on another
+    if any(p.shown or p.by_method for p in real) and \
+            all(p.shown or p.by_method or p.kind in ("number", "bool") for p in real):
+        # a tensor on one path (shown there, or what a method only tensors have gives), a Python number
+        # on another
         return tensor(all(p.is_bool_tensor for p in real if p.is_tensor), known=False)
     if all(p.kind == "seq" for p in real) and len({len(p.parts) for p in real}) == 1:
         return seq([join(*col) for col in zip(*(p.parts for p in real))])

@@ -366,26 +366,7 @@ class TensorAsSize(Rule):
                     self.report(node, f"`{self.ctx.source(node)}` takes its {what} from the value of tensor "
                                       f"`{self.ctx.source(el)}`", requires=value, unless=unless)
                     return True
-                if (handed := _declared_scalar(self.ctx, el)) is not None:
-                    # `size: int` that the callers hand a count they computed (`size=mask.sum()`): it
-                    # stands only if they do, so the arguments after it are looked at too (of the
-                    # reports at one node, the engine keeps the first that stands)
-                    self.report(node, f"`{self.ctx.source(node)}` takes its {what} from `{self.ctx.source(el)}`, "
-                                      "a tensor its callers pass", requires=handed, unless=unless, must_be="known")
         return False
-
-
-def _declared_scalar(ctx, node: cst.BaseExpression) -> V.Val | None:
-    """What the tree's callers pass for a parameter that `node` reads as it was handed over and whose
-    annotation says a Python value (`size: int`): annotations are not checked, and a caller may hand
-    it a tensor (`size=mask.sum()`); None for any other expression."""
-    function = ctx.function
-    if function is None or type(node) is not cst.Name:
-        return None
-    declared = function.declared.get(node.value)
-    if declared is None or not declared.not_tensor or ctx.value(node) != declared:
-        return None
-    return V.passed(function.qualname, node.value)
 
 
 def _computed(value: V.Val) -> bool:
