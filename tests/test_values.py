@@ -96,6 +96,22 @@ def test_a_compile_check_kept_in_a_local_decides_the_tests_of_it() -> None:
                 print("never under compile")
                 return entropy
     """) == []
+    # held on one path only, the flag says nothing of the other
+    assert V.join(V.COMPILING, V.BOOL) == V.BOOL
+    assert V.join(V.COMPILING, V.COMPILING) == V.COMPILING
+    assert findings("""
+        import torch
+
+        @torch.compile
+        def f(x, eager_only: bool):
+            if eager_only:
+                skip = False
+            else:
+                skip = torch.compiler.is_compiling()
+            if not skip:
+                print("may run under compile")
+            return x * 2
+    """) == [(11, "BL401")]
 
 
 def test_unpacking_a_helper_s_result_takes_the_tuples_it_returns() -> None:

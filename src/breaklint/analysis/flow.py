@@ -233,8 +233,12 @@ class Flow:
             self._qualified = (None, None)
             return
         # After the `if`: what either branch left (joined where both bound a name; without an
-        # `else`, the body may overrule what the name held before).
+        # `else`, the body may overrule what the name held before); only the branch compile runs,
+        # where the test is a compile check.
         body, rest = frame[1], self._scopes[-1].values
+        if original_node.body in self._dead or original_node.orelse is not None and original_node.orelse in self._dead:
+            self._scopes[-1].values = rest if original_node.body in self._dead else dict(body)
+            return
         merged = dict(rest)
         for name, value in body.items():
             other = rest.get(name)

@@ -446,6 +446,8 @@ def join(*parts: Val) -> Val:
         return seq([join(*col) for col in zip(*(p.parts for p in real))])
     if all(p.not_tensor for p in real):
         kinds = {p.kind for p in real}
+        if kinds == {"bool"}:  # a compile check on one path, another flag on the other: a flag
+            return real[0] if len(set(real)) == 1 else BOOL
         return real[0] if len(kinds) == 1 else OBJECT
     if any(p.not_tensor or p.is_tensor for p in real) and not any(p.symbolic for p in real):
         return UNKNOWN
