@@ -28,10 +28,10 @@ class RecurrentModuleCall(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        # per function: the blocks being walked (its body, then the blocks of the `if`s, loops and
-        # `with`s inside), each with whether one of its statements touched a recurrent module already:
-        # dynamo gives up on the whole function there, so no later touch in that block runs compiled
-        self._blocks: list[list[list]] = []
+        # per function: for each block being walked (its body, then the blocks of the `if`s, loops and
+        # `with`s inside), whether one of its statements touched a recurrent module already: dynamo
+        # gives up on the whole function there, so no later touch in that block runs compiled
+        self._blocks: list[list[bool]] = []
         self._classes: dict[str, bool] = {}  # class -> whether it builds a recurrent module in an attribute
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -42,7 +42,7 @@ class RecurrentModuleCall(Rule):
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         if self._blocks:
-            self._blocks[-1].append([node, False])
+            self._blocks[-1].append(False)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
         if self._blocks and self._blocks[-1]:
@@ -79,11 +79,11 @@ class RecurrentModuleCall(Rule):
         run of the block it is in makes first (earlier in the same statement, or in an earlier
         statement of a block around it)."""
         blocks = self._blocks[-1] if self._blocks else []
-        if any(touched for _, touched in blocks):
+        if any(blocks):
             return
         self.report(node, message, unless=(ALLOW_RNN,))
         if blocks:
-            blocks[-1][1] = True
+            blocks[-1] = True
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active():
