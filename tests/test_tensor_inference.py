@@ -17,6 +17,12 @@ def findings(source: str) -> list[tuple[int, str]]:
     return [(f.line, f.code) for f in lint_source(dedent(source), Path("m.py"), Config())]
 
 
+def reported(source: str) -> list[tuple[str, str]]:
+    """The findings of `source`, each as (its line's text, stripped; its code)."""
+    lines = dedent(source).splitlines()
+    return [(lines[line - 1].strip(), code) for line, code in findings(source)]
+
+
 def test_torch_predicates_and_internals_are_not_tensors() -> None:
     assert findings("""
         import torch
@@ -1038,8 +1044,7 @@ def test_a_nested_function_s_parameters_hold_what_its_calls_pass() -> None:
     """`body(x * 2)` hands a tensor to `t` (which hides the outer `t = 3` only inside `body`);
     `checkpoint(inner, y, y.sum())` hands `z` and `n`; `map(count, rows)` each row, and so does `map`
     to a lambda's parameter; `label(t)` hands a Python int."""
-    lines = dedent(NESTED).splitlines()
-    assert sorted((lines[line - 1].strip(), code) for line, code in findings(NESTED)) == [
+    assert sorted(reported(NESTED)) == [
         ("kept = list(map(lambda r: r[r > 1].sum(), [x, x]))", "BL302"), ("return r[r > 0].sum()", "BL302"),
         ("return t[t > 0]", "BL302"), ("return z * int(n)", "BL103")]
 
@@ -1090,8 +1095,7 @@ def test_a_parameter_annotated_as_a_tensor_is_a_mask_where_its_callers_pass_one(
     """`mask: Tensor` says a tensor, not which dtype: where every call of the tree passes a tensor of
     bools (`torch.logical_and(...)`, `x > 0`), indexing with it is a boolean mask; a parameter the
     callers hand positions (`torch.arange(2)`) gathers."""
-    lines = dedent(ANNOTATED_MASK).splitlines()
-    assert sorted((lines[line - 1].strip(), code) for line, code in findings(ANNOTATED_MASK)) == [
+    assert sorted(reported(ANNOTATED_MASK)) == [
         ("return x[keep] * 2", "BL302"), ("return x[mask]", "BL302")]
 
 
@@ -1127,8 +1131,7 @@ def cases():
 def test_the_inverse_of_a_mask_the_tree_decides_is_a_mask() -> None:
     """`~keep` of a parameter every caller hands a tensor of bools is one too (`~` of integers is their
     bitwise complement, a gather: `~steps` of `torch.arange(2)` is not reported)."""
-    lines = dedent(INVERTED_MASK).splitlines()
-    assert sorted((lines[line - 1].strip(), code) for line, code in findings(INVERTED_MASK)) == [
+    assert sorted(reported(INVERTED_MASK)) == [
         ("return x[keep].sum(), x[~keep].sum()", "BL302")] * 2  # `x[keep]` and `x[~keep]`, on one line
 
 
@@ -1167,8 +1170,7 @@ def test_a_row_of_a_mask_is_a_mask_and_a_sliced_array_a_tensor() -> None:
     """`keep[i]` of a comparison's result is a row of bools; `prediction[:, 4:]` of what the code
     cannot tell (a root's parameter, or its first element where a tuple is handed) is an array, taken
     for a tensor as a tensor method on it would be. A row of integers (`order[i]`) gathers."""
-    lines = dedent(MASK_ROWS).splitlines()
-    assert [(lines[line - 1].strip(), code) for line, code in findings(MASK_ROWS)] == [
+    assert reported(MASK_ROWS) == [
         ("out.append(boxes[keep[i]])", "BL302")]
 
 
@@ -1221,8 +1223,7 @@ def test_what_a_submodule_returns_is_what_its_forward_returns() -> None:
     on each path, so indexing with it selects; a piece of its result (`out["matches"]`) is what the
     forward put there; a list of sizes it returns bounds slices without breaking (where a submodule's
     result was taken for a tensor, its elements too)."""
-    lines = dedent(SUBMODULE_RESULTS).splitlines()
-    assert [(lines[line - 1].strip(), code) for line, code in findings(SUBMODULE_RESULTS)] == [
+    assert reported(SUBMODULE_RESULTS) == [
         ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
         ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
         ("return loss + pred[valid].sum(), kept", "BL302")]
@@ -1282,8 +1283,7 @@ def test_a_none_a_loop_rebinds_is_none_the_first_time_round_only() -> None:
     the test compares tensors. Past the loop the name holds what the body bound, as before: a result
     built in a loop from `results = None` keeps the kind of its elements, and the mask the submodule
     returns still selects."""
-    lines = dedent(LOOP_BUILT_RESULTS).splitlines()
-    assert [(lines[line - 1].strip(), code) for line, code in findings(LOOP_BUILT_RESULTS)] == [
+    assert reported(LOOP_BUILT_RESULTS) == [
         ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
         ("loss = (pred[fg] - targets[fg]).abs().sum()", "BL302"),
         ("if best is None or row.sum() > best:", "BL201")]

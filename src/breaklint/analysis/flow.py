@@ -236,8 +236,10 @@ class Flow:
         # `else`, the body may overrule what the name held before); only the branch compile runs,
         # where the test is a compile check.
         body, rest = frame[1], self._scopes[-1].values
-        if original_node.body in self._dead or original_node.orelse is not None and original_node.orelse in self._dead:
-            self._scopes[-1].values = rest if original_node.body in self._dead else dict(body)
+        if original_node.body in self._dead:
+            return  # (`rest`, what the other path left, stands)
+        if original_node.orelse is not None and original_node.orelse in self._dead:
+            self._scopes[-1].values = dict(body)
             return
         merged = dict(rest)
         for name, value in body.items():

@@ -158,15 +158,10 @@ class Values:
         (`default(val, d)`, `pair(t)`, `x * 2`): its return value with each parameter this call
         passes replaced by the argument. None where that does not apply (a class, several
         targets, a return that uses no parameter)."""
-        call = CallRef(value.ref, value.name, 0, 0, 0, 0)
-        if self.reach.canonical(value.name) in self.reach.classes:
+        if (single := _single_function(self.reach, value)) is None:
             return None
-        found = self.reach.targets(value.owner or None, call)
-        if len(found) != 1 or found[0][0] not in self.reach.functions:
-            return None
-        target, offset = found[0]
-        fn = self.reach.functions[target]
-        if target.endswith(".__init__") or not _uses_params(fn.returns, target):
+        target, offset, fn = single
+        if not _uses_params(fn.returns, target):
             return None
         passed: dict[str, Val] = {}
         for key, arg in zip(value.keys, value.parts):
@@ -188,10 +183,9 @@ class Values:
         no such choice is made (one target, every return a tuple of that length, or none)."""
         returns = self._passed_through(call) if call.parts else None
         if returns is None:
-            found = self.reach.targets(call.owner or None, CallRef(call.ref, call.name, 0, 0, 0, 0))
-            if len(found) != 1 or found[0][0] not in self.reach.functions or found[0][0].endswith(".__init__"):
+            if (single := _single_function(self.reach, call)) is None:
                 return None
-            returns = self.reach.functions[found[0][0]].returns
+            returns = single[2].returns
         alternatives = returns.parts if returns.kind == "join" else ()
         tuples = [a for a in alternatives if a.kind == "seq" and len(a.parts) == arity]
         if not tuples or len(tuples) == len(alternatives) or not -arity <= index < arity:
@@ -365,3 +359,15 @@ def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | 
     if call.star:
         return None
     return None  # not passed: the default applies, which the fallback already describes
+
+
+def _single_function(reach: Reach, value: Val) -> tuple[str, int, FunctionInfo] | None:
+    """(target, offset of its parameters, its info) of the one function of the tree a call `value`
+    runs; None for a class, a constructor, or a call with several targets or none."""
+    if reach.canonical(value.name) in reach.classes:
+        return None
+    found = reach.targets(value.owner or None, CallRef(value.ref, value.name, 0, 0, 0, 0))
+    if len(found) != 1 or found[0][0] not in reach.functions or found[0][0].endswith(".__init__"):
+        return None
+    target, offset = found[0]
+    return target, offset, reach.functions[target]

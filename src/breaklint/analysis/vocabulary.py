@@ -192,9 +192,10 @@ BOOL_METHODS = {
     "logical_or", "logical_not", "logical_xor", "eq", "ne", "gt", "ge", "lt", "le",
     "isclose", "signbit", "all", "any", "greater", "greater_equal", "less", "less_equal", "not_equal", "isreal",
 }
-TENSOR_ANNOTATIONS = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
-# torch's tensor types named by their dtype: an annotation of one of these names, torch's or an alias a
-# package defines for it (`LongTensor: TypeAlias = torch.Tensor`), says a tensor (of bools: `BoolTensor`)
+TENSOR_ANNOTATIONS = {"torch.Tensor"}
+# torch's tensor types named by their dtype (`torch.FloatTensor`): an annotation of one of these names,
+# torch's or an alias a package defines for it (`LongTensor: TypeAlias = torch.Tensor`), says a tensor
+# (of bools: `BoolTensor`)
 TYPED_TENSORS = {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
                  "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"}
 SEQUENCE_ANNOTATIONS = {

@@ -10,8 +10,8 @@ from ..analysis.literals import integer
 from .base import Rule, register
 from ._util import ALLOW_RNN
 
-# The base of the recurrent modules: a parameter annotated with it holds one of them
-RNN_BASES = frozenset({"torch.nn.RNNBase", "torch.nn.modules.rnn.RNNBase"})
+# The recurrent modules, and their base: a parameter annotated with it holds one of them
+RECURRENT = RNN_MODULES | {"torch.nn.RNNBase", "torch.nn.modules.rnn.RNNBase"}
 
 
 @register
@@ -55,7 +55,7 @@ class RecurrentModuleCall(Rule):
         """The recurrent classes among those `module` may hold, where a subscript of a list does not
         leave it open which one (`self.layers[0]` of a list that holds other modules too)."""
         classes = self.ctx.module_classes(module)
-        recurrent = [made for made in classes if made in RNN_MODULES or made in RNN_BASES]
+        recurrent = [made for made in classes if made in RECURRENT]
         if type(module) is cst.Subscript and len(module.slice) == 1 and type(module.slice[0].slice) is cst.Index \
                 and integer(module.slice[0].slice.value) is not None and len(recurrent) < len(classes):
             return []
@@ -72,35 +72,30 @@ class RecurrentModuleCall(Rule):
                 made[:-2] in RNN_MODULES for held in cls.callables.values() for made in held)
         return self._classes[cls.qualname]
 
-    def _touch(self, node: cst.CSTNode, message: str) -> None:
+    def _touch(self, node: cst.CSTNode, what: str, recurrent: list[str]) -> None:
         """Report the first touch of a recurrent module in a function: its call, or a method or an
         attribute of it read before (`self.lstm.flatten_parameters()`, `self.rnn.hidden_size`) or the
         module passed on, where dynamo wraps the module and gives up; not one after a touch that every
         run of the block it is in makes first (earlier in the same statement, or in an earlier
-        statement of a block around it)."""
+        statement of a block around it). `what`: what the node does with the module ("runs")."""
         blocks = self._blocks[-1] if self._blocks else []
         if any(blocks):
             return
-        self.report(node, message, unless=(ALLOW_RNN,))
+        self.report(node, f"`{self.ctx.source(node)}` {what} an `nn.{recurrent[0].rsplit('.', 1)[-1]}`: dynamo does "
+                          "not trace recurrent modules and runs the whole function eagerly", unless=(ALLOW_RNN,))
         if blocks:
             blocks[-1] = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.ctx.active():
-            return
         # `self.rnn(h)`, `layer(h)` of a loop over a `ModuleList`, `nn.LSTM(4, 4)(h)`: one class it may run
-        recurrent = self._recurrent(node.func)
-        if recurrent:
-            kind = recurrent[0].rsplit(".", 1)[-1]
-            self._touch(node, f"`{self.ctx.source(node)}` runs an `nn.{kind}`: dynamo does not trace recurrent "
-                              "modules and runs the whole function eagerly")
+        if self.ctx.active() and (recurrent := self._recurrent(node.func)):
+            self._touch(node, "runs", recurrent)
 
     def visit_Arg(self, node: cst.Arg) -> None:
         # `directions(self.rnn)`: the module is wrapped as it is read, to be passed
         if self.ctx.active() and type(node.value) in (cst.Attribute, cst.Subscript) and self._holds_recurrent() \
                 and (recurrent := self._recurrent(node.value)):
-            self._touch(node.value, f"`{self.ctx.source(node.value)}` passes an `nn.{recurrent[0].rsplit('.', 1)[-1]}`: "
-                                    "dynamo does not trace recurrent modules and runs the whole function eagerly")
+            self._touch(node.value, "passes", recurrent)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # `self.lstm.flatten_parameters()`, `self.rnn.hidden_size`: the module is wrapped as it is read
@@ -108,10 +103,7 @@ class RecurrentModuleCall(Rule):
                 or node.value in self.ctx.assign_targets:
             return
         if not self._holds_recurrent() and not (type(node.value) is cst.Name and (
-                self.ctx.typed_class(node.value.value) in RNN_MODULES | RNN_BASES)):
+                self.ctx.typed_class(node.value.value) in RECURRENT)):
             return  # neither the class nor the parameter's annotation holds a recurrent module
-        recurrent = self._recurrent(node.value)
-        if recurrent:
-            kind = recurrent[0].rsplit(".", 1)[-1]
-            self._touch(node, f"`{self.ctx.source(node)}` reads from an `nn.{kind}`: dynamo does not trace "
-                              "recurrent modules and runs the whole function eagerly")
+        if recurrent := self._recurrent(node.value):
+            self._touch(node, "reads from", recurrent)

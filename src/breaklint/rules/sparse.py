@@ -281,25 +281,24 @@ class SparseTensorCreation(Rule):
         if not self._held or id(node) in self._not_names:
             return
         here = self.ctx.positions.span(node)[0]
-        if node.value not in self._held[-1]:
+        branches = set(self._branches(here))
+        if node.value in self._held[-1]:
+            if self._elsewhere(node.value, here):
+                return
+            held = self._held[-1].pop(node.value)
+            if extra := branches - set(held.branches):
+                self._read_in[-1][node.value] = (held, extra)
+        elif node.value in self._read_in[-1] and \
+                {(n, not body) for n, body in self._read_in[-1][node.value][1]} & branches:
             # `if horizontal: f(adj) else: g(adj)`: each branch's read is the first of its path
-            held, read = self._read_in[-1].get(node.value, (None, set()))
-            if held is not None and {(n, not body) for n, body in read} & set(self._branches(here)):
-                self._read_in[-1][node.value] = (held, read | set(self._branches(here)))
-                self._report_read(node, held)
+            held, read = self._read_in[-1][node.value]
+            self._read_in[-1][node.value] = (held, read | branches)
+        else:
             return
-        if self._elsewhere(node.value, here):
-            return
-        held = self._held[-1].pop(node.value)
-        if extra := set(self._branches(here)) - set(held.branches):
-            self._read_in[-1][node.value] = (held, extra)
-        if here == held.line or not self.ctx.active() or not set(held.branches) <= set(self._branches(here)):
+        if here == held.line or not self.ctx.active() or not set(held.branches) <= branches:
             # (after an `if` one of whose branches made it, the name holds it only when that branch ran:
             # the break there is reported where it is made)
             return
-        self._report_read(node, held)
-
-    def _report_read(self, node: cst.Name, held: _Held) -> None:
         self.report(node, f"`{node.value}` holds {held.what}: the code after that break takes it up as an input, "
                           "which dynamo cannot hold, and breaks again here", requires=held.requires,
                     must_be="sparse" if held.returned else "tensor")
