@@ -375,8 +375,8 @@ CATALOG = {'BL101': ('tensor-item',
            'high'),
  'BL437': ('consumed-generator-break',
            'break',
-           '`sum()`, `any()` or `all()` over a generator expression whose element calls a function that '
-           'breaks the graph',
+           '`sum()`, `any()`, `all()` or a function of the package handed a generator expression whose '
+           'element calls a function that breaks the graph',
            'build a list first (`sum([loss(p, t) for p, t in pairs])`, or a `for` loop), which dynamo '
            'resumes after; or remove the break inside the function',
            ('GB8335', 'GB0091'),

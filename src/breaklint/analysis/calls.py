@@ -66,7 +66,7 @@ class Calls:
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
         straight = bool(refs) and self.straight_line
         held, held_by = self._held_method(node, refs)
-        consumed = _consumed_by(self, node, name, pos)
+        consumed = _consumed_by(self, node, name, pos, bool(refs))
         calls = [CallRef(kind, target, *pos,
                          args=args or _NONE_PASSED, kwargs=kwargs or _NONE_NAMED, star=star,
                          passed=passed or _NONE_NAMED, conditions=conditions or _NONE_NAMED,
@@ -378,20 +378,20 @@ def _note_compiled(ctx: Calls, node: cst.Call, target: cst.BaseExpression) -> No
 
 
 def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,
-                 span: tuple[int, int, int, int]) -> tuple[int, int, int, int] | None:
-    """The span of the `sum(...)` (`any`, `all`) over a generator expression in whose element (or
-    condition) the call `node` is, innermost; `node` joins those calls when it is one. The generator's
-    outermost iterable runs before the generator does, in the calling code: a call there is not in it."""
+                 span: tuple[int, int, int, int], edges: bool) -> tuple[int, int, int, int] | None:
+    """The span of the innermost call consuming a generator expression whose element (or condition) holds
+    `node`: `sum`, `any`, `all`, or a call with edges (reach keeps those into the tree) handed it; `node` joins
+    them when it is one. The generator's outermost iterable runs first, in the caller: not in it."""
     stack, start = ctx._consumers, span[:2]
     while stack and stack[-1][1] < start:  # walked past that generator (the walk is in source order)
         stack.pop()
     found = next((outer for first, last, iter_first, iter_last, outer in reversed(stack)
                   if first <= start <= last and not iter_first <= start <= iter_last), None)
-    if name in GENERATOR_CONSUMERS and node.args and type(node.args[0].value) is cst.GeneratorExp \
-            and node.args[0].keyword is None:
-        generator = node.args[0].value
-        whole, iterable = ctx.positions.span(generator), ctx.positions.span(generator.for_in.iter)
-        stack.append((whole[:2], whole[2:], iterable[:2], iterable[2:], span))
+    builtin = name in GENERATOR_CONSUMERS
+    for arg in node.args[:1] if builtin else node.args if edges else ():
+        if type(arg.value) is cst.GeneratorExp and not (builtin and arg.keyword):
+            whole, iterable = ctx.positions.span(arg.value), ctx.positions.span(arg.value.for_in.iter)
+            stack.append((whole[:2], whole[2:], iterable[:2], iterable[2:], span))
     return found
 
 

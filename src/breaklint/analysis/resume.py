@@ -24,6 +24,7 @@ from typing import Callable, Iterator
 from .handing import handed_method
 from .reach import Reach
 from .summary import UNPLACED, CallRef, FunctionInfo, within
+from .vocabulary import GENERATOR_CONSUMERS
 from .values import Val, tensor_inside
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
@@ -179,14 +180,28 @@ def unresumable_calls(reach: Reach, where: Breaking, sure: Breaking) -> list[tup
 
 def consumed_generators(reach: Reach, where: Breaking) -> list[tuple[str, tuple[int, int, int, int], str]]:
     """(caller, span, message) for each `sum(...)`, `any` or `all` over a generator expression whose
-    element calls a function that may break the graph (`where`: `breaking`). Dynamo runs these builtins
-    as Python functions of its own (its polyfills) that iterate the generator; to resume after the break
-    inside the call it must rebuild the half-consumed generator, which it cannot (GB8335, or GB0091 where
-    the generator reads a variable of the function): a second break, at the consuming call, reported once."""
+    element calls a function that may break the graph (`where`: `breaking`), and each call of a function
+    of the tree handed such a generator. Dynamo runs these builtins as Python functions of its own (its
+    polyfills) and inlines the tree's functions, and either iterates the generator; to resume after the
+    break inside the call it must rebuild the half-consumed generator, which it cannot (GB8335, or GB0091
+    where the generator reads a variable of the function): a second break, at the consuming call,
+    reported once."""
     return [(caller, span, f"a generator expression whose element calls `{callee}`, which breaks the graph (at "
                            f"`{at}`), consumed here: dynamo cannot rebuild the half-consumed generator to resume "
                            "after that break, and breaks again here")
-            for caller, call, span, callee, at in _second_breaks(reach, where, lambda call: call.consumed)]
+            for caller, call, span, callee, at in _second_breaks(reach, where, lambda call: call.consumed)
+            if _runs_as_python(reach, caller, span)]
+
+
+def _runs_as_python(reach: Reach, caller: str, span: tuple[int, int, int, int]) -> bool:
+    """Whether the call of `caller` at `span` is one dynamo runs as Python code it traces: `sum`, `any`
+    or `all`, or a function of the tree (not a builtin or a library's function, which take the
+    generator whole)."""
+    fn = reach.functions[caller]
+    return any((call.line, call.col, call.end_line, call.end_col) == span
+               and (call.kind == "name" and call.target in GENERATOR_CONSUMERS
+                    or any(target in reach.functions for target, _ in reach.targets(fn.cls, call)))
+               for call in fn.calls)
 
 
 def held_methods(reach: Reach, where: Breaking

@@ -246,9 +246,14 @@ NUMPY_UNTRACED = frozenset(f"numpy.{name}" for name in (
     "get_include", "info", "show_config", "show_runtime", "test", "linalg.test", "fft.test",
     # NumPy 1 only
     "trapz", "in1d", "msort", "asfarray", "find_common_type", "issubclass_",
+    # classes: made in compiled code, each breaks where it is made (its integer types trace, under any name)
+    "poly1d", "matrix", "recarray", "record", "ndindex", "ndenumerate", "nditer", "broadcast", "busdaycalendar",
+    "longdouble", "clongdouble", "float128", "complex256", "datetime64", "timedelta64", "str_", "bytes_", "void",
+    "object_", "errstate", "vectorize",
 ))
 NUMPY_FILE_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
-    "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "fromregex"))
+    "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "fromregex",
+    "memmap"))
 NUMPY_NOT_ARRAYS = (
     *NUMPY_SKIPPED, "numpy.testing.", "numpy.typing.", "numpy.dtype", "numpy.iinfo", "numpy.finfo",
     "numpy.issubdtype", "numpy.isscalar", "numpy.ndim", "numpy.shape", "numpy.size", "numpy.result_type",

@@ -336,7 +336,8 @@ class ConsumedGeneratorCall(Rule):
     CODE = "BL437"
     NAME = "consumed-generator-break"
     KIND = "break"
-    MESSAGE = "`sum()`, `any()` or `all()` over a generator expression whose element calls a function that breaks the graph"
+    MESSAGE = ("`sum()`, `any()`, `all()` or a function of the package handed a generator expression whose element calls "
+               "a function that breaks the graph")
     SUGGESTION = (
         "build a list first (`sum([loss(p, t) for p, t in pairs])`, or a `for` loop), which dynamo resumes after; "
         "or remove the break inside the function"

@@ -51,6 +51,22 @@ def numpy_without_counterpart(x):
 
 
 @torch.compile
+def numpy_class_without_counterpart(x):
+    x = x * 2
+    kernel = np.poly1d([0.5, 0.5]) ** 3  # expect: BL411
+    return x * float(np.float32(2.0)) + torch.tensor(kernel.c, dtype=x.dtype).sum()  # float32 traces
+
+
+@torch.compile
+def numpy_index_iterator(x):
+    x = x * 2
+    total = 0
+    for i, j in np.ndindex(2, 2):  # expect: BL411
+        total += i * j
+    return x * total
+
+
+@torch.compile
 def packs_sequences(x):
     x = x * 2
     packed = torch.nn.utils.rnn.pack_sequence([x, x[:4]])  # expect: BL411
@@ -171,7 +187,7 @@ def calls_an_extension(x):
 def cases():
     _build_ops()
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_index_iterator, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
