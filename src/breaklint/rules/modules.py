@@ -286,15 +286,22 @@ class RequiresGradFactory(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         flag = keyword(node, "requires_grad")
-        if flag is None or not (type(flag.value) is cst.Name and flag.value.value == "True") \
-                or not self.ctx.active():
+        if flag is None or not self.ctx.active():
+            return
+        value = flag.value
+        # `True`, or the module's own training flag (`requires_grad=self.training`: a zero loss that
+        # back-propagates in training), which is true whenever the module trains
+        training = type(value) is cst.Attribute and value.attr.value == "training" \
+            and type(value.value) is cst.Name and value.value.value == "self"
+        if not (training or type(value) is cst.Name and value.value == "True"):
             return
         name = self.ctx.qualify(node.func) or ""
         # `x.new_zeros(...)`, `new_ones`, `new_full` and `new_empty` trace; `x.new_tensor(...)` breaks on
         # torch 2.13 and later only
         if not name.startswith("torch.") or name.count(".") != 1:
             return
-        self.report(node, f"`{name}` makes a tensor that requires grad: dynamo does not trace a torch function "
+        when = " in training (`requires_grad=self.training`)" if training else ""
+        self.report(node, f"`{name}` makes a tensor that requires grad{when}: dynamo does not trace a torch function "
                           "creating one with `requires_grad=True`, and breaks the graph here")
 
 

@@ -299,7 +299,8 @@ class OpaqueExtensionCall(CallRule):
                 "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
     # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper,
-    # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG
+    # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG; and the making of
+    # a thread's lock, semaphore, condition or event
     NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
                        "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
                        "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
@@ -307,7 +308,7 @@ class OpaqueExtensionCall(CallRule):
                        "torch.autograd.set_detect_anomaly", "torch.autograd.detect_anomaly",
                        "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly",
                        "torch.lobpcg", "torch._lobpcg.lobpcg", "threading.get_ident", "threading.current_thread",
-                       "threading.local", *NUMPY_UNTRACED})
+                       "threading.local", "threading.Event", *LOCK_FACTORIES, *NUMPY_UNTRACED})
 
     ASK_EXTENSIONS = True
 

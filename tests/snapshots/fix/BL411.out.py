@@ -167,6 +167,13 @@ def keys_a_cache(x):
     return x + len(key) + (check > 0) + (run.version == 4) + (thread > 0)
 
 
+@torch.compile
+def makes_a_lock(x):
+    x = x * 2
+    guard = threading.Lock()  # expect: BL411
+    return x + 1 if guard is not None else x
+
+
 _ops = None  # a C++ extension, built on first use
 
 
@@ -187,7 +194,7 @@ def calls_an_extension(x):
 def cases():
     _build_ops()
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_index_iterator, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_index_iterator, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
