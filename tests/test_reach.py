@@ -2710,3 +2710,31 @@ def test_a_parameter_filled_in_where_it_is_none_keeps_its_declared_class() -> No
             return vocab.lookup(x)
         """)
     assert found == {9: "BL401"}
+
+
+def test_folders_without_init_inside_a_package_are_part_of_its_module_names(tmp_path: Path) -> None:
+    # `pkg/models/` and `pkg/models/utils/` have no `__init__.py`: namespace portions of `pkg`, which
+    # Python imports as `pkg.models.net` and `pkg.models.utils.boxes`; the relative import, the entry
+    # point and the call across files all name them so. A folder above the package (`src/`) is no part.
+    write(tmp_path, {"src/pkg/__init__.py": "from .models.net import Net\n", "src/pkg/models/net.py": """
+        import torch
+        from .utils.boxes import select
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return select(x * 2)
+
+        def detect(x):
+            return select(x + 1)
+    """, "src/pkg/models/utils/boxes.py": """
+        def select(scores):
+            return scores[scores > 0.5]
+    """})
+    from breaklint.source import module_name_for
+
+    assert module_name_for(tmp_path / "src/pkg/models/utils/boxes.py") == "pkg.models.utils.boxes"
+    assert module_name_for(tmp_path / "src/pkg/__init__.py") == "pkg"
+    config = Config(root=tmp_path)
+    config.entry_points = ["pkg.models.net.detect"]
+    result = lint([tmp_path], config, use_cache=False)
+    assert {(Path(f.path).name, f.line, f.code) for f in result.findings} == {("boxes.py", 3, "BL302")}

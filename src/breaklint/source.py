@@ -45,10 +45,20 @@ def span_text(lines: list[str], line: int, col: int, end_line: int, end_col: int
 
 
 def module_name_for(path: Path) -> str:
-    """Dotted module name of a file, climbing packages marked by __init__.py."""
+    """Dotted module name of a file, climbing the packages marked by `__init__.py`. Folders without
+    one between the file and the nearest such package are namespace portions of it, as Python imports
+    them (`pkg/models/mtcnn.py` with `pkg/__init__.py` and no `pkg/models/__init__.py` is
+    `pkg.models.mtcnn`); the climb ends at the first folder above the package that is none (`src/`, a
+    checkout), as it did before any such portion."""
     path = Path(os.path.realpath(path))  # never raises, even on a symlink loop
     parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
+    folder, portions = path.parent, []
+    while not (folder / "__init__.py").is_file():  # namespace portions, up to the package holding them
+        if not folder.name.isidentifier() or folder == folder.parent:
+            return ".".join(parts) or path.stem  # in no package
+        portions.insert(0, folder.name)
+        folder = folder.parent
+    parts[:0] = portions
     while (folder / "__init__.py").is_file():
         parts.insert(0, folder.name)
         folder = folder.parent
