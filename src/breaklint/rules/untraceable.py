@@ -276,6 +276,10 @@ class DisabledFunctionCall(Rule):
 
 
 _EXTENSION = "<extension>"  # what `OpaqueExtensionCall.matches` gives for a function of a C++ extension
+_OBJECTS = "<objects>"  # and for a NumPy array of Python objects
+# NumPy's array makers that take a dtype: dynamo traces each (`torch._numpy`) but for `dtype=object`
+NUMPY_ARRAY_MAKERS = frozenset({"numpy.array", "numpy.asarray", "numpy.empty", "numpy.zeros", "numpy.ones",
+                                "numpy.full"})
 
 
 @register
@@ -308,7 +312,7 @@ class OpaqueExtensionCall(CallRule):
                        "torch.autograd.set_detect_anomaly", "torch.autograd.detect_anomaly",
                        "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly",
                        "torch.lobpcg", "torch._lobpcg.lobpcg", "threading.get_ident", "threading.current_thread",
-                       "threading.local", "threading.Event", *LOCK_FACTORIES, *NUMPY_UNTRACED})
+                       "threading.local", "threading.Event", *LOCK_FACTORIES, *NUMPY_UNTRACED, *NUMPY_ARRAY_MAKERS})
 
     ASK_EXTENSIONS = True
 
@@ -317,9 +321,27 @@ class OpaqueExtensionCall(CallRule):
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in self.ctx.extensions \
                 and self.ctx.qualify(func) == f"{func.value.value}.{func.attr.value}":  # (not a local of that name)
             return _EXTENSION
-        return super().matches(node)
+        what = super().matches(node)
+        if what in NUMPY_ARRAY_MAKERS:
+            return _OBJECTS if self._object_dtype(node) else None
+        return what
+
+    def _object_dtype(self, node: cst.Call) -> bool:
+        """`dtype=object` (`np.object_`, `"O"`, `"object"`): an array of Python objects."""
+        dtype = keyword(node, "dtype")
+        if dtype is None:
+            return False
+        value = dtype.value
+        if type(value) is cst.SimpleString:
+            return value.evaluated_value in ("O", "object")
+        if type(value) is cst.Name and value.value == "object":
+            return "object" not in self.ctx.aliases  # the builtin, no import of that name
+        return self.ctx.qualify(value) == "numpy.object_"
 
     def describe(self, node: cst.Call, what: str) -> str:
+        if what is _OBJECTS:
+            return (f"`{self.ctx.source(node)}` makes a NumPy array of Python objects: `torch._numpy` has no object "
+                    "dtype, so the graph breaks at the call, and again where the code after it first uses the array")
         if what is _EXTENSION:
             module = node.func.value.value
             return (f"`{self.ctx.source(node)}` calls into `{module}`, the C++ extension that "

@@ -168,6 +168,15 @@ def keys_a_cache(x):
 
 
 @torch.compile
+def boxes_per_image(x):
+    x = x * 2
+    boxes = [np.ones((2, 4)), np.ones((3, 4))]
+    count = len(np.array(boxes, dtype=object))  # expect: BL411
+    plain = np.array([[1.0, 2.0]], dtype=np.float32)  # a numeric dtype traces
+    return x + plain.sum() + count
+
+
+@torch.compile
 def makes_a_lock(x):
     x = x * 2
     guard = threading.Lock()  # expect: BL411
@@ -194,7 +203,7 @@ def calls_an_extension(x):
 def cases():
     _build_ops()
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_index_iterator, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_index_iterator, (x,)), (boxes_per_image, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
