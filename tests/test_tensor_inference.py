@@ -420,6 +420,27 @@ def test_numpy_functions_torch_numpy_lacks_break_in_compiled_code_only() -> None
     """) == [(9, "BL411"), (10, "BL411")]
 
 
+def test_audio_libraries_built_on_numba_break_in_compiled_code() -> None:
+    # librosa and resampy (NumPy code jitted with numba, cached with joblib): every call breaks, even
+    # `librosa.hz_to_mel(440.0)` on a float (probed on torch 2.14.1: GB0294, GB0007, GB0157)
+    assert reported("""
+        import librosa
+        import resampy
+        import torch
+
+        MELS = librosa.filters.mel(sr=16000, n_fft=512, n_mels=40)
+
+        @torch.compile
+        def f(x, probs, transition, wave):
+            bins = librosa.sequence.viterbi(probs, transition)
+            slow = resampy.resample(wave, 22050, 16000)
+            return x + librosa.hz_to_mel(440.0) + torch.tensor(bins) + torch.tensor(slow) + torch.tensor(MELS).sum()
+    """) == [("bins = librosa.sequence.viterbi(probs, transition)", "BL411"),
+             ("slow = resampy.resample(wave, 22050, 16000)", "BL411"),
+             ("return x + librosa.hz_to_mel(440.0) + torch.tensor(bins) + torch.tensor(slow) + torch.tensor(MELS).sum()",
+              "BL411")]
+
+
 def test_numpy_under_compile_is_a_tensor_where_dynamo_runs_it_as_one() -> None:
     # dynamo folds a NumPy call on Python numbers into a constant (`np.ceil(h / 7)`, `np.sqrt(c)`) and
     # runs one given a shape or a sequence as torch ops (`np.prod(x.shape[1:])`): only the second is

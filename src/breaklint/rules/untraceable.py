@@ -300,7 +300,8 @@ class OpaqueExtensionCall(CallRule):
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
-                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", *NUMPY_SKIPPED)
+                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", "librosa.",
+                "resampy.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
     # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper,
     # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG; and the making of
