@@ -441,6 +441,26 @@ def test_audio_libraries_built_on_numba_break_in_compiled_code() -> None:
               "BL411")]
 
 
+def test_tensorly_einsum_breaks_where_the_module_turns_on_its_opt_einsum_plugin() -> None:
+    # `use_opt_einsum()` at import makes `tl.einsum` run opt_einsum's cached expressions (probed on
+    # torch 2.14.1: GB0007); without it, tensorly's einsum is torch's and traces
+    source = """
+        import tensorly as tl
+        import torch
+        from tensorly.plugins import use_opt_einsum
+
+        tl.set_backend("pytorch")
+        {switch}
+
+        @torch.compile
+        def contract(x, weight):
+            return tl.einsum("bi,io->bo", x, weight) + tl.ndim(x)
+    """
+    assert reported(source.format(switch='use_opt_einsum("optimal")')) == [
+        ('return tl.einsum("bi,io->bo", x, weight) + tl.ndim(x)', "BL411")]
+    assert reported(source.format(switch="")) == []
+
+
 def test_numpy_under_compile_is_a_tensor_where_dynamo_runs_it_as_one() -> None:
     # dynamo folds a NumPy call on Python numbers into a constant (`np.ceil(h / 7)`, `np.sqrt(c)`) and
     # runs one given a shape or a sequence as torch ops (`np.prod(x.shape[1:])`): only the second is

@@ -89,6 +89,8 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         self.loggers: set[str] = set()
         # module-level names bound to a C++ extension torch builds at run time -> the builder called
         self.extensions: dict[str, str] = {}
+        # the file switches tensorly's einsum to opt_einsum at import (`tensorly.plugins.use_opt_einsum()`)
+        self.opt_einsum_plugin = False
         self._classes: list[ClassInfo] = []
         # records: the file's dataclasses and named tuples -> their fields (what each declares), and
         # those built by position too

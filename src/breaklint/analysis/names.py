@@ -12,7 +12,8 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, named_entries, string_index, unseeded
-from .vocabulary import EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TORCH_OBJECTS, TRACE_DECORATORS
+from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
+                         TRACE_DECORATORS)
 
 
 class Names:
@@ -98,6 +99,7 @@ class Names:
                         self.summary.instances[name] = callee
         if self.lines_mention(1, len(self.lines), ("cpp_extension",)):  # (most files build no extension)
             self._extensions(node)
+        self.opt_einsum_plugin = _opt_einsum_plugin(self, node)
         tables = registries.dict_tables(node)
         self.summary.registrars = registries.registrars(node, tables)
         self.summary.registrations, stored = registries.registrations(node, self.qualify, tables)
@@ -314,3 +316,10 @@ class Names:
         if type(node) is cst.Name and self._scopes:
             return node.value in self._scopes[-1].modules
         return False
+
+
+def _opt_einsum_plugin(ctx: Names, module: cst.Module) -> bool:
+    """Whether the module calls `tensorly.plugins.use_opt_einsum()` at import."""
+    return ctx.lines_mention(1, len(ctx.lines), ("use_opt_einsum",)) and any(
+        type(stmt) is cst.Expr and type(stmt.value) is cst.Call and ctx.qualify(stmt.value.func) == TENSORLY_OPT_EINSUM
+        for stmt in iter_statements(module))

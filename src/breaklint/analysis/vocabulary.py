@@ -73,6 +73,9 @@ TORCH_SEQUENCE = {
 # dynamo does not trace (BL411)
 EXTENSION_MODULE = "torch.utils.cpp_extension"
 EXTENSION_BUILDERS = frozenset({f"{EXTENSION_MODULE}.load", f"{EXTENSION_MODULE}.load_inline"})
+# tensorly's plugin that makes `tensorly.einsum` run opt_einsum's contraction (its cached expressions:
+# an `lru_cache` dynamo skips) for the whole process, once a module calls it at import
+TENSORLY_OPT_EINSUM = "tensorly.plugins.use_opt_einsum"
 TORCH_OBJECTS = {"torch.Generator": V.GENERATOR, "torch._C.Generator": V.GENERATOR,
                  "torch.quasirandom.SobolEngine": V.SOBOL_ENGINE}
 # torch's optimizers whose `step` torch wraps to set the grad mode around the update, breaking the

@@ -1,0 +1,98 @@
+"""BL411: calls into libraries dynamo does not trace (C extensions, modules on its skip list, NumPy's
+functions and classes `torch._numpy` lacks, a C++ extension torch builds at run time)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.vocabulary import LOCK_FACTORIES, NUMPY_SKIPPED, NUMPY_UNTRACED
+from .base import register
+from .by_name import CallRule
+from ._util import keyword
+
+_EXTENSION = "<extension>"  # what `OpaqueExtensionCall.matches` gives for a function of a C++ extension
+_OBJECTS = "<objects>"  # and for a NumPy array of Python objects
+# NumPy's array makers that take a dtype: dynamo traces each (`torch._numpy`) but for `dtype=object`
+NUMPY_ARRAY_MAKERS = frozenset({"numpy.array", "numpy.asarray", "numpy.empty", "numpy.zeros", "numpy.ones",
+                                "numpy.full"})
+
+
+@register
+class OpaqueExtensionCall(CallRule):
+    CODE = "BL411"
+    NAME = "opaque-extension-call"
+    KIND = "break"
+    MESSAGE = ("a call into a library dynamo does not trace (C extension, skipped module, or a NumPy function "
+               "`torch._numpy` lacks)")
+    SUGGESTION = (
+        "use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), "
+        "or move it outside the compiled region"
+    )
+    # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
+    # GB0008: anomaly detection's constructor, which dynamo will not inline
+    GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008")
+    # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
+    NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
+    PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
+                "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
+                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", "librosa.",
+                "resampy.", *NUMPY_SKIPPED)
+    # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
+    # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper,
+    # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG; and the making of
+    # a thread's lock, semaphore, condition or event
+    NAMES = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
+                       "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.unpack_sequence",
+                       "torch.nn.utils.rnn.unpad_sequence", "torch.autograd.Variable",
+                       "torch.autograd.variable.Variable", "torch.jit.script", "torch.jit.trace",
+                       "torch.autograd.set_detect_anomaly", "torch.autograd.detect_anomaly",
+                       "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly",
+                       "torch.lobpcg", "torch._lobpcg.lobpcg", "threading.get_ident", "threading.current_thread",
+                       "threading.local", "threading.Event", *LOCK_FACTORIES, *NUMPY_UNTRACED, *NUMPY_ARRAY_MAKERS,
+                       "tensorly.einsum"})
+
+    ASK_EXTENSIONS = True
+
+    def matches(self, node: cst.Call) -> str | None:
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in self.ctx.extensions \
+                and self.ctx.qualify(func) == f"{func.value.value}.{func.attr.value}":  # (not a local of that name)
+            return _EXTENSION
+        what = super().matches(node)
+        if what in NUMPY_ARRAY_MAKERS:
+            return _OBJECTS if self._object_dtype(node) else None
+        if what == "tensorly.einsum":
+            return what if self.ctx.opt_einsum_plugin else None
+        return what
+
+    def _object_dtype(self, node: cst.Call) -> bool:
+        """`dtype=object` (`np.object_`, `"O"`, `"object"`): an array of Python objects."""
+        dtype = keyword(node, "dtype")
+        if dtype is None:
+            return False
+        value = dtype.value
+        if type(value) is cst.SimpleString:
+            return value.evaluated_value in ("O", "object")
+        if type(value) is cst.Name and value.value == "object":
+            return "object" not in self.ctx.aliases  # the builtin, no import of that name
+        return self.ctx.qualify(value) == "numpy.object_"
+
+    def describe(self, node: cst.Call, what: str) -> str:
+        if what is _OBJECTS:
+            return (f"`{self.ctx.source(node)}` makes a NumPy array of Python objects: `torch._numpy` has no object "
+                    "dtype, so the graph breaks at the call, and again where the code after it first uses the array")
+        if what == "tensorly.einsum":
+            return (f"`{self.ctx.source(node)}`: this module turns on tensorly's opt_einsum plugin "
+                    "(`use_opt_einsum()`), which runs the contraction through opt_einsum's cached expressions, "
+                    "which dynamo skips")
+        if what is _EXTENSION:
+            module = node.func.value.value
+            return (f"`{self.ctx.source(node)}` calls into `{module}`, the C++ extension that "
+                    f"`{self.ctx.extensions[module]}` builds at run time: dynamo does not trace its functions")
+        if what in NUMPY_UNTRACED:
+            return (f"`{self.ctx.source(node)}`: `torch._numpy`, through which dynamo traces NumPy, has no "
+                    f"`{what.removeprefix('numpy.')}`, so the graph breaks at the call")
+        if what in self.NAMES:
+            return f"`{self.ctx.source(node)}`: dynamo skips `{what}`, so the graph breaks at the call"
+        package = ".".join(what.split(".")[:2]) if what.startswith(self.NUMPY_SKIPPED) else what.split(".")[0]
+        return f"`{self.ctx.source(node)}` calls into `{package}`, which dynamo does not trace"
