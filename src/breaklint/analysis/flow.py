@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
-from .syntax import leaves_block, rebinds
+from .syntax import class_like, leaves_block, rebinds
 from .vocabulary import COMPILING_HELPERS, FALSE_UNDER_COMPILE, TRUE_UNDER_COMPILE
 
 
@@ -241,14 +241,7 @@ class Flow:
         if original_node.orelse is not None and original_node.orelse in self._dead:
             self._scopes[-1].values = dict(body)
             return
-        merged = dict(rest)
-        for name, value in body.items():
-            other = rest.get(name)
-            if other is None or other == value:
-                merged[name] = value
-            else:
-                merged[name] = V.override(other, value) if original_node.orelse is None else V.join(value, other)
-        self._scopes[-1].values = merged
+        self._scopes[-1].values = _merged(body, rest, original_node)
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
         # a `case` of a `match` runs only when its pattern matches, as an `if` branch does
@@ -316,6 +309,26 @@ class Flow:
     def leave_If_orelse(self, node: cst.If) -> None:
         if node.orelse is not None and type(node.orelse) is cst.If:
             self._leave_maybe_dead(node.orelse)
+
+
+def _merged(body: dict[str, V.Val], rest: dict[str, V.Val], node: cst.If) -> dict[str, V.Val]:
+    """The values past an `if` whose body left `body` and whose other path `rest`: joined where both
+    bound a name; without an `else`, the body may overrule what the name held before. `if lock is None:
+    lock = threading.Lock()`: what the name holds otherwise (a parameter, what is not known) is of the
+    kind filled in, where that is an object of a class, or one a class builds."""
+    merged = dict(rest)
+    filled = _tested_none(node.test) if node.orelse is None else frozenset()
+    for name, value in body.items():
+        other = rest.get(name)
+        if other is None or other == value:
+            merged[name] = value
+        elif name in filled and other.kind in ("unknown", "param") and (
+                value.kind == "object" and value.ref or value.kind == "ret" and value.ref == "name"
+                and class_like(value.name)):
+            merged[name] = value
+        else:
+            merged[name] = V.override(other, value) if node.orelse is None else V.join(value, other)
+    return merged
 
 
 def _tested_none(test: cst.BaseExpression) -> frozenset[str]:

@@ -342,8 +342,9 @@ class UntraceableContextManager(Rule):
             self.report(item, f"`with {self.ctx.source(item)}` enters `{made}`, a context manager that sets "
                               "torch's backend flags: dynamo cannot enter it and runs the whole function eagerly",
                         f"use {BACKEND_CONTEXTS[made]}")
-        elif made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES):
-            kind = made or held.ref
+        elif made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES) \
+                or (held.kind == "ret" and held.ref == "name" and held.name in LOCK_FACTORIES):
+            kind = made or (held.ref if held.kind == "object" else held.name)
             self.report(item, f"`with {self.ctx.source(item)}` enters a `{kind}`: dynamo cannot trace it and "
                               "runs the whole function eagerly")
 
