@@ -162,7 +162,7 @@ CATALOG = {'BL101': ('tensor-item',
            '`torch._numpy` lacks)',
            'use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), or move it '
            'outside the compiled region',
-           ('GB0007', 'GB0156', 'GB0098', 'GB0294', 'GB0008'),
+           ('GB0007', 'GB0156', 'GB0098', 'GB0294', 'GB0008', 'GB0055'),
            True,
            'high'),
  'BL412': ('introspection-call',
@@ -433,6 +433,16 @@ CATALOG = {'BL101': ('tensor-item',
            'leave `validate_args` at its default in compiled code (or pass `validate_args=False`), and '
            'validate the parameters in an eager test or before compiling',
            ('GB0007', 'GB0170'),
+           True,
+           'high'),
+ 'BL444': ('untraceable-regex-result',
+           'break',
+           "a regular expression's dict or iterator result (`m.groupdict()`, `pattern.finditer(s)`, "
+           '`re.finditer(...)`) in compiled code',
+           'take what is needed with `m.group(name)` or `m.groups()` (they trace), loop over '
+           '`pattern.findall(s)`, or parse the string once outside the compiled code (a version check at '
+           'import)',
+           ('GB0292', 'GB0007'),
            True,
            'high'),
  'BL501': ('device-to-host-sync',

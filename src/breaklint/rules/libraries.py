@@ -29,8 +29,8 @@ class OpaqueExtensionCall(CallRule):
         "or move it outside the compiled region"
     )
     # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
-    # GB0008: anomaly detection's constructor, which dynamo will not inline
-    GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008")
+    # GB0008: anomaly detection's constructor, which dynamo will not inline; GB0055: a NumPy array of objects
+    GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
