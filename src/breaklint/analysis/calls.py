@@ -389,7 +389,7 @@ def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,
                   if first <= start <= last and not iter_first <= start <= iter_last), None)
     builtin = name in GENERATOR_CONSUMERS
     for arg in node.args[:1] if builtin else node.args if edges else ():
-        if type(arg.value) is cst.GeneratorExp and not (builtin and arg.keyword):
+        if type(arg.value) is cst.GeneratorExp and not arg.star and not (builtin and arg.keyword):
             whole, iterable = ctx.positions.span(arg.value), ctx.positions.span(arg.value.for_in.iter)
             stack.append((whole[:2], whole[2:], iterable[:2], iterable[2:], span))
     return found

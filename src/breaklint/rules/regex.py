@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .base import Rule, register
+from .base import register
+from .by_name import CallRule
 from ._util import method_call
 
 
 @register
-class RegexResult(Rule):
+class RegexResult(CallRule):
     CODE = "BL444"
     NAME = "untraceable-regex-result"
     KIND = "break"
@@ -28,18 +29,17 @@ class RegexResult(Rule):
                   "check at import)")
     GB_TYPES = ("GB0292", "GB0007")
     CALL_METHODS = frozenset({"groupdict", "finditer", "scanner"})
-    FUNCTIONS = frozenset({"re.finditer"})
+    NAMES = frozenset({"re.finditer"})  # (asked by `CallRules`, as `from re import finditer` is)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.active() and self.ctx.qualify(node.func) in self.FUNCTIONS:
-            self.report(node, f"`{self.ctx.source(node)}` gives an iterator of matches, which dynamo cannot hold: "
-                              "the graph breaks at the call")
+    def describe(self, node: cst.Call, what: str) -> str:
+        return (f"`{self.ctx.source(node)}` gives an iterator of matches, which dynamo cannot hold: the graph "
+                "breaks at the call")
 
     def on_method_call(self, node: cst.Call) -> None:
         call = method_call(node)
         if call is None or call[1] not in self.CALL_METHODS or not self.ctx.active() \
                 or (self.ctx.qualify(node.func) or "").startswith("re.") or self.ctx.value(call[0]).is_tensor:
-            return  # (`re.finditer(...)` is `visit_Call`'s)
+            return  # (`re.finditer(...)` is `check_call`'s)
         what = "a dict" if call[1] == "groupdict" else "an iterator of matches"
         self.report(node, f"`{self.ctx.source(node)}` gives {what}, which dynamo cannot hold as it holds a "
                           "pattern's other results: the graph breaks at the call")
