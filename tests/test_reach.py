@@ -2738,3 +2738,31 @@ def test_folders_without_init_inside_a_package_are_part_of_its_module_names(tmp_
     config.entry_points = ["pkg.models.net.detect"]
     result = lint([tmp_path], config, use_cache=False)
     assert {(Path(f.path).name, f.line, f.code) for f in result.findings} == {("boxes.py", 3, "BL302")}
+
+
+def test_a_decorators_calls_are_not_calls_of_the_function_it_decorates(tmp_path: Path) -> None:
+    # `@Locked()` builds its object where `helper` is defined, at import: compiling `run` runs `helper`
+    # (and the wrapper `Locked.__call__` returns), never `Locked.__init__`
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """
+        import threading
+
+        import torch
+
+        class Locked:
+            def __init__(self):
+                self.lock = threading.Lock()
+
+            def __call__(self, f):
+                return f
+
+        @Locked()
+        def helper(x):
+            print("reached")
+            return x * 2
+
+        @torch.compile
+        def run(x):
+            return helper(x)
+    """})
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert {(f.line, f.code) for f in result.findings} == {(15, "BL401")}

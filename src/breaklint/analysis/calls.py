@@ -35,7 +35,7 @@ class Calls:
         # a call of a class of the package (a record's build, which reach reads fields from)
         klass = name if name is not None and "." in name and class_like(name) \
             and name.split(".")[0] == self.module.split(".")[0] else None
-        if not self.active():
+        if not self.active() or self._decorating:  # (a decorator's call runs where its function is defined)
             if klass:
                 self._note_build(node, klass, *_argument_values(node, self.value)[:2])
             return

@@ -144,6 +144,7 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
                                       cst.BaseExpression]] = []
         # generator expressions a builtin of GENERATOR_CONSUMERS consumes, whose element is being walked:
         # (start and end of the generator, start and end of its outermost iterable, the consuming call's span)
+        self._decorating = 0  # inside a decorator of the function being walked: its calls are not the function's
         self._consumers: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int],
                                     tuple[int, int, int, int]]] = []
         self.object_reads: set[tuple[str, str]] = set()  # (function, "kind|target") of its propread edges

@@ -243,6 +243,12 @@ class Flow:
             return
         self._scopes[-1].values = _merged(body, rest, original_node)
 
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        self._decorating += 1  # what it calls runs where the function is defined, not each time it runs
+
+    def leave_Decorator(self, original_node: cst.Decorator) -> None:
+        self._decorating -= 1
+
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
         # a `case` of a `match` runs only when its pattern matches, as an `if` branch does
         self._note_span("guarded_spans", node.body.body[0], node)
