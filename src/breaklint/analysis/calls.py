@@ -35,12 +35,12 @@ class Calls:
         # a call of a class of the package (a record's build, which reach reads fields from)
         klass = name if name is not None and "." in name and class_like(name) \
             and name.split(".")[0] == self.module.split(".")[0] else None
-        if not self.active() or self._decorating:  # (a decorator's call runs where its function is defined)
+        # `@Locked()` builds its object where the function is defined (`@temp_cwd()`'s generator wraps each call)
+        if not self.active() or self._decorating and name is not None and class_like(name):
             if klass:
                 self._note_build(node, klass, *_argument_values(node, self.value)[:2])
             return
-        fn = self.function
-        pos = self.positions.span(node)
+        fn, pos = self.function, self.positions.span(node)
         self.called.add(node.func)
         if name == "len":
             self.note_len(node)  # `len(boxes)` of an object of the tree's classes (operators.py)

@@ -244,7 +244,7 @@ class Flow:
         self._scopes[-1].values = _merged(body, rest, original_node)
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        self._decorating += 1  # what it calls runs where the function is defined, not each time it runs
+        self._decorating += 1  # (an object it builds is built where the function is defined: calls.py)
 
     def leave_Decorator(self, original_node: cst.Decorator) -> None:
         self._decorating -= 1
