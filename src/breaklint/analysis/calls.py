@@ -10,11 +10,11 @@ from typing import Callable
 import libcst as cst
 
 from .methods import guessable, is_protocol
-from .summary import CallRef
+from .summary import GENERATOR_CONSUMERS, CallRef
 from .syntax import (class_like, container_elements, dotted, is_own_class, is_super_call, self_call, torch_module_class,
                      torch_modules_built)
 from .values import Val, join
-from .vocabulary import COMPILE, COMPILER_FACTORIES, GENERATOR_CONSUMERS, MODULE_CONTAINERS, TYPE_TESTS
+from .vocabulary import COMPILE, COMPILER_FACTORIES, MODULE_CONTAINERS, TYPE_TESTS
 
 
 class Calls:

@@ -142,9 +142,9 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         # end of the arguments, the call's span, its receiver), innermost last
         self._method_args: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int, int, int],
                                       cst.BaseExpression]] = []
-        # generator expressions a builtin of GENERATOR_CONSUMERS consumes, whose element is being walked:
-        # (start and end of the generator, start and end of its outermost iterable, the consuming call's span)
-        self._decorating = 0  # inside a decorator of the function being walked: its calls are not the function's
+        self._decorating = 0  # inside a decorator of the function being walked (flow.py, calls.py)
+        # generator expressions a call consumes (`sum`, `any`, `all`, a function of the tree) whose element is
+        # being walked: (start and end of the generator, start and end of its outermost iterable, the call's span)
         self._consumers: list[tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int],
                                     tuple[int, int, int, int]]] = []
         self.object_reads: set[tuple[str, str]] = set()  # (function, "kind|target") of its propread edges

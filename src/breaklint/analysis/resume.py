@@ -23,8 +23,7 @@ from typing import Callable, Iterator
 
 from .handing import handed_method
 from .reach import Reach
-from .summary import UNPLACED, CallRef, FunctionInfo, within
-from .vocabulary import GENERATOR_CONSUMERS
+from .summary import GENERATOR_CONSUMERS, UNPLACED, CallRef, FunctionInfo, within
 from .values import Val, tensor_inside
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)

@@ -65,6 +65,9 @@ class CallRef:
     consumed: tuple[int, int, int, int] | None = None
 
 
+# the builtins dynamo runs as Python functions of its own (its polyfills) when they consume a generator
+# expression: it cannot rebuild the generator to resume after a break inside it (`CallRef.consumed`, BL437)
+GENERATOR_CONSUMERS = frozenset({"sum", "any", "all"})
 # the kinds of `CallRef` that stand for reading an attribute that may be a property: "property"
 # (`self.scale`, no position of its own) and "propread" (`dist.mean` on another object, target
 # "kind|target" of the edge calling that attribute would have): no call, but its getter runs

@@ -105,9 +105,6 @@ SPARSE_KEEPING = frozenset({"coalesce", "index_select", "transpose", "t", "to", 
                             "half", "clone", "detach", "requires_grad_"})
 SPARSE_PRODUCTS = frozenset({"torch.sparse.mm", "torch.mm"})
 SPARSE_KEEPING_ATTRS = frozenset({"T", "mT", "H", "mH", "data"})  # a sparse tensor's transposes, and itself
-# the builtins dynamo runs as Python functions of its own (its polyfills) when they consume a generator
-# expression: it cannot rebuild the generator to resume after a break inside it (BL437)
-GENERATOR_CONSUMERS = frozenset({"sum", "any", "all"})
 # torch's functions made for a sparse operand, by the operand's position, and the tensor methods that
 # raise on a dense tensor: code calling them unconditionally is handed a sparse tensor (BL429)
 SPARSE_OPERANDS = {"torch.sparse.mm": 0, "torch.spmm": 0, "torch.smm": 0, "torch.hspmm": 0, "torch.sspaddmm": 1,
