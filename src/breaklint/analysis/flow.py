@@ -328,9 +328,8 @@ def _merged(body: dict[str, V.Val], rest: dict[str, V.Val], node: cst.If) -> dic
         other = rest.get(name)
         if other is None or other == value:
             merged[name] = value
-        elif name in filled and other.kind in ("unknown", "param") and (
-                value.kind == "object" and value.ref or value.kind == "ret" and value.ref == "name"
-                and class_like(value.name)):
+        elif name in filled and other.kind in ("unknown", "param") and (built := V.built_of(value)) \
+                and (value.kind == "object" or class_like(built)):
             merged[name] = value
         else:
             merged[name] = V.override(other, value) if node.orelse is None else V.join(value, other)

@@ -199,6 +199,14 @@ def ret(kind: str, target: str, owner: str | None) -> Val:
     return Val("ret", ref=kind, name=target, owner=owner or "")
 
 
+def built_of(value: Val) -> str | None:
+    """The class or function whose call made `value`, as far as it says: an object's class, or the name
+    a call returned from (`lock = threading.Lock()` holds what `threading.Lock` returned)."""
+    if value.kind == "object":
+        return value.ref or None
+    return value.name if value.kind == "ret" and value.ref == "name" else None
+
+
 # how deep an argument a call's value may carry (`with_arguments`): deeper ones leave it without them
 _ARGUMENT_DEPTH = 3
 

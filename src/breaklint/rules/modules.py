@@ -291,8 +291,7 @@ class RequiresGradFactory(Rule):
         value = flag.value
         # `True`, or the module's own training flag (`requires_grad=self.training`: a zero loss that
         # back-propagates in training), which is true whenever the module trains
-        training = type(value) is cst.Attribute and value.attr.value == "training" \
-            and type(value.value) is cst.Name and value.value.value == "self"
+        training = self.ctx._self_attr(value) == "training"
         if not (training or type(value) is cst.Name and value.value == "True"):
             return
         name = self.ctx.qualify(node.func) or ""

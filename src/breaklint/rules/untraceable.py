@@ -342,9 +342,7 @@ class UntraceableContextManager(Rule):
             self.report(item, f"`with {self.ctx.source(item)}` enters `{made}`, a context manager that sets "
                               "torch's backend flags: dynamo cannot enter it and runs the whole function eagerly",
                         f"use {BACKEND_CONTEXTS[made]}")
-        elif made in LOCK_FACTORIES or (held.kind == "object" and held.ref in LOCK_FACTORIES) \
-                or (held.kind == "ret" and held.ref == "name" and held.name in LOCK_FACTORIES):
-            kind = made or (held.ref if held.kind == "object" else held.name)
+        elif (kind := made if made in LOCK_FACTORIES else V.built_of(held)) in LOCK_FACTORIES:
             self.report(item, f"`with {self.ctx.source(item)}` enters a `{kind}`: dynamo cannot trace it and "
                               "runs the whole function eagerly")
 
