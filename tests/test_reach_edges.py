@@ -16,7 +16,9 @@
   through a module (`coders.BoxPost`), or by `getattr(coders, name)()` with the name a default; the
   instances a comprehension builds over a table of classes (`[c() for c in CRITERIA]`);
 - a module list a subclass hands to its base's constructor (`super().__init__(nn.ModuleList([...]))`),
-  whose elements' methods a loop over it calls; an entry point naming an inherited method.
+  whose elements' methods a loop over it calls; an entry point naming an inherited method;
+- a module of the instance the class's methods hand one another (`self._layer(cell, x)` in a loop over
+  `enumerate(zip(self.cells, self.rates))`), of a class picked by the constructor's branches.
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -26,8 +28,11 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
+import libcst as cst
 import pytest
 
+from breaklint.analysis.passing import handed_attributes
+from breaklint.analysis.summary import ClassInfo
 from breaklint.config import Config
 from breaklint.dynamic.calibrate import calibrate
 from breaklint.engine import lint_source
@@ -978,3 +983,89 @@ def test_an_attribute_a_method_fills_runs_what_each_override_returns() -> None:
 def test_dynamo_breaks_in_the_losses_the_overrides_return(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, LAZY_CRITERION, "lazy_criterion.py") == [
         "return (preds - targets).abs().sum() * float(targets.max())", "return (preds - targets)[targets > 0].sum()"]
+
+
+HANDED = '''
+import torch
+import torch.nn as nn
+
+
+class Noisy(nn.Module):
+    def __init__(self, size, scale=1.0):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        return x * self.scale
+
+    def step(self, x):
+        print("step")
+        return x * self.scale
+
+
+class Quiet(nn.Module):
+    def __init__(self, size, scale=1.0):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        return x * self.scale
+
+    def step(self, x):
+        return x + self.scale
+
+
+class Dilated(nn.Module):
+    def __init__(self, kind="noisy", n=2):
+        super().__init__()
+        if kind == "noisy":
+            block = Noisy
+        else:
+            block = Quiet
+        self.blocks = nn.Sequential(*[block(4, scale=2.0) for _ in range(n)])
+        self.rates = [1, 2]
+
+    def forward(self, x):
+        for i, (block, rate) in enumerate(zip(self.blocks, self.rates)):
+            x = self._layer(block, x * rate)
+        return x
+
+    def _layer(self, block, x):
+        return self._run(x, block)
+
+    def _run(self, x, block):
+        return block.step(x)
+
+
+def cases():
+    return [(Dilated(), (torch.randn(2, 4),))]
+'''
+
+
+def test_a_module_handed_to_the_classs_own_methods_runs_where_they_call_it() -> None:
+    """A class picked into a local by the constructor's branches, built in a starred comprehension
+    into a `Sequential`; a loop over `enumerate(zip(...))` of it hands each element to a helper method,
+    which hands it on: a method called on the parameter there runs the element's."""
+    lines = dedent(HANDED).splitlines()
+    found = lint_source(dedent(HANDED), Path("m.py"), Config())
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ('print("step")', "BL401")]
+
+
+def test_a_parameter_holds_the_module_only_where_every_call_in_the_class_hands_it() -> None:
+    """The class's calls of a helper each hand the same attribute (or an element of it, or a parameter
+    handed one); one that hands anything else, or `*args`, leaves the parameter unknown."""
+    module = cst.parse_module(dedent(HANDED))
+    cls = next(c for c in module.body if type(c) is cst.ClassDef and c.name.value == "Dilated")
+    info = ClassInfo(qualname="m.Dilated", bases=[], submodules={"blocks": "torch.nn.Sequential"})
+    assert handed_attributes(cls, info, {}) == {"_layer": {"block": "blocks"}, "_run": {"block": "blocks"}}
+    for other in ("self._layer(nn.Identity(), x)", "self._layer(*args)"):
+        source = dedent(HANDED).replace("        return x\n\n    def _layer",
+                                        f"        return {other}\n\n    def _layer")
+        cls = next(c for c in cst.parse_module(source).body if type(c) is cst.ClassDef and c.name.value == "Dilated")
+        assert handed_attributes(cls, info, {}) == {}
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_module_handed_on(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, HANDED, "handed.py") == ['print("step")']

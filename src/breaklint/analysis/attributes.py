@@ -11,12 +11,14 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
+from .passing import handed_attributes
 from .summary import ClassInfo
-from .syntax import (added, bound_once, built_by, built_call, built_in, call_arguments, class_like, dotted,
-                     iter_statements, literal_elements, named_entries, unseeded)
+from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
+                     dotted, iter_statements, literal_elements, named_entries, unseeded)
 from .walk import find
-from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS,
-                         SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS)
+from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES, RECEIVER_KIND_METHODS,
+                         SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
+                         TORCH_OBJECTS)
 
 
 class Attributes:
@@ -24,6 +26,17 @@ class Attributes:
 
     A layer of `FileContext` (context.py), whose `__init__` declares the state it keeps current.
     """
+
+    def scan_class(self, node: cst.ClassDef, info: ClassInfo) -> None:
+        """What each method of a class stores in `self` (`_scan_self_attrs`), then what the methods
+        hand one another of it (`passing.handed_attributes`)."""
+        for stmt in node.body.body:
+            if type(stmt) is cst.FunctionDef:
+                if any(self.qualify(d.decorator) in PROPERTIES for d in stmt.decorators):
+                    info.properties.add(stmt.name.value)
+                self._scan_self_attrs(stmt, info)
+        if info.submodules or info.callables:
+            self.handed_modules[info.qualname] = handed_attributes(node, info, self.aliases)
 
     def _held_methods(self, value: cst.BaseExpression, info: ClassInfo) -> list[str]:
         """The class's own methods an attribute holds, bound to the instance, as "self:name":
@@ -159,16 +172,16 @@ class Attributes:
             return
         container = self._self_attr(call.func.value)
         if info.submodules.get(container) in MODULE_CONTAINERS:
-            self._add_elements(container, added(call), info, params)
+            self._add_elements(container, added(call, fn.body), info, params, fn=fn)
 
     def _add_elements(self, attr: str, built: list[cst.Call], info: ClassInfo, params: dict[str, cst.Param],
-                      bound: dict[str, list[str]] | None = None) -> None:
+                      bound: dict[str, list[str]] | None = None, fn: cst.FunctionDef | None = None) -> None:
         """Note the classes a container attribute's elements are built from ("Class()"); `bound`: the
         classes a comprehension's target steps through (`[block() for block in BLOCKS]`)."""
         for call in built:
             func = unseeded(call.func)
             held = (bound or {}).get(func.value) if type(func) is cst.Name else None
-            for name in held or self._classes_called(func, info, params):
+            for name in held or self._classes_called(func, info, params, fn):
                 if _module_class(name) and f"{name}()" not in info.callables.get(attr, ()):
                     info.callables.setdefault(attr, []).append(f"{name}()")
 
@@ -256,7 +269,7 @@ class Attributes:
                 # calling an element (`self.heads[i](x)`, a loop over them) runs each class built in it
                 bound = {name: held for arg in value.args for name, held in _comprehended(self, arg.value).items()}
                 body = fn.body if fn is not None else None
-                self._add_elements(attr, built_in(value, body), info, params or {}, bound)
+                self._add_elements(attr, built_in(value, body), info, params or {}, bound, fn)
 
     def _classes_called(self, func: cst.BaseExpression, info: ClassInfo, params: dict[str, cst.Param],
                         fn: cst.FunctionDef | None = None) -> list[str]:
@@ -266,7 +279,9 @@ class Attributes:
         `functools.partial` of one included: what it builds unless a caller hands over another; each
         class of a table (`RECURRENT[kind](...)`, of the module or written in place); `getattr(nn,
         kind.upper())(...)` where the name folds from the parameters' defaults or from what the file's
-        constructions pass (`rnn_type = rnn_type.upper()` in the method `fn` first, applied to each)."""
+        constructions pass (`rnn_type = rnn_type.upper()` in the method `fn` first, applied to each); a
+        local of `fn` that each of its bindings sets to a class (`cell = nn.GRU` in one branch, `cell =
+        nn.LSTM` in another): each of those."""
         kept = self._self_attr(func)
         param = func.value if type(func) is cst.Name else info.from_params.get(kept) if kept is not None else None
         if param in params:
@@ -286,6 +301,9 @@ class Attributes:
                 names = [getattr(name, case)() for name in names]
             imported = (dotted(owner) or ".").split(".")[0] in self.aliases
             return [f"{self.qualify(owner)}.{name}" for name in names] if imported else []
+        if type(func) is cst.Name and fn is not None and (classes := bindings_of(fn.body, func.value)):
+            named = [self.qualify(c) if type(c) in (cst.Name, cst.Attribute) else None for c in classes]
+            return list(dict.fromkeys(named)) if all(named) else []
         callee = self.qualify(func)
         return [callee] if callee is not None else []
 

@@ -13,7 +13,7 @@ import libcst as cst
 from . import values as V
 from .frames import comprehension_frame
 from .summary import element_of, put_back
-from .syntax import string_index
+from .syntax import stepped, string_index
 from .values import Val
 from .vocabulary import UNREADABLE
 from .walk import find
@@ -416,19 +416,17 @@ def _hold_element(ctx: Bindings, target: cst.BaseExpression, it: cst.BaseExpress
     """`for block in self.blocks`: the loop variable holds a module of the list, as `self.blocks[i]`
     does (calling it runs theirs); any other iterable ends what the name held. `for group in
     self.param_groups`: a store under a key of the variable is the class's (`Scope.keyed`). `for fn
-    in (focal, dice)`: calling it runs each (`_hold_functions`)."""
-    if type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 and type(it) is cst.Call \
-            and type(it.func) is cst.Attribute and it.func.attr.value == "items" and not it.args:
-        target, it = target.elements[1].value, it.func.value  # `for name, block in self.blocks.items()`
-    if type(target) is cst.Name:
-        attr = ctx._self_attr(it)
-        cls = ctx.class_info()
-        stepped = _stepped_attribute(ctx, it) if attr is None else attr
-        ctx._hold(target.value, stepped if stepped is not None and cls is not None
-                  and cls.holds_object(stepped) else None)
+    in (focal, dice)`: calling it runs each (`_hold_functions`). A name of a tuple target steps
+    through its own iterable (`for name, block in self.blocks.items()`, `for i, (block, rate) in
+    enumerate(zip(self.blocks, self.rates))`)."""
+    cls = ctx.class_info()
+    for name, source in stepped(target, it, ctx.aliases):
+        attr = ctx._self_attr(source)
+        held = _stepped_attribute(ctx, source) if attr is None else attr
+        ctx._hold(name.value, held if held is not None and cls is not None and cls.holds_object(held) else None)
         if attr is not None:
-            ctx._scopes[-1].keyed[target.value] = element_of(attr)
-        _hold_functions(ctx, target, it)
+            ctx._scopes[-1].keyed[name.value] = element_of(attr)
+        _hold_functions(ctx, name, source)
 
 
 def _stepped_attribute(ctx: Bindings, it: cst.BaseExpression) -> str | None:

@@ -92,6 +92,8 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         # the file switches tensorly's einsum to opt_einsum at import (`tensorly.plugins.use_opt_einsum()`)
         self.opt_einsum_plugin = False
         self._classes: list[ClassInfo] = []
+        # class -> method -> the parameters its calls in the class hand a module of `self` (`passing.py`)
+        self.handed_modules: dict[str, dict[str, dict[str, str]]] = {}
         # records: the file's dataclasses and named tuples -> their fields (what each declares), and
         # those built by position too
         self.records: dict[str, dict[str, Val]] = {}

@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
 from .syntax import dotted, iter_statements, named_entries, string_index, unseeded
-from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, PROPERTIES, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
+from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
                          TRACE_DECORATORS)
 
 
@@ -187,11 +187,7 @@ class Names:
             self.class_attributes(node, info)
         # (all of them before any is scanned: `__init__` may store one defined below it)
         info.methods.update(stmt.name.value for stmt in node.body.body if type(stmt) is cst.FunctionDef)
-        for stmt in node.body.body:
-            if type(stmt) is cst.FunctionDef:
-                if any(self.qualify(d.decorator) in PROPERTIES for d in stmt.decorators):
-                    info.properties.add(stmt.name.value)
-                self._scan_self_attrs(stmt, info)
+        self.scan_class(node, info)
         self.summary.classes[qual] = info
         self._classes.append(info)
 

@@ -143,6 +143,8 @@ class Scopes:
         for star in (node.params.star_arg, node.params.star_kwarg):
             if type(star) is cst.Param:
                 scope.values[star.name.value] = V.OBJECT
+        # `def _apply(self, cell, x)` that `self._apply(self.rnn, x)` calls: `cell` holds that module
+        scope.held.update(self.handed_modules.get(cls.qualname, {}).get(node.name.value, {}) if cls else {})
         info.name_defaults = self._name_defaults(node)
         if cls is not None and node.name.value == "__init__" and info.params:
             info.init_start = self._first_use(node, info.params[0])

@@ -177,8 +177,10 @@ def built_in(value: cst.Call, body: cst.BaseSuite | None = None) -> list[cst.Cal
     """The constructor calls a module container is given: its arguments (`Sequential(Conv(), ReLU())`),
     the elements of a list, tuple or dict literal, or a comprehension's element; of a local list the
     function fills (`layers.append(Block())`, then `ModuleList(layers)` or `Sequential(*layers)`), the
-    calls it is filled with (`body`: the function's statements)."""
-    out = [built for arg in value.args if not arg.star for built in built_by(arg.value)]
+    calls it is filled with (`body`: the function's statements). A starred list or comprehension
+    (`Sequential(*[Block() for _ in range(n)])`) gives its elements."""
+    out = [built for arg in value.args if not arg.star or (arg.star == "*" and type(arg.value) in _LITERALS)
+           for built in built_by(arg.value)]
     locals_ = {arg.value.value for arg in value.args if type(arg.value) is cst.Name and arg.star != "**"}
     for stmt in iter_statements(body) if body is not None and locals_ else ():
         if type(stmt) in (cst.Assign, cst.AugAssign) and type(stmt.value) in _LITERALS and any(
@@ -188,14 +190,57 @@ def built_in(value: cst.Call, body: cst.BaseSuite | None = None) -> list[cst.Cal
         elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Attribute \
                 and type(call.func.value) is cst.Name and call.func.value.value in locals_ \
                 and call.func.attr.value in ("append", "extend") and len(call.args) == 1:
-            out.extend(added(call))
+            out.extend(added(call, body))
     return out
 
 
-def added(call: cst.Call) -> list[cst.Call]:
-    """The constructor calls `xs.append(Block())` or `xs.extend([A(), B()])` add to a list."""
+def added(call: cst.Call, body: cst.BaseSuite | None = None) -> list[cst.Call]:
+    """The constructor calls `xs.append(Block())` or `xs.extend([A(), B()])` add to a list; of a local
+    appended (`c = cell(n, n)` in each branch, then `xs.append(c)`), the calls every binding of it in
+    `body` makes."""
     item = call.args[0].value
-    return ([item] if type(item) is cst.Call else []) if call.func.attr.value == "append" else built_by(item)
+    if call.func.attr.value != "append":
+        return built_by(item)
+    if type(item) is cst.Name and body is not None:
+        made = bindings_of(body, item.value)
+        return made if made and all(type(m) is cst.Call for m in made) else []
+    return [item] if type(item) is cst.Call else []
+
+
+def bindings_of(body: cst.BaseSuite, local: str) -> list[cst.BaseExpression | None]:
+    """What each binding of `local` in a block (and the blocks inside it) assigns it: None for one that
+    binds it to no single expression (a loop target, part of a tuple, an import, `+=`)."""
+    out: list[cst.BaseExpression | None] = []
+    for stmt in iter_statements(body):
+        for target, rhs in _bindings(stmt):
+            if type(target) is cst.Name and target.value == local:
+                out.append(rhs)
+            elif type(target) in (cst.Tuple, cst.List) and _names(target, local):
+                out.append(None)
+    return out
+
+
+def stepped(target: cst.BaseExpression, it: cst.BaseExpression,
+            aliases: Collection[str]) -> list[tuple[cst.Name, cst.BaseExpression]]:
+    """(name, iterable) for each name a `for` target binds to an element of one iterable: `for b in xs`;
+    `for i, b in enumerate(xs)`; `for a, (b, r) in zip(xs, zip(ys, rs))`; `for k, b in xs.items()`.
+    `aliases`: the file's own meanings of names (a rebound `zip` is not the builtin)."""
+    if type(target) is cst.Name:
+        return [(target, it)]
+    if type(target) not in (cst.Tuple, cst.List) or any(type(e) is cst.StarredElement for e in target.elements):
+        return []
+    parts = [e.value for e in target.elements]
+    if type(it) is not cst.Call or any(a.star or a.keyword for a in it.args):
+        return []
+    if type(it.func) is cst.Attribute and it.func.attr.value == "items" and not it.args and len(parts) == 2:
+        return stepped(parts[1], it.func.value, aliases)
+    if type(it.func) is not cst.Name or it.func.value in aliases:
+        return []
+    if it.func.value == "enumerate" and len(parts) == 2 and len(it.args) in (1, 2):
+        return stepped(parts[1], it.args[0].value, aliases)
+    if it.func.value == "zip" and len(parts) == len(it.args):
+        return [pair for part, arg in zip(parts, it.args) for pair in stepped(part, arg.value, aliases)]
+    return []
 
 
 def built_by(held: cst.BaseExpression) -> list[cst.Call]:

@@ -92,9 +92,12 @@ class RecurrentModuleCall(Rule):
             self._touch(node, "runs", recurrent)
 
     def visit_Arg(self, node: cst.Arg) -> None:
-        # `directions(self.rnn)`: the module is wrapped as it is read, to be passed
-        if self.ctx.active() and type(node.value) in (cst.Attribute, cst.Subscript) and self._holds_recurrent() \
-                and (recurrent := self._recurrent(node.value)):
+        # `directions(self.rnn)`: the module is wrapped as it is read, to be passed; one the function was
+        # handed (`def _layer(self, cell, x)` passing `cell` on) is wrapped as the call passes it
+        function = self.ctx.function
+        passed = type(node.value) in (cst.Attribute, cst.Subscript) or (
+            type(node.value) is cst.Name and function is not None and node.value.value in function.params)
+        if self.ctx.active() and passed and self._holds_recurrent() and (recurrent := self._recurrent(node.value)):
             self._touch(node.value, "passes", recurrent)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:

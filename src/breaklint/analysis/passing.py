@@ -1,0 +1,95 @@
+"""What a class's methods hand one another: the parameter of a helper method that each of its calls in
+the class passes the same module of the instance (`self._run(self.rnn, x)`, or `self._layer(cell, x)`
+in a loop over `self.cells`), so that calling the parameter (`cell(x)`) runs what that attribute holds.
+Asked by the attributes pre-pass (`Attributes.scan_class`) once a class's attributes are known; the
+scopes layer seeds each method's parameters with it (`Scopes.visit_FunctionDef`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import libcst as cst
+
+from .summary import ClassInfo
+from .syntax import dotted, stepped
+from .walk import find
+
+# how many methods deep a module is followed as it is handed on (`forward` to `_layer` to `_apply`)
+DEPTH = 3
+
+
+def handed_attributes(node: cst.ClassDef, info: ClassInfo,
+                      aliases: Collection[str]) -> dict[str, dict[str, str]]:
+    """method -> {parameter: attribute of `self`} for the parameters that every call of the method in
+    the class hands the same attribute (`self.rnn`), an element of it (a loop's `cell` over
+    `self.cells`, `enumerate` and `zip` included), or a parameter of the caller handed one in turn;
+    a call that hands anything else, or hides what it hands behind `*args`, leaves the parameter
+    unknown. Callers outside the class are not seen: the parameter holds at least what the class
+    hands it."""
+    methods = {stmt.name.value: stmt for stmt in node.body.body if type(stmt) is cst.FunctionDef}
+    calls = [(name, callee, call) for name, fn in methods.items() for call in find(fn.body, cst.Call)
+             if (callee := _own_method(call.func, methods)) is not None]
+    if not calls:
+        return {}
+    loops = {name: _loop_elements(methods[name], info, aliases) for name in {caller for caller, _, _ in calls}}
+    resolved: dict[str, dict[str, str]] = {}
+    for _ in range(DEPTH):
+        seen: dict[str, dict[str, set[str | None]]] = {}
+        for caller, callee, call in calls:
+            order = _positional(methods[callee])
+            handed = seen.setdefault(callee, {})
+            if any(arg.star for arg in call.args):
+                for param in order:
+                    handed.setdefault(param, set()).add(None)
+                continue
+            for i, arg in enumerate(call.args):
+                param = arg.keyword.value if arg.keyword is not None else order[i] if i < len(order) else None
+                if param is not None:
+                    handed.setdefault(param, set()).add(_handed(arg.value, loops[caller], resolved.get(caller, {}),
+                                                                info))
+        found = {m: {p: next(iter(attrs)) for p, attrs in params.items() if len(attrs) == 1 and None not in attrs}
+                 for m, params in seen.items()}
+        if found == resolved:
+            break
+        resolved = found
+    return {m: params for m, params in resolved.items() if params}
+
+
+def _own_method(func: cst.BaseExpression, methods: dict[str, cst.FunctionDef]) -> str | None:
+    """The method of the class a call `self.<method>(...)` runs."""
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
+            and func.attr.value in methods:
+        return func.attr.value
+    return None
+
+
+def _positional(fn: cst.FunctionDef) -> list[str]:
+    """The parameters a call of the method through `self` fills by position (the instance's left out,
+    unless the method is static)."""
+    names = [p.name.value for p in [*fn.params.posonly_params, *fn.params.params]]
+    static = any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
+    return names if static else names[1:]
+
+
+def _loop_elements(fn: cst.FunctionDef, info: ClassInfo, aliases: Collection[str]) -> dict[str, str]:
+    """The loop variables of a method that step through a module container of `self`, and their
+    attribute (`for i, (cell, rate) in enumerate(zip(self.cells, self.rates))`: "cell" -> "cells")."""
+    out: dict[str, str] = {}
+    for loop in find(fn.body, cst.For):
+        for name, source in stepped(loop.target, loop.iter, aliases):
+            attr = source.attr.value if type(source) is cst.Attribute and type(source.value) is cst.Name \
+                and source.value.value == "self" else None
+            if attr is not None and info.holds_object(attr):
+                out[name.value] = attr
+    return out
+
+
+def _handed(value: cst.BaseExpression, loops: dict[str, str], params: dict[str, str], info: ClassInfo) -> str | None:
+    """The attribute of `self` an argument hands over: `self.rnn`, a loop's element of `self.cells`, or
+    a parameter of the caller handed one; None for anything else."""
+    if type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
+        return value.attr.value if info.holds_object(value.attr.value) else None
+    if type(value) is cst.Name:
+        return loops.get(value.value) or params.get(value.value)
+    return None
