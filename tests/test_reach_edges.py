@@ -1069,3 +1069,65 @@ def test_a_parameter_holds_the_module_only_where_every_call_in_the_class_hands_i
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_module_handed_on(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, HANDED, "handed.py") == ['print("step")']
+
+
+def test_the_codes_own_recurrent_subclass_picked_by_a_function_of_another_file(tmp_path: Path) -> None:
+    """`class LSTM(RNN, nn.LSTM)` in one file, `get_rnn(cell_type)` returning it (a local set by the
+    branches); in another, `rnn_class = get_rnn(cell_type)` then `self.rnn = rnn_class(...)`, and
+    `self.encoder = LSTM(...)`: each call of the attributes runs the recurrent module (BL413, once per
+    function), and so does `super().forward(...)` in the subclass. (Dynamo breaks on these lines.)"""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "rnns.py": '''
+        from torch import nn
+
+
+        class RNN(nn.RNNBase):
+            def forward(self, x, hx=None):
+                return super().forward(x, hx)
+
+
+        class LSTM(RNN, nn.LSTM):
+            pass
+
+
+        class GRU(RNN, nn.GRU):
+            pass
+
+
+        def get_rnn(cell_type):
+            if cell_type == "LSTM":
+                rnn = LSTM
+            elif cell_type == "GRU":
+                rnn = GRU
+            else:
+                raise ValueError(cell_type)
+            return rnn
+        ''',
+        "model.py": '''
+        from torch import nn
+
+        from .rnns import LSTM, get_rnn
+
+
+        class DeepAR(nn.Module):
+            def __init__(self, cell_type="LSTM"):
+                super().__init__()
+                rnn_class = get_rnn(cell_type)
+                self.rnn = rnn_class(4, 4, batch_first=True)
+                self.encoder = LSTM(4, 4, batch_first=True)
+
+            def encode(self, x):
+                _, hidden = self.rnn(x)
+                _, again = self.rnn(x)
+                return hidden
+
+            def forward(self, x):
+                out, _ = self.encoder(x)
+                return out, self.encode(x)
+        ''',
+    })
+    found = lint([package], Config(root=tmp_path)).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
+        ("model.py", 15, "BL413"), ("model.py", 20, "BL413"), ("rnns.py", 7, "BL413")]

@@ -123,7 +123,8 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
     """Findings that only the whole tree shows, by file: a call of a function excluded from
     compilation (BL410), a pydantic model built (BL411: its base may be in another file), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
-    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), and, for code that runs
+    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413) or one of the tree's classes
+    deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413), and, for code that runs
     on Python 3.11 or older, the first read of a `functools.cached_property` (BL439); and a call of a
     custom operator the tree defines with nothing dynamo can run on fake tensors (BL441)."""
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
@@ -138,6 +139,7 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                       "graph to run it (its validators are then traced as frames of their own)", ()))
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
+        subclassed = False  # a recurrent subclass run in this function already: dynamo runs the rest eagerly
         for call in fn.calls if fn.cls else ():
             if call.kind != "selfattr":
                 continue
@@ -147,6 +149,11 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to the "
                               "constructor: dynamo does not trace recurrent modules and runs the whole function "
                               "eagerly", ("allow_rnn",)))
+            elif not subclassed and (made := _recurrent_subclass(reach, fn.cls, call.target)):
+                subclassed = True
+                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs `{made[0].rsplit('.', 1)[-1]}`, "
+                              f"the code's own subclass of `nn.{made[1].rsplit('.', 1)[-1]}`: dynamo does not trace "
+                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
     if python < calibration.PYTHON_BOUND["BL439"]:
         for caller, read, getter in locked_cache_reads(reach):
             owner, _, name = getter.rpartition(".")
@@ -159,6 +166,20 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                    + [(caller, span, "BL441", message, (), None)
                       for caller, span, message in _fakeless_op_calls(reach, results)],
                    results)
+
+
+def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | None:
+    """(class, recurrent base) where `self.<attr>` of `cls` holds an instance of one of the tree's
+    classes that derives from `nn.LSTM`, `nn.GRU` or `nn.RNN` (`class LSTM(RNN, nn.LSTM)`), stored
+    there by name or built from what a function returns (`rnn_class = get_rnn(cell_type)`)."""
+    held = [made for owner in reach.mro(cls) if (made := reach.classes[owner].submodules.get(attr))]
+    held += [h[:-2] for h in reach.attribute_callables(cls, attr) if h.endswith("()")]
+    for made in dict.fromkeys(reach.canonical(h) for h in held):
+        for owner in reach.mro(made):
+            base = next((b for b in reach.classes[owner].bases if b in RNN_MODULES), None)
+            if base is not None:
+                return made, base
+    return None
 
 
 def _fakeless_op_calls(reach: Reach, results: list[FileResult]) -> list[tuple[str, tuple[int, int, int, int], str]]:

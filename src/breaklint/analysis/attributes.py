@@ -75,7 +75,7 @@ class Attributes:
                         value, bound = bound[0], None
                     if self._makes_sparse(value):
                         info.sparse_attrs.add(attr)
-                    instances = self._instances_held(value)
+                    instances = _instances_held(self, value)
                     if (method := self.self_getattr(value)) is not None:
                         info.callables.setdefault(attr, []).append(f"self:{method}")
                     elif methods := self._held_methods(value, info):
@@ -98,6 +98,10 @@ class Attributes:
                             info.returned_calls[attr] = helper[1]
                         if constructor and type(value.func) is cst.Name and value.func.value in params:
                             info.from_params.setdefault(attr, f"{value.func.value}()")
+                        elif made := _class_returned(self, value.func, fn):
+                            # `rnn_class = get_rnn(cell_type)`, then `self.rnn = rnn_class(...)`: an
+                            # instance of each class the function returns
+                            info.callables.setdefault(attr, []).append(f"{made}()")
                         if (method := self._self_attr(value.func)) in info.methods and method not in info.properties:
                             # `self.criterion = self.init_criterion()`: what it, or an override, returns
                             if (made := f"{info.qualname}.{method}()") not in info.made_by.get(attr, ()):
@@ -184,20 +188,6 @@ class Attributes:
             for name in held or self._classes_called(func, info, params, fn):
                 if _module_class(name) and f"{name}()" not in info.callables.get(attr, ()):
                     info.callables.setdefault(attr, []).append(f"{name}()")
-
-    def _instances_held(self, value: cst.BaseExpression) -> list[str]:
-        """"Class()" for each class a list, tuple or dict literal (or a comprehension) builds its
-        elements with: `[Flip(), Crop(p)]`, `{"a": LossA()}`, `[Head() for _ in range(n)]`."""
-        if type(value) not in (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp):
-            return []
-        out: list[str] = []
-        bound = _comprehended(self, value)
-        for built in built_by(value):
-            held = bound.get(built.func.value) if type(built.func) is cst.Name else None
-            for name in held or [self.qualify(built.func)]:
-                if name and _module_class(name) and f"{name}()" not in out:
-                    out.append(f"{name}()")
-        return out
 
     def _makes_sparse(self, value: cst.BaseExpression) -> bool:
         """`torch.sparse_coo_tensor(...)`, `x.to_sparse()`: a call that surely gives a sparse tensor."""
@@ -321,6 +311,33 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+
+
+def _instances_held(ctx: Attributes, value: cst.BaseExpression) -> list[str]:
+    """"Class()" for each class a list, tuple or dict literal (or a comprehension) builds its
+    elements with: `[Flip(), Crop(p)]`, `{"a": LossA()}`, `[Head() for _ in range(n)]`."""
+    if type(value) not in (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp):
+        return []
+    out: list[str] = []
+    bound = _comprehended(ctx, value)
+    for built in built_by(value):
+        held = bound.get(built.func.value) if type(built.func) is cst.Name else None
+        for name in held or [ctx.qualify(built.func)]:
+            if name and _module_class(name) and f"{name}()" not in out:
+                out.append(f"{name}()")
+    return out
+
+
+def _class_returned(ctx: Attributes, func: cst.BaseExpression, fn: cst.FunctionDef) -> str | None:
+    """`rnn_class`, a local of `fn` bound once to a call of a function of this package
+    (`get_rnn(cell_type)`): "pkg.get_rnn()", which stands for what that function returns."""
+    if type(func) is not cst.Name:
+        return None
+    bound = ctx._bound_once(func.value, fn)
+    if bound is None or bound[1] is not None or type(bound[0]) is not cst.Call:
+        return None
+    returned = ctx._returned_by(bound[0])
+    return returned if returned is not None and returned.split(".")[0] == ctx.module.split(".")[0] else None
 
 
 def _comprehended(ctx: Attributes, value: cst.BaseExpression) -> dict[str, list[str]]:

@@ -232,7 +232,8 @@ class Scopes:
             scope.returns.append(self.value(node.value) if node.value is not None else V.NONE)
             if node.value is not None:
                 held = scope.info.returns_functions
-                returned = [*self._held_functions(node.value), *self.returned_objects(node.value)]
+                returned = [*self._held_functions(node.value), *self.returned_objects(node.value),
+                            *_named_local(scope, node.value)]
                 held.extend(f for f in returned if f not in held)
 
     def visit_Yield(self, node: cst.Yield) -> None:
@@ -364,6 +365,12 @@ class Scopes:
         if not qual or qual.startswith(("torch.", "math.", "numpy.", "logging.", "builtins.")):
             return None
         return qual + "()"
+
+
+def _named_local(scope: Scope, value: cst.BaseExpression) -> list[str]:
+    """The functions and classes a returned local was set to by name (`rnn = LSTM` in one branch, `rnn =
+    GRU` in another, then `return rnn`)."""
+    return [f for f in scope.functions.get(value.value, []) if not f.endswith("()")] if type(value) is cst.Name else []
 
 
 def _built_by_attribute(cls: ClassInfo, attr: str) -> list[str]:

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..analysis.hierarchy import RNN_MODULES
 from ..analysis.literals import integer
+from ..analysis.syntax import is_super_call
 from .base import Rule, register
 from ._util import ALLOW_RNN
 
@@ -90,6 +91,17 @@ class RecurrentModuleCall(Rule):
         # `self.rnn(h)`, `layer(h)` of a loop over a `ModuleList`, `nn.LSTM(4, 4)(h)`: one class it may run
         if self.ctx.active() and (recurrent := self._recurrent(node.func)):
             self._touch(node, "runs", recurrent)
+        elif self.ctx.active() and (recurrent := self._inherited_forward(node.func)):
+            self._touch(node, "runs", recurrent)
+
+    def _inherited_forward(self, func: cst.BaseExpression) -> list[str]:
+        """`super().forward(x, hx)` in a class deriving from a recurrent module (`class LSTM(nn.LSTM)`):
+        the recurrent module's own forward."""
+        cls = self.ctx.class_info()
+        if cls is None or type(func) is not cst.Attribute or func.attr.value != "forward" \
+                or not is_super_call(func.value):
+            return []
+        return [base for base in cls.bases if base in RECURRENT]
 
     def visit_Arg(self, node: cst.Arg) -> None:
         # `directions(self.rnn)`: the module is wrapped as it is read, to be passed; one the function was
