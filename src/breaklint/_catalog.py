@@ -243,7 +243,7 @@ CATALOG = {'BL101': ('tensor-item',
            '`torch.Generator` or drawing with one, or making or drawing from a quasi-random `SobolEngine`',
            'seed and make generators outside the compiled region (before the call, or in `__init__`), and '
            'draw with the torch functions inside it, which trace',
-           ('GB0007', 'GB0208', 'GB0363', 'GB0055', 'GB0008'),
+           ('GB0007', 'GB0208', 'GB0363', 'GB0055', 'GB0008', 'GB7650'),
            True,
            'high'),
  'BL422': ('ndarray-attribute',

@@ -10,7 +10,7 @@ import libcst as cst
 from . import values as V
 from .syntax import dotted
 from .values import Val
-from .vocabulary import TENSOR_ANNOTATIONS, TYPED_TENSORS, UNREADABLE
+from .vocabulary import TENSOR_ANNOTATIONS, TORCH_OBJECTS, TYPED_TENSORS, UNREADABLE
 
 
 class Annotations:
@@ -78,6 +78,8 @@ class Annotations:
                                            "sequence", "iterable", "any") or name.startswith(
                                                ("typing.", "typing_extensions.", "collections.abc.")):
             return V.OBJECT
+        if name in TORCH_OBJECTS:
+            return TORCH_OBJECTS[name]  # `generator: torch.Generator`
         # a name this file cannot see into (`Adj`, `OptTensor`, a class): let the call sites tell
         return UNREADABLE
 

@@ -169,8 +169,9 @@ class RngStateCall(CallRule):
                "or drawing with one, or making or drawing from a quasi-random `SobolEngine`")
     SUGGESTION = ("seed and make generators outside the compiled region (before the call, or in `__init__`), "
                   "and draw with the torch functions inside it, which trace")
-    # GB0055: a generator handed to a random function; GB0008: a quasi-random engine's methods
-    GB_TYPES = ("GB0007", "GB0208", "GB0363", "GB0055", "GB0008")
+    # GB0055: a generator handed to a random function; GB0008: a quasi-random engine's methods; GB7650: a
+    # generator's own methods
+    GB_TYPES = ("GB0007", "GB0208", "GB0363", "GB0055", "GB0008", "GB7650")
     # `torch.cuda.manual_seed(_all)` is not here: on a GPU dynamo traces it (on a machine without one
     # it breaks, but that is not where it runs)
     NAMES = frozenset({
@@ -182,6 +183,10 @@ class RngStateCall(CallRule):
     ASK_ALWAYS = True  # `generator=` handed to any call
     # what dynamo skips of a `torch.quasirandom.SobolEngine` (GB0008: the module is skipped whole)
     ENGINE_METHODS = frozenset({"draw", "draw_base2", "fast_forward", "reset"})
+    # a `torch.Generator`'s methods, which dynamo does not trace (GB7650); its `device` reads fine
+    GENERATOR_METHODS = frozenset({"manual_seed", "seed", "initial_seed", "get_state", "set_state",
+                                   "graphsafe_get_state", "graphsafe_set_state", "clone_state", "get_offset",
+                                   "set_offset"})
 
     def matches(self, node: cst.Call) -> str | None:
         found = super().matches(node)
@@ -192,9 +197,15 @@ class RngStateCall(CallRule):
         if found is None and call is not None and call[1] in self.ENGINE_METHODS \
                 and self.ctx.value(call[0]) == V.SOBOL_ENGINE:
             return "engine"  # `self.engine.draw(n)`
+        if found is None and call is not None and call[1] in self.GENERATOR_METHODS \
+                and self.ctx.value(call[0]) == V.GENERATOR:
+            return "generator."  # `self.rng.manual_seed(seed)`
         return found
 
     def describe(self, node: cst.Call, what: str) -> str:
+        if what == "generator.":
+            return (f"`{self.ctx.source(node)}` calls a method of a `torch.Generator`, which dynamo does not "
+                    "trace: it breaks the graph to run it")
         if what == "generator=":
             return (f"`{self.ctx.source(node)}` draws with a `torch.Generator`, which dynamo cannot hand to the "
                     "graph: it breaks to run the call eagerly")
