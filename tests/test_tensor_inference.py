@@ -1342,3 +1342,29 @@ def test_dynamo_breaks_on_the_loop_sentinel_and_the_mask(tmp_path: Path) -> None
     assert dynamo_lines(tmp_path, LOOP_BUILT_RESULTS, "loop_built_results.py") == sorted([
         "if best is None or row.sum() > best:",
         "loss = (pred[fg] - targets[fg]).abs().sum()"])
+
+
+def test_a_union_of_a_tensor_and_no_python_number_is_what_the_callers_pass() -> None:
+    """`t_span: Union[List, Tensor]` holds what the callers pass (a tensor here, so its comparison is
+    a data-dependent branch); `sigma: float | Tensor` stays unknown. An isinstance test against a
+    class of the standard library (`pathlib.Path`) tells that the value is no tensor."""
+    assert reported("""
+        from pathlib import Path
+        from typing import List, Union
+
+        import torch
+
+        def solve(x, t_span: Union[List, torch.Tensor], sigma: float | torch.Tensor):
+            if t_span[1] < t_span[0]:
+                x = -x
+            return x * float(sigma)
+
+        def describe(source: str | Path | torch.Tensor):
+            if isinstance(source, (str, Path)):
+                return str(source)
+            return source
+
+        @torch.compile
+        def f(x, t: torch.Tensor, source):
+            return solve(x, t, 0.5), describe(source)
+    """) == [("if t_span[1] < t_span[0]:", "BL201")]

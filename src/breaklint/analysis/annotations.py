@@ -55,7 +55,9 @@ class Annotations:
     def annotation_value(self, ann: cst.BaseExpression) -> Val:
         unwrapped = self._unwrap_optional(ann)
         if unwrapped is not ann:
-            return self.annotation_value(unwrapped)  # Optional[X] is what X is
+            # Optional[X] is what X is; an optional generator is often left `None`, as the callers tell
+            inner = self.annotation_value(unwrapped)
+            return UNREADABLE if inner in TORCH_OBJECTS.values() else inner
         if self._is_tensor_annotation(ann):
             return V.BOOL_TENSOR if self._of_bools(ann) else V.TENSOR
         if self._is_sequence_annotation(ann) or self._tensor_elements(ann):
@@ -67,7 +69,13 @@ class Annotations:
             return scalar
         if type(ann) is cst.BinaryOperation or (
                 type(ann) is cst.Subscript and (self.qualify(ann.value) or "").endswith("Union")):
-            return V.UNKNOWN  # float | Tensor: either
+            # `Union[List, Tensor]`: either, as the callers pass (a root's, with no default, taken for a
+            # tensor); a union that names no tensor holds none, and one with a Python number (`float |
+            # Tensor`, a scale or a time) is left unknown: a number is what is passed, as a rule
+            members = self._union_members(ann)
+            tensor = any(self._is_tensor_annotation(m) for m in members)
+            number = any(self._scalar_annotation(m) in (V.NUMBER, V.BOOL) for m in members)
+            return UNREADABLE if tensor and not number else V.UNKNOWN
         if type(ann) is cst.SimpleString and "Tensor" in ann.value:
             return V.UNKNOWN
         name = self.qualify(ann.value if type(ann) is cst.Subscript else ann) or ""
@@ -82,6 +90,14 @@ class Annotations:
             return TORCH_OBJECTS[name]  # `generator: torch.Generator`
         # a name this file cannot see into (`Adj`, `OptTensor`, a class): let the call sites tell
         return UNREADABLE
+
+    def _union_members(self, ann: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The members of a union annotation (`A | B | C`, `Union[A, B]`), nested unions flattened."""
+        if type(ann) is cst.BinaryOperation:
+            return [*self._union_members(ann.left), *self._union_members(ann.right)]
+        if type(ann) is cst.Subscript and (self.qualify(ann.value) or "").endswith("Union"):
+            return [m for el in ann.slice if type(el.slice) is cst.Index for m in self._union_members(el.slice.value)]
+        return [ann]
 
     def _scalar_annotation(self, ann: cst.BaseExpression) -> Val | None:
         if type(ann) is cst.BinaryOperation:

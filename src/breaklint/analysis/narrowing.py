@@ -12,6 +12,9 @@ import libcst as cst
 from . import values as V
 from .values import Val
 
+# modules whose classes are never tensors (an isinstance test against one of them tells "not a tensor")
+NOT_TENSOR_MODULES = ("pathlib.", "collections.", "datetime.", "decimal.", "fractions.", "enum.", "io.", "PIL.")
+
 
 def narrows(old: Val, new: Val) -> bool:
     """Whether a type test's answer `new` replaces what a name holds, `old`, in the code it guards.
@@ -135,4 +138,6 @@ class Narrowing:
             return V.OBJECT
         if qual in ("list", "tuple"):
             return V.Val("seq")
+        if qual.startswith(NOT_TENSOR_MODULES):
+            return V.OBJECT  # `isinstance(source, (str, int, Path))`: a path is no tensor
         return None
