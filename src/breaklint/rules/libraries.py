@@ -29,14 +29,15 @@ class OpaqueExtensionCall(CallRule):
         "or move it outside the compiled region"
     )
     # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
-    # GB0008: anomaly detection's constructor, which dynamo will not inline; GB0055: a NumPy array of objects
+    # GB0008: anomaly detection's constructor, and `torch.utils.data`'s classes, which dynamo will not
+    # inline; GB0055: a NumPy array of objects
     GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                 "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
                 "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", "librosa.",
-                "resampy.", *NUMPY_SKIPPED)
+                "resampy.", "torch.utils.data.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
     # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper,
     # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG; and the making of
@@ -94,5 +95,7 @@ class OpaqueExtensionCall(CallRule):
                     f"`{what.removeprefix('numpy.')}`, so the graph breaks at the call")
         if what in self.NAMES:
             return f"`{self.ctx.source(node)}`: dynamo skips `{what}`, so the graph breaks at the call"
+        if what.startswith("torch.utils.data."):  # datasets and loaders: torch's own, skipped whole
+            return f"`{self.ctx.source(node)}`: dynamo skips `torch.utils.data`, so the graph breaks at the call"
         package = ".".join(what.split(".")[:2]) if what.startswith(self.NUMPY_SKIPPED) else what.split(".")[0]
         return f"`{self.ctx.source(node)}` calls into `{package}`, which dynamo does not trace"

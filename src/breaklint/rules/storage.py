@@ -1,6 +1,6 @@
-"""BL408, BL430: a tensor's memory asked for in compiled code (its address, its typed storage, its
-offset, whether it is pinned or shared, its storage resized in place), which traced tensors do not
-have."""
+"""BL408, BL430, BL446: a tensor's memory asked for in compiled code (its address, its typed storage,
+its offset, whether it is pinned or shared, its storage resized in place), which traced tensors do not
+have; and a tensor's `data`, `real` or `imag` assigned, which dynamo cannot do to a traced tensor."""
 
 from __future__ import annotations
 
@@ -53,3 +53,32 @@ class ResizeCall(Rule):
         if call and call[1] in self.CALL_METHODS and node.args and maybe_tensor(self.ctx, call[0]):
             self.report(node, f"`{self.ctx.source(node)}` resizes the tensor's storage in place: dynamo does not "
                               f"trace `Tensor.{call[1]}()`")
+
+
+@register
+class TensorAttributeStore(Rule):
+    CODE = "BL446"
+    NAME = "tensor-attribute-store"
+    KIND = "break"
+    MESSAGE = "assigning a tensor's `.data`, `.real` or `.imag` (`c.real += 1`, `p.data = v`) in compiled code"
+    SUGGESTION = ("build the new tensor instead (`torch.complex(c.real + 1, c.imag)`), or write into it in place "
+                  "(`c.real.add_(1)`, `p.copy_(v)` under `torch.no_grad()`)")
+    # "Failed to set tensor attribute" (`real`, `imag`), "Failed to mutate tensor data attribute" (`data`)
+    GB_TYPES = ("GB0058", "GB0056")
+    ATTRIBUTES = frozenset({"data", "real", "imag"})
+
+    def _store(self, target: cst.BaseExpression) -> None:
+        if type(target) is not cst.Attribute or target.attr.value not in self.ATTRIBUTES or not self.ctx.active():
+            return
+        if target.attr.value == "data" and self.ctx._self_attr(target.value) is not None:
+            return  # a parameter's or buffer's data (`self.weight.data = ...`): dynamo sets it
+        if (requires := self.ctx.tensor_requirement(target.value)) is not None:
+            self.report(target, f"`{self.ctx.source(target)}` is assigned: dynamo cannot set a traced tensor's "
+                                f"`{target.attr.value}`, and breaks the graph at the statement", requires=requires)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._store(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._store(node.target)
