@@ -1368,3 +1368,27 @@ def test_a_union_of_a_tensor_and_no_python_number_is_what_the_callers_pass() -> 
         def f(x, t: torch.Tensor, source):
             return solve(x, t, 0.5), describe(source)
     """) == [("if t_span[1] < t_span[0]:", "BL201")]
+
+
+def test_a_function_nested_in_the_compiled_one_returns_what_its_returns_give() -> None:
+    """`def pulse_positions(p): return torch.ge(p, 0.5)` nested in the function, then `mask =
+    pulse_positions(phase)`: a tensor of bools, so `pitch[mask]` selects by a boolean mask; a nested
+    function returning a Python number gives no tensor."""
+    assert reported("""
+        import torch
+
+        @torch.compile
+        def excite(pitch, phase):
+            def pulse_positions(p):
+                return torch.ge(torch.diff(torch.ceil(p)), 1)
+
+            def scale():
+                return 2.0
+
+            e = torch.zeros_like(pitch)
+            mask = pulse_positions(phase)
+            e[mask] = torch.sqrt(pitch[mask])
+            if scale() > 1:
+                e = e * 2
+            return e
+    """) == [("e[mask] = torch.sqrt(pitch[mask])", "BL302")]

@@ -221,6 +221,8 @@ class Evaluation:
             cls = self.class_info()
             return V.join(*(V.ret(kind, target, cls.qualname if cls else None)
                             for kind, target in self._scopes[-1].bound[func.value]))
+        if type(func) is cst.Name and self._scopes and (returned := self._scopes[-1].nested_returns.get(func.value)):
+            return V.join(*returned)  # `pos(x)` of a function nested in this one: what its returns give
         if type(func) is cst.Name and func.value not in self.aliases:
             if func.value == "getattr" and node.args and self.qualify(node.args[0].value) in SPARSE_CLASS_MODULES:
                 return V.SPARSE_CLASS  # `cls = getattr(torch.sparse, type_name)`

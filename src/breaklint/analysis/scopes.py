@@ -65,6 +65,9 @@ class Scope:
     body: cst.BaseSuite | None = None  # the function's statements (where its nested functions are called)
     # per nested function being walked: what its parameters hid of the function's names (None: nothing)
     hidden: list[dict[str, Val | None]] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)  # the names of the nested functions being walked
+    # a nested function -> what its `return`s give (`def pos(p): return torch.ge(p, 0.5)`, then `pos(x)`)
+    nested_returns: dict[str, list[Val]] = field(default_factory=dict)
 
 
 class Scopes:
@@ -100,6 +103,8 @@ class Scopes:
             scope = self._scopes[-1]
             self._scopes.append(scope)
             scope.hidden.append(_bind_nested_params(self, scope, node))
+            scope.nested.append(node.name.value)
+            scope.nested_returns[node.name.value] = []
             self._qualified = (None, None)  # names changed meaning
             return
         cls = self._classes[-1] if self._classes else None
@@ -147,24 +152,10 @@ class Scopes:
         scope.held.update(self.handed_modules.get(cls.qualname, {}).get(node.name.value, {}) if cls else {})
         info.name_defaults = self._name_defaults(node)
         if cls is not None and node.name.value == "__init__" and info.params:
-            info.init_start = self._first_use(node, info.params[0])
+            info.init_start = _first_use(self, node, info.params[0])
             info.stored_defaults = _stored_defaults(node, info.params[0], info.name_defaults)
         self._scopes.append(scope)
         self._qualified = (None, None)  # names changed meaning
-
-    def _first_use(self, node: cst.FunctionDef, instance: str) -> tuple[int, int, int, int] | None:
-        """The span of the constructor's first statement that uses the instance (names it, or calls
-        `super()`); None where that is a compound statement or there is none."""
-        for stmt in node.body.body:
-            uses = any((type(n) is cst.Name and n.value == instance) or is_super_call(n)
-                       for n in find(stmt, (cst.Name, cst.Call)))
-            if not uses:
-                continue
-            if type(stmt) is cst.SimpleStatementLine:
-                first = stmt.body[0]
-                return self.positions.span(first.value if type(first) is cst.Expr else first)
-            return None
-        return None
 
     def _name_defaults(self, node: cst.FunctionDef) -> dict[str, str]:
         """The parameters whose default is a name (`norm=rms_norm`), or a call of one (`spike_grad=atan()`,
@@ -184,6 +175,7 @@ class Scopes:
         self._disabled_depth -= self._def_disabled.pop()
         if self._scopes and self._scopes[-1] is scope:  # the end of a nested function: its parameters go
             put_back(scope.values, scope.hidden.pop())
+            scope.nested.pop()
         if not self._scopes or self._scopes[-1] is not scope:  # the end of a top-level function
             for name, meaning in scope.shadowed.items():
                 if meaning is None:
@@ -227,6 +219,9 @@ class Scopes:
 
     def visit_Return(self, node: cst.Return) -> None:
         self._note_exit(self.positions.span(node)[0], 0)
+        if self._scopes and self._scopes[-1].nested:
+            scope = self._scopes[-1]
+            scope.nested_returns[scope.nested[-1]].append(self.value(node.value) if node.value else V.NONE)
         if self._scopes and self._nested_depth() == 0:
             scope = self._scopes[-1]
             scope.returns.append(self.value(node.value) if node.value is not None else V.NONE)
@@ -365,6 +360,21 @@ class Scopes:
         if not qual or qual.startswith(("torch.", "math.", "numpy.", "logging.", "builtins.")):
             return None
         return qual + "()"
+
+
+def _first_use(ctx: Scopes, node: cst.FunctionDef, instance: str) -> tuple[int, int, int, int] | None:
+    """The span of the constructor's first statement that uses the instance (names it, or calls
+    `super()`); None where that is a compound statement or there is none."""
+    for stmt in node.body.body:
+        uses = any((type(n) is cst.Name and n.value == instance) or is_super_call(n)
+                   for n in find(stmt, (cst.Name, cst.Call)))
+        if not uses:
+            continue
+        if type(stmt) is cst.SimpleStatementLine:
+            first = stmt.body[0]
+            return ctx.positions.span(first.value if type(first) is cst.Expr else first)
+        return None
+    return None
 
 
 def _named_local(scope: Scope, value: cst.BaseExpression) -> list[str]:
