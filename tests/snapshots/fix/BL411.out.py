@@ -11,6 +11,7 @@ import pywt
 import scipy.special
 import torch
 from pydantic import BaseModel, ConfigDict, field_validator
+from torch.utils.data import DataLoader, TensorDataset
 
 
 @torch.compile
@@ -200,6 +201,20 @@ def calls_an_extension(x):
     return _ops.scale(x, 2.0) + 1  # expect: BL411
 
 
+@torch.compile
+def wraps_a_dataset(x):
+    x = x * 2
+    dataset = TensorDataset(x)  # expect: BL411
+    return x + 1 if dataset is not None else x
+
+
+@torch.compile
+def makes_a_loader(x):
+    x = x * 2
+    loader = DataLoader([1, 2], batch_size=1)  # expect: BL411
+    return x + 1 if loader is not None else x
+
+
 def cases():
     _build_ops()
     x = torch.randn(8)
@@ -207,4 +222,4 @@ def cases():
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
-            (keys_a_cache, (x,)), (calls_an_extension, (x,))]
+            (keys_a_cache, (x,)), (calls_an_extension, (x,)), (wraps_a_dataset, (x,)), (makes_a_loader, (x,))]
