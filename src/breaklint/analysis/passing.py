@@ -56,12 +56,17 @@ def handed_attributes(node: cst.ClassDef, info: ClassInfo,
     return {m: params for m, params in resolved.items() if params}
 
 
+def _of_self(node: cst.BaseExpression) -> str | None:
+    """The name of `self.<name>`; None for any other expression."""
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
 def _own_method(func: cst.BaseExpression, methods: dict[str, cst.FunctionDef]) -> str | None:
     """The method of the class a call `self.<method>(...)` runs."""
-    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
-            and func.attr.value in methods:
-        return func.attr.value
-    return None
+    name = _of_self(func)
+    return name if name in methods else None
 
 
 def _positional(fn: cst.FunctionDef) -> list[str]:
@@ -78,8 +83,7 @@ def _loop_elements(fn: cst.FunctionDef, info: ClassInfo, aliases: Collection[str
     out: dict[str, str] = {}
     for loop in find(fn.body, cst.For):
         for name, source in stepped(loop.target, loop.iter, aliases):
-            attr = source.attr.value if type(source) is cst.Attribute and type(source.value) is cst.Name \
-                and source.value.value == "self" else None
+            attr = _of_self(source)
             if attr is not None and info.holds_object(attr):
                 out[name.value] = attr
     return out
@@ -88,8 +92,8 @@ def _loop_elements(fn: cst.FunctionDef, info: ClassInfo, aliases: Collection[str
 def _handed(value: cst.BaseExpression, loops: dict[str, str], params: dict[str, str], info: ClassInfo) -> str | None:
     """The attribute of `self` an argument hands over: `self.rnn`, a loop's element of `self.cells`, or
     a parameter of the caller handed one; None for anything else."""
-    if type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
-        return value.attr.value if info.holds_object(value.attr.value) else None
+    if (attr := _of_self(value)) is not None:
+        return attr if info.holds_object(attr) else None
     if type(value) is cst.Name:
         return loops.get(value.value) or params.get(value.value)
     return None
