@@ -172,13 +172,11 @@ def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | 
     """(class, recurrent base) where `self.<attr>` of `cls` holds an instance of one of the tree's
     classes that derives from `nn.LSTM`, `nn.GRU` or `nn.RNN` (`class LSTM(RNN, nn.LSTM)`), stored
     there by name or built from what a function returns (`rnn_class = get_rnn(cell_type)`)."""
-    held = [made for owner in reach.mro(cls) if (made := reach.classes[owner].submodules.get(attr))]
-    held += [h[:-2] for h in reach.attribute_callables(cls, attr) if h.endswith("()")]
-    for made in dict.fromkeys(reach.canonical(h) for h in held):
-        for owner in reach.mro(made):
-            base = next((b for b in reach.classes[owner].bases if b in RNN_MODULES), None)
-            if base is not None:
-                return made, base
+    held = [reach.attribute_class(cls, attr), *(h[:-2] for h in reach.attribute_callables(cls, attr)
+                                                if h.endswith("()"))]
+    for made in dict.fromkeys(reach.canonical(h) for h in held if h):
+        if (base := reach.recurrent_base(made)) is not None:
+            return made, base
     return None
 
 

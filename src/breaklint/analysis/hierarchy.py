@@ -165,6 +165,11 @@ class Tree:
         return any(self.canonical(base) in AUTOGRAD_FUNCTIONS
                    for owner in self.mro(qual) for base in self.classes[owner].bases)
 
+    def recurrent_base(self, qual: str) -> str | None:
+        """The recurrent module a class derives from through the tree's (`class LSTM(RNN, nn.LSTM)`), or None."""
+        return next((base for owner in self.mro(qual) for base in map(self.canonical, self.classes[owner].bases)
+                     if base in RNN_MODULES), None)
+
     @staticmethod
     def _outside_base_may_be_module(base: str) -> bool:
         if base in PLAIN_BASES or base.startswith(NON_MODULE_PREFIXES):

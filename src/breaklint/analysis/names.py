@@ -11,7 +11,7 @@ import libcst as cst
 from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
-from .syntax import dotted, iter_statements, named_entries, string_index, unseeded
+from .syntax import dotted, iter_statements, named_entries, self_attribute, string_index, unseeded
 from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
                          TRACE_DECORATORS)
 
@@ -272,10 +272,7 @@ class Names:
             prefix = None
         return f"{prefix}*" if isinstance(prefix, str) and len(prefix) > 1 and prefix.isidentifier() else None
 
-    def _self_attr(self, node: cst.BaseExpression) -> str | None:
-        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-            return node.attr.value
-        return None
+    _self_attr = staticmethod(self_attribute)  # `self.rnn` -> "rnn"
 
     def kept_item(self, node: cst.Subscript) -> str | None:
         """`self.cache["mask"]`, `self.state[p]["mask"]`, or `state["mask"]` with `state = self.state[p]`

@@ -12,7 +12,7 @@ from collections.abc import Collection
 import libcst as cst
 
 from .summary import ClassInfo
-from .syntax import dotted, stepped
+from .syntax import dotted, self_attribute, stepped
 from .walk import find
 
 # how many methods deep a module is followed as it is handed on (`forward` to `_layer` to `_apply`)
@@ -56,16 +56,9 @@ def handed_attributes(node: cst.ClassDef, info: ClassInfo,
     return {m: params for m, params in resolved.items() if params}
 
 
-def _of_self(node: cst.BaseExpression) -> str | None:
-    """The name of `self.<name>`; None for any other expression."""
-    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-        return node.attr.value
-    return None
-
-
 def _own_method(func: cst.BaseExpression, methods: dict[str, cst.FunctionDef]) -> str | None:
     """The method of the class a call `self.<method>(...)` runs."""
-    name = _of_self(func)
+    name = self_attribute(func)
     return name if name in methods else None
 
 
@@ -83,7 +76,7 @@ def _loop_elements(fn: cst.FunctionDef, info: ClassInfo, aliases: Collection[str
     out: dict[str, str] = {}
     for loop in find(fn.body, cst.For):
         for name, source in stepped(loop.target, loop.iter, aliases):
-            attr = _of_self(source)
+            attr = self_attribute(source)
             if attr is not None and info.holds_object(attr):
                 out[name.value] = attr
     return out
@@ -92,7 +85,7 @@ def _loop_elements(fn: cst.FunctionDef, info: ClassInfo, aliases: Collection[str
 def _handed(value: cst.BaseExpression, loops: dict[str, str], params: dict[str, str], info: ClassInfo) -> str | None:
     """The attribute of `self` an argument hands over: `self.rnn`, a loop's element of `self.cells`, or
     a parameter of the caller handed one; None for anything else."""
-    if (attr := _of_self(value)) is not None:
+    if (attr := self_attribute(value)) is not None:
         return attr if info.holds_object(attr) else None
     if type(value) is cst.Name:
         return loops.get(value.value) or params.get(value.value)

@@ -29,6 +29,13 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def self_attribute(node: cst.BaseExpression) -> str | None:
+    """The name of `self.<name>`; None for any other expression."""
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
 def string_index(node: cst.Subscript) -> str | None:
     """`x["key"]`: "key"; None for any other subscript (several elements, a slice, an index that is no
     string literal, a bytes literal)."""

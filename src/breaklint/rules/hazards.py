@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.syntax import dotted
+from ..analysis.syntax import dotted, self_attribute
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import keyword, method_call, positional
@@ -136,15 +136,9 @@ def _is_python_scalar(ctx, value: cst.BaseExpression) -> bool:
         return type(value.operator) is cst.Not or _is_python_scalar(ctx, value.expression)
     if type(value) is cst.BinaryOperation and ctx.tensor_requirement(value) is None:
         leaves = [value.left, value.right]
-        return all(_is_python_scalar(ctx, leaf) or _self_attr_name(leaf) for leaf in leaves) and any(
+        return all(_is_python_scalar(ctx, leaf) or self_attribute(leaf) for leaf in leaves) and any(
             _is_python_scalar(ctx, leaf) for leaf in leaves)
     return False
-
-
-def _self_attr_name(node: cst.BaseExpression) -> str | None:
-    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _in_init(ctx) -> bool:
