@@ -1392,3 +1392,63 @@ def test_a_function_nested_in_the_compiled_one_returns_what_its_returns_give() -
                 e = e * 2
             return e
     """) == [("e[mask] = torch.sqrt(pitch[mask])", "BL302")]
+
+
+UNWRAPPED_INPUTS = '''
+import torch
+import torch.nn.functional as F
+
+
+@torch.compile
+def candidates(prediction, conf_thres: float = 0.25):
+    if isinstance(prediction, (list, tuple)):
+        prediction = prediction[0]
+    xc = prediction[..., 4] > conf_thres
+    prediction = prediction.transpose(-1, -2)
+    kept = []
+    for xi, x in enumerate(prediction):
+        x = x.T * xc[xi, :, None]
+        box, cls = x.split((4, 2), 1)
+        conf, j = cls.max(1, keepdim=True)
+        kept.append(torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres])
+    return kept
+
+
+@torch.compile
+def main_output(out):
+    if isinstance(out, dict):
+        out = out["out"]
+    return out[out > 0]
+
+
+@torch.compile
+def paste(protos, shape):
+    c, mh, mw = protos.shape
+    gain = min(mh / shape[0], mw / shape[1])
+    pad = (mw - shape[1] * gain) / 2, (mh - shape[0] * gain) / 2
+    top, left = int(pad[1]), int(pad[0])
+    return F.interpolate(protos[None, :, top:, left:], shape, mode="bilinear")[0]
+
+
+def cases():
+    return [(candidates, (torch.rand(2, 8, 6),)), (main_output, (torch.randn(5),)),
+            (paste, (torch.rand(3, 8, 8), (16, 16)))]
+'''
+
+
+def test_an_input_unwrapped_from_a_container_holds_what_the_callers_pass() -> None:
+    """`if isinstance(prediction, (list, tuple)): prediction = prediction[0]` (or `out = out["out"]`
+    of a dict) in a compiled function: past the test the name holds what the callers pass or an
+    element of it, a tensor for a compile root's input, so the masks it gives select by a boolean
+    mask, down a chain of steps (a split, a maximum, a concatenation). A root's parameter passed where torch reads sizes (`F.interpolate(x, shape)`) is a tuple of
+    ints, not a tensor: the padding computed from it is a Python number and `int()` of it reads none."""
+    assert reported(UNWRAPPED_INPUTS) == [
+        ("kept.append(torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres])", "BL302"),
+        ("return out[out > 0]", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_unwrapped_inputs_masks_only(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, UNWRAPPED_INPUTS, "unwrapped_inputs.py") == sorted([
+        "kept.append(torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres])",
+        "return out[out > 0]"])

@@ -15,6 +15,10 @@ from .values import Val
 # modules whose classes are never tensors (an isinstance test against one of them tells "not a tensor")
 NOT_TENSOR_MODULES = ("pathlib.", "collections.", "datetime.", "decimal.", "fractions.", "enum.", "io.", "PIL.")
 
+# what `isinstance(x, dict)` tells: a dict whose values are those of what the callers pass, where they
+# decide `x`; else no tensor
+_DICT = Val("dict")
+
 
 def narrows(old: Val, new: Val) -> bool:
     """Whether a type test's answer `new` replaces what a name holds, `old`, in the code it guards.
@@ -56,6 +60,13 @@ class Narrowing:
             old = values.get(name)
             if old is None and name.startswith("self."):  # an attribute: what it holds outside the test
                 old = self._attribute_value(cst.Attribute(cst.Name("self"), cst.Name(name[5:])))
+            if value.kind in ("seq", "dict") and not value.parts and old is not None and old.symbolic:
+                # `if isinstance(x, (list, tuple)): x = x[0]` (or `x = x["out"]` of a dict) where the
+                # callers decide `x`: its elements are what an element of what they pass is (a row of
+                # a tensor, a list's item, a dict's value)
+                value = Val("seq", parts=(V.elem(old),)) if value.kind == "seq" else V.mapping_of(V.elem(old))
+            elif value == _DICT:
+                value = V.OBJECT
             if old is None and not name.startswith("self.") and name not in self.aliases \
                     and narrows(V.UNKNOWN, value):
                 narrowed[name] = (None, value)  # a parameter of a nested function (it shares its parent's scope)
@@ -109,6 +120,8 @@ class Narrowing:
             kinds = self._scopes[-1].tuples[kinds.value]  # `vector = (np.ndarray, torch.Tensor)` earlier
         types = [el.value for el in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
         held = [self._type_value(t) for t in types]
+        if len(held) > 1:
+            held = [V.OBJECT if v == _DICT else v for v in held]  # a dict among other types: no tensor
         if holds:
             if all(v is not None for v in held) and any(v.is_tensor for v in held) \
                     and all(v.is_tensor or v == V.NDARRAY for v in held):
@@ -133,7 +146,9 @@ class Narrowing:
             return V.BOOL
         if qual == "numpy.ndarray":
             return V.NDARRAY
-        if qual in ("str", "bytes", "dict", "set", "frozenset", "numpy.generic",
+        if qual == "dict":
+            return _DICT
+        if qual in ("str", "bytes", "set", "frozenset", "numpy.generic",
                     "numpy.number", "numpy.integer", "numpy.floating"):
             return V.OBJECT
         if qual in ("list", "tuple"):

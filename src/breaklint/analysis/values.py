@@ -37,7 +37,9 @@ CONCRETE = frozenset({"tensor", "booltensor", "none", "number", "bool", "str", "
 SYMBOLIC = frozenset({"param", "ret", "op", "cmp", "elem", "join"})
 NOT_TENSOR = frozenset({"none", "number", "bool", "str", "size", "object", "seq", "dict"})
 MAX_PARTS = 8
-MAX_DEPTH = 8
+# how deep a value the tree decides may nest before it is left unknown: a chain of steps on an input
+# (unwrapped from a tuple, transposed, split, reduced, compared) stays within it
+MAX_DEPTH = 10
 
 
 @dataclass(frozen=True)

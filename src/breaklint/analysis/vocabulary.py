@@ -303,3 +303,70 @@ BACKEND_CONTEXTS = {
     "torch.backends.mkl.verbose": "turning verbose output on outside the compiled code",
     "torch.backends.mkldnn.verbose": "turning verbose output on outside the compiled code",
 }
+
+
+# Calls that read sizes, counts or bounds as Python ints (BL303 reports a tensor there; a compile
+# root's parameter passed there is no tensor: calls.py).
+SIZE_FACTORIES = frozenset({
+    "torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
+    "torch.randperm", "torch.eye", "torch.linspace", "torch.logspace",
+})  # (`torch.randint` has a branch of its own: its upper bound is read, not its size)
+
+
+# Tensor methods whose positional arguments are sizes (`new_full`: its first).
+SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "tile", "new_zeros", "new_ones", "new_empty",
+                          "new_full"})
+# Other calls that read a count, a length or a bound as a Python int: the positions (after the tensor
+# itself, for a method) and keywords that hold one. The function form counts the tensor as position 0.
+# `capture_scalar_outputs` lets dynamo trace some of them; those of `SPECIALIZED` (rules/dynamic_shape.py)
+# it makes specialize the value, which still breaks, and on those of `FAILING` (`roll`'s shifts, `pad`'s widths,
+# `randint`'s upper bound) the compile fails with the setting. (`kthvalue`'s k behaves as those do on
+# torch 2.13, and a tensor as `randint`'s lower bound fails the compile without the setting too; no
+# fixture has either yet, so both are left out.)
+COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "topk": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
+    "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
+    "unfold": ((1, 2), ("size", "step")), "tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
+    "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)), "roll": ((0,), ("shifts",)),
+}
+COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()
+       if name != "unfold"},
+    "torch.tril_indices": ((0, 1), ("row", "col")), "torch.triu_indices": ((0, 1), ("row", "col")),
+    "torch.nn.functional.interpolate": ((1,), ("size",)), "torch.nn.functional.one_hot": ((1,), ("num_classes",)),
+    "torch.tile": ((1,), ("dims",)), "torch.nn.functional.pad": ((1,), ("pad",)),
+}
+
+
+def size_arguments(node: cst.Call, name: str | None) -> list[cst.BaseExpression]:
+    """The arguments a call reads as Python numbers: those of `range` and of `math`'s functions, the
+    sizes of a new tensor, of `view`, `reshape`, `expand`, ..., the counts of `topk`, `split`,
+    `F.interpolate`'s size (each element of a tuple or list of them)."""
+    if name == "range" or (name or "").startswith("math."):
+        return [arg.value for arg in node.args]
+    args = [arg for arg in node.args if arg.keyword is None and not arg.star]
+    words: tuple[str, ...] = ()
+    if name in SIZE_FACTORIES:
+        picked = args[:3] if name in ("torch.arange", "torch.linspace", "torch.logspace") else \
+            args[:1] if name == "torch.full" else args
+        words = ("size",)
+    elif name in COUNT_FUNCTIONS:
+        at, words = COUNT_FUNCTIONS[name]
+        picked = [args[i] for i in at if i < len(args)]
+    elif type(node.func) is cst.Attribute and not (name or "").startswith("torch."):
+        method = node.func.attr.value
+        if method in SIZE_METHODS:
+            picked = args[:1] if method == "new_full" else args
+        elif method in COUNT_ARGS:
+            at, words = COUNT_ARGS[method]
+            picked = [args[i] for i in at if i < len(args)]
+        else:
+            return []
+    else:
+        return []
+    picked += [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in words]
+    out: list[cst.BaseExpression] = []
+    for arg in picked:
+        value = arg.value
+        out.extend(el.value for el in value.elements) if type(value) in (cst.Tuple, cst.List) else out.append(value)
+    return out

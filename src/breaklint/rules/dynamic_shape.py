@@ -6,6 +6,7 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.literals import integer
+from ..analysis.vocabulary import COUNT_ARGS, COUNT_FUNCTIONS, SIZE_FACTORIES, SIZE_METHODS
 from ..finding import Fix
 from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
                            only_whole_tests, unique_to_input, whole_test_operand)
@@ -263,35 +264,6 @@ class BooleanMaskIndex(Rule):
         return index if type(index) is cst.Name else None
 
 
-SIZE_FACTORIES = frozenset({
-    "torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
-    "torch.randperm", "torch.eye", "torch.linspace", "torch.logspace",
-})  # (`torch.randint` has a branch of its own: its upper bound is read, not its size)
-
-
-# Tensor methods whose positional arguments are sizes (`new_full`: its first).
-SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "tile", "new_zeros", "new_ones", "new_empty",
-                          "new_full"})
-# Other calls that read a count, a length or a bound as a Python int: the positions (after the tensor
-# itself, for a method) and keywords that hold one. The function form counts the tensor as position 0.
-# `capture_scalar_outputs` lets dynamo trace some of them; those of `SPECIALIZED` it makes specialize
-# the value, which still breaks, and on those of `FAILING` (`roll`'s shifts, `pad`'s widths,
-# `randint`'s upper bound) the compile fails with the setting. (`kthvalue`'s k behaves as those do on
-# torch 2.13, and a tensor as `randint`'s lower bound fails the compile without the setting too; no
-# fixture has either yet, so both are left out.)
-COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
-    "topk": ((0,), ("k",)), "split": ((0,), ("split_size_or_sections", "split_size")),
-    "chunk": ((0,), ("chunks",)), "multinomial": ((0,), ("num_samples",)), "narrow": ((2,), ("length",)),
-    "unfold": ((1, 2), ("size", "step")), "tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
-    "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)), "roll": ((0,), ("shifts",)),
-}
-COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
-    **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()
-       if name != "unfold"},
-    "torch.tril_indices": ((0, 1), ("row", "col")), "torch.triu_indices": ((0, 1), ("row", "col")),
-    "torch.nn.functional.interpolate": ((1,), ("size",)), "torch.nn.functional.one_hot": ((1,), ("num_classes",)),
-    "torch.tile": ((1,), ("dims",)), "torch.nn.functional.pad": ((1,), ("pad",)),
-}
 SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag"})
 FAILING = frozenset({"roll", "pad", "randint"})
 NO_SETTING = SPECIALIZED | FAILING  # no setting lifts these
