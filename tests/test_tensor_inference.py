@@ -1452,3 +1452,53 @@ def test_dynamo_breaks_on_the_unwrapped_inputs_masks_only(tmp_path: Path) -> Non
     assert dynamo_lines(tmp_path, UNWRAPPED_INPUTS, "unwrapped_inputs.py") == sorted([
         "kept.append(torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres])",
         "return out[out > 0]"])
+
+
+DIMENSION_PARAMETERS = '''
+import torch
+
+
+@torch.compile
+def total(x, dim):
+    if dim < 0:
+        dim = dim + x.dim()
+    return x.sum(dim)
+
+
+@torch.compile
+def joined(x, axis):
+    if axis < 0:
+        axis += x.ndim
+    return torch.cat([x, x], dim=axis)
+
+
+@torch.compile
+def width(x, d):
+    if d > 0:
+        x = x * 2
+    return x * x.shape[d]
+
+
+@torch.compile
+def scaled(x, scale):
+    if scale > 0:
+        x = x * 2
+    return x * scale
+
+
+def cases():
+    return [(total, (torch.rand(2, 3), -1)), (joined, (torch.rand(2, 3), -1)), (width, (torch.rand(2, 3), 1)),
+            (scaled, (torch.rand(2, 3), torch.tensor(0.5)))]
+'''
+
+
+def test_a_parameter_naming_a_dimension_is_a_python_int() -> None:
+    """A compile root's parameter passed as a dimension (`x.sum(dim)`, `torch.cat(xs, dim=axis)`) or
+    indexing a shape (`x.shape[d]`) is an int: testing it is no data-dependent branch. One used only
+    in arithmetic with tensors is still taken for a tensor."""
+    assert reported(DIMENSION_PARAMETERS) == [("if scale > 0:", "BL201")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_tensor_parameter_only(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, DIMENSION_PARAMETERS, "dimension_parameters.py") == ["if scale > 0:"]

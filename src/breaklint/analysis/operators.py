@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .summary import CallRef
+from .syntax import shape_indices
 
 # an arithmetic operator -> the method it runs on its left operand
 OPERATOR_METHODS = {
@@ -35,6 +36,8 @@ class Operators:
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`boxes[keep]` on an object of the tree's classes runs its `__getitem__` with `keep` (a store,
         `boxes[i] = v`, runs `__setitem__`, not noted)."""
+        for dim in shape_indices(node):  # `x.shape[d]`: a parameter indexing a shape is an int
+            self._note_scalar_use(dim)
         if not self.active() or node in self.assign_targets:
             return
         refs = _receiver_refs(self, node.value, "__getitem__")

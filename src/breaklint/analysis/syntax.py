@@ -351,3 +351,13 @@ def _bindings(stmt: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpre
 def _names(node: cst.CSTNode, local: str) -> bool:
     """Whether `node` is, or holds, the name `local`."""
     return any(type(n) is cst.Name and n.value == local for n in find(node, cst.Name))
+
+
+def shape_indices(node: cst.Subscript) -> list[cst.BaseExpression]:
+    """The indices of `x.shape[d]` or `x.size()[d]` (dimensions); none for another subscript."""
+    shape = node.value
+    if (type(shape) is cst.Attribute and shape.attr.value == "shape") or (
+            type(shape) is cst.Call and not shape.args and type(shape.func) is cst.Attribute
+            and shape.func.attr.value == "size"):
+        return [element.slice.value for element in node.slice if type(element.slice) is cst.Index]
+    return []

@@ -338,13 +338,40 @@ COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
 }
 
 
+# Dimensions: the positions of tensor methods' and torch functions' arguments that name a dimension
+# (a method's after the tensor, a function's counting the tensor as 0), and the keywords that do.
+# Calls where the same position may hold a tensor (`x.max(y)`, `torch.norm(x, p)`) are left out.
+DIM_METHODS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(("sum", "mean", "prod", "softmax", "log_softmax", "unsqueeze", "squeeze", "flatten", "size",
+                     "cumsum", "cumprod", "argmax", "argmin", "unbind", "logsumexp", "std", "var", "all", "any",
+                     "amax", "amin", "count_nonzero", "nansum", "nanmean", "cummax", "cummin", "sort", "argsort",
+                     "median", "mode", "select", "index_select", "gather", "scatter", "scatter_add", "index_add",
+                     "index_fill", "index_copy", "narrow", "flip", "unfold"), (0,)),
+    **dict.fromkeys(("transpose", "swapaxes", "swapdims", "movedim", "moveaxis"), (0, 1)),
+    **dict.fromkeys(("split", "chunk", "roll", "kthvalue"), (1,)),
+}
+DIM_FUNCTIONS: dict[str, tuple[int, ...]] = {
+    **{f"torch.{name}": tuple(i + 1 for i in at) for name, at in DIM_METHODS.items() if name != "size"},
+    **dict.fromkeys(("torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.nn.functional.softmax",
+                     "torch.nn.functional.log_softmax", "torch.nn.functional.glu"), (1,)),
+}
+DIM_WORDS = frozenset({"dim", "dims", "axis", "dim0", "dim1", "start_dim", "end_dim"})
+
+
 def size_arguments(node: cst.Call, name: str | None) -> list[cst.BaseExpression]:
     """The arguments a call reads as Python numbers: those of `range` and of `math`'s functions, the
     sizes of a new tensor, of `view`, `reshape`, `expand`, ..., the counts of `topk`, `split`,
-    `F.interpolate`'s size (each element of a tuple or list of them)."""
+    `F.interpolate`'s size, and the dimensions a torch function or tensor method takes (`x.sum(d)`,
+    `torch.cat(xs, dim=d)`; each element of a tuple or list of them)."""
     if name == "range" or (name or "").startswith("math."):
         return [arg.value for arg in node.args]
     args = [arg for arg in node.args if arg.keyword is None and not arg.star]
+    method = node.func.attr.value if type(node.func) is cst.Attribute and not (name or "").startswith("torch.") \
+        else None
+    dims = DIM_FUNCTIONS.get(name or "", ()) if method is None else DIM_METHODS.get(method, ())
+    out = _elements([args[i] for i in dims if i < len(args)])
+    if method is not None or (name or "").startswith("torch."):
+        out += _elements([arg for arg in node.args if arg.keyword is not None and arg.keyword.value in DIM_WORDS])
     words: tuple[str, ...] = ()
     if name in SIZE_FACTORIES:
         picked = args[:3] if name in ("torch.arange", "torch.linspace", "torch.logspace") else \
@@ -353,20 +380,21 @@ def size_arguments(node: cst.Call, name: str | None) -> list[cst.BaseExpression]
     elif name in COUNT_FUNCTIONS:
         at, words = COUNT_FUNCTIONS[name]
         picked = [args[i] for i in at if i < len(args)]
-    elif type(node.func) is cst.Attribute and not (name or "").startswith("torch."):
-        method = node.func.attr.value
-        if method in SIZE_METHODS:
-            picked = args[:1] if method == "new_full" else args
-        elif method in COUNT_ARGS:
-            at, words = COUNT_ARGS[method]
-            picked = [args[i] for i in at if i < len(args)]
-        else:
-            return []
+    elif method in SIZE_METHODS:
+        picked = args[:1] if method == "new_full" else args
+    elif method in COUNT_ARGS:
+        at, words = COUNT_ARGS[method]
+        picked = [args[i] for i in at if i < len(args)]
     else:
-        return []
+        return out
     picked += [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in words]
+    return out + _elements(picked)
+
+
+def _elements(args: list[cst.Arg]) -> list[cst.BaseExpression]:
+    """The values of `args`, each element of a tuple or list among them on its own."""
     out: list[cst.BaseExpression] = []
-    for arg in picked:
+    for arg in args:
         value = arg.value
         out.extend(el.value for el in value.elements) if type(value) in (cst.Tuple, cst.List) else out.append(value)
     return out
