@@ -1124,3 +1124,40 @@ def test_the_codes_own_recurrent_subclass_picked_by_a_function_of_another_file(t
     found = lint([package], Config(root=tmp_path)).all
     assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
         ("model.py", 15, "BL413"), ("model.py", 20, "BL413"), ("rnns.py", 7, "BL413")]
+
+
+def test_names_a_package_re_exports_with_a_star_resolve(tmp_path: Path) -> None:
+    """`pkg/utils/__init__.py` doing `from .boxes import *`: the entry point `pkg.utils.postprocess`
+    (the name users import) is `pkg.utils.boxes.postprocess`, and a module calling
+    `from pkg.utils import iou` runs `boxes.iou`; so too through a star of a star. A name starting
+    with `_` is not re-exported, nor is a name the star's module does not have."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "boxes.py": '''
+        import torch
+
+        def postprocess(pred, conf):
+            return pred[pred[:, 4] > conf]
+
+        def iou(a, b):
+            return (a * b).sum().item()
+
+        def _private(x):
+            return x.tolist()
+        ''',
+        "head.py": '''
+        import torch
+        from pkg.utils import iou, _private, missing
+
+        class Head(torch.nn.Module):
+            def forward(self, x):
+                return iou(x, x) + _private(x) + missing(x)
+        ''',
+    })
+    (package / "utils").mkdir()
+    (package / "utils" / "__init__.py").write_text("from .inner import *\n", encoding="utf-8")
+    (package / "utils" / "inner.py").write_text("from pkg.boxes import *\n", encoding="utf-8")
+    config = Config(root=tmp_path, entry_points=["pkg.utils.postprocess"])
+    assert sorted((f.path.name, f.line, f.code) for f in lint([package], config, use_cache=False).all
+                  if f.kind == "break") == [("boxes.py", 5, "BL302"), ("boxes.py", 8, "BL101")]

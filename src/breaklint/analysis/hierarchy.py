@@ -62,7 +62,7 @@ class Tree:
         self.imported: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.imports.items()}
         # module-level objects -> the class they were made from
         self.instances: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.instances.items()}
-        self.modules = {s.module for s in summaries}
+        self.modules = {s.module: s.star_imports for s in summaries}  # -> what it imports with `*`
         # a class as some file names it -> what each file's calls of it pass (records' fields)
         self.builds: dict[str, list[dict]] = {}
         for s in summaries:
@@ -99,8 +99,8 @@ class Tree:
 
     def canonical(self, name: str) -> str:
         """The tree's own name for a dotted name, following re-exports: `pkg.utils.f` is
-        `pkg.utils.loop.f` when `pkg/utils/__init__.py` does `from .loop import f`. A prefix that is
-        a module of the tree names that module, even where its package re-exports a name that
+        `pkg.utils.loop.f` when `pkg/utils/__init__.py` does `from .loop import f` (or `import *`).
+        A prefix that is a module of the tree names that module, even where its package re-exports a name that
         shadows it (`pkg/__init__.py` doing `from .odeint import odeint`: `pkg.odeint.SOLVERS` is the
         table of module `pkg.odeint`)."""
         if name in self._canonical:
@@ -120,7 +120,7 @@ class Tree:
                 if prefix in self.imported:
                     nxt = ".".join([self.imported[prefix], *parts[cut:]])
                     break
-            if nxt is None or nxt in seen:
+            if (nxt := nxt or _star_exported(self, parts)) is None or nxt in seen:  # `import *` last
                 break
             seen.add(nxt)
             cur = nxt
@@ -383,3 +383,24 @@ def returned(tree: Tree, functions: list[str | None], seen: frozenset[str] = fro
     """What calls of the tree's `functions` return, each expanded as `Tree.expand_table` expands it."""
     return [n for f in functions if f in tree.functions
             for held in tree.functions[f].returns_functions for n in tree.expand_table(held, seen)]
+
+
+def _star_exported(tree: Tree, parts: list[str], depth: int = 0) -> str | None:
+    """`pkg.utils.f` (as `parts`) where `pkg.utils`, the longest prefix that is a module of the tree,
+    does `from .boxes import *` and `pkg.utils.boxes` defines or imports `f` (itself, or through a `*`
+    of its own), `f` being no module of the tree: `pkg.utils.boxes.f`, then the rest of the name. A
+    name starting with `_` is not exported."""
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:cut])
+        if module not in tree.modules:
+            continue
+        if parts[cut].startswith("_") or f"{module}.{parts[cut]}" in tree.modules:
+            return None
+        for star in tree.modules[module]:
+            name = f"{star}.{parts[cut]}"
+            if name in tree.functions or name in tree.classes or name in tree.tables or name in tree.instances \
+                    or name in tree.imported or depth < 4 and _star_exported(tree, [*star.split("."), parts[cut]],
+                                                                             depth + 1):
+                return ".".join([name, *parts[cut + 1:]])
+        return None
+    return None

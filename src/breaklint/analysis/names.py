@@ -33,7 +33,9 @@ class Names:
                     else:
                         top = full.split(".")[0]
                         self.aliases[top] = top
-            elif type(stmt) is cst.ImportFrom and type(stmt.names) is not cst.ImportStar:
+            elif type(stmt) is cst.ImportFrom and type(stmt.names) is cst.ImportStar:
+                self.summary.star_imports.append(self._import_base(stmt))
+            elif type(stmt) is cst.ImportFrom:
                 base = self._import_base(stmt)
                 for alias in stmt.names:
                     name = alias.name.value

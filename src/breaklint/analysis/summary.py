@@ -249,6 +249,7 @@ class ModuleSummary:
     instances: dict[str, str] = field(default_factory=dict)  # module-level var -> class
     function_tables: dict[str, list[str]] = field(default_factory=dict)  # module-level dict/list -> functions
     imports: dict[str, str] = field(default_factory=dict)  # local name -> dotted name it was imported as
+    star_imports: list[str] = field(default_factory=list)  # the modules `from m import *` names
     # `torch._dynamo.config.NAME = ...` outside any patch: the process-wide settings the file makes
     dynamo_config: dict[str, list[str]] = field(default_factory=dict)
     # a class of the package, as the file names it -> argument (a keyword, or "#i" for the i-th
