@@ -1502,3 +1502,40 @@ def test_a_parameter_naming_a_dimension_is_a_python_int() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_tensor_parameter_only(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, DIMENSION_PARAMETERS, "dimension_parameters.py") == ["if scale > 0:"]
+
+
+FILLED_BOUNDS = '''
+import torch
+
+
+@torch.compile
+def pool(output, valid_mics=None):
+    batch_size, nmics = output.shape[0], output.shape[3]
+    if valid_mics is None:
+        valid_mics = torch.LongTensor([nmics] * batch_size)
+    means = [output[b, :, :, : valid_mics[b]].mean(2) for b in range(batch_size)]
+    return torch.stack(means)
+
+
+@torch.compile
+def crop(x, n):
+    return x[:, :n]
+
+
+def cases():
+    return [(pool, (torch.rand(2, 3, 4, 5),)), (crop, (torch.rand(2, 8), 3))]
+'''
+
+
+def test_a_slice_bound_from_a_parameter_the_code_fills_with_a_tensor_is_one() -> None:
+    """`if valid_mics is None: valid_mics = torch.LongTensor(...)`, then `x[..., :valid_mics[b]]`: on the
+    path where the caller passed nothing the bound is a tensor's element, read as a Python int. A
+    bound that is a compile root's parameter alone (`x[:, :n]`) is usually an int and stays unreported."""
+    assert reported(FILLED_BOUNDS) == [
+        ("means = [output[b, :, :, : valid_mics[b]].mean(2) for b in range(batch_size)]", "BL103")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_filled_slice_bound(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, FILLED_BOUNDS, "filled_bounds.py") == [
+        "means = [output[b, :, :, : valid_mics[b]].mean(2) for b in range(batch_size)]"]

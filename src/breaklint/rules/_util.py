@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis import values as V
 from ..analysis.context import FileContext
 from ..analysis.syntax import dotted
 
@@ -73,3 +74,17 @@ def logging_tokens(*keys: str, reorderable: bool = True) -> tuple[str, ...]:
     joined = "|".join(keys)
     ignored = f"ignore_logger_methods={joined}"
     return (f"reorderable_logging_functions={joined}", ignored) if reorderable else (ignored,)
+
+
+def computed_tensor(value: V.Val) -> bool:
+    """A tensor, or what the tree decides that the code computes (arithmetic, a method's result, an
+    element, what a helper returns)."""
+    return value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret"))
+
+
+def filled_with_tensor(value: V.Val) -> bool:
+    """A parameter that the code fills in where the caller passed nothing, with a tensor it computes
+    (`if max_len is None: max_len = lengths.max()`): a tensor on that path at least, whatever the
+    callers pass."""
+    return value.kind == "join" and any(computed_tensor(part) for part in value.parts) \
+        and all(computed_tensor(part) or part.kind == "param" for part in value.parts)

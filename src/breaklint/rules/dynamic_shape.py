@@ -11,7 +11,8 @@ from ..finding import Fix
 from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
                            only_whole_tests, unique_to_input, whole_test_operand)
 from .base import Rule, register
-from ._util import CAPTURE_SCALARS, CAPTURE_SHAPES, keyword, maybe_tensor, method_call, positional
+from ._util import (CAPTURE_SCALARS, CAPTURE_SHAPES, computed_tensor, filled_with_tensor, keyword, maybe_tensor,
+                    method_call, positional)
 
 DYNAMIC_FUNCS = {
     "torch.nonzero": "nonzero",
@@ -334,25 +335,11 @@ class TensorAsSize(Rule):
                 elements = [arg.value]
             for el in elements:
                 value = self.ctx.value(el)
-                if _computed(value) or _filled(value):
+                if computed_tensor(value) or filled_with_tensor(value):
                     self.report(node, f"`{self.ctx.source(node)}` takes its {what} from the value of tensor "
                                       f"`{self.ctx.source(el)}`", requires=value, unless=unless)
                     return True
         return False
-
-
-def _computed(value: V.Val) -> bool:
-    """A tensor, or what the tree decides that the code computes (arithmetic, a method's result, an
-    element, what a helper returns)."""
-    return value.is_tensor or (value.symbolic and value.kind in ("op", "elem", "ret"))
-
-
-def _filled(value: V.Val) -> bool:
-    """A parameter that the code fills in where the caller passed nothing, with a tensor it computes
-    (`if max_len is None: max_len = lengths.max()`): a tensor on that path at least, whatever the
-    callers pass."""
-    return value.kind == "join" and any(_computed(part) for part in value.parts) \
-        and all(_computed(part) or part.kind == "param" for part in value.parts)
 
 
 def _counts(node: cst.Call, args: list[cst.Arg], at: tuple[int, ...], words: tuple[str, ...]) -> list[cst.Arg]:

@@ -16,7 +16,8 @@ from .base import Rule, register
 from ..analysis.walk import find
 from .ranks import Ranks, integer_cast
 from .scalar_parameters import SCALAR_METHODS, SCALAR_PARAMETERS, SCALAR_SUGGESTIONS, SCALAR_TRACED, SCALE_SUGGESTION
-from ._util import CAPTURE_SCALARS, builtin_name, call_of, keyword, maybe_tensor, method_call, positional
+from ._util import (CAPTURE_SCALARS, builtin_name, call_of, filled_with_tensor, keyword, maybe_tensor, method_call,
+                    positional)
 
 SCALAR_SUGGESTION = (
     "keep the value a tensor (drop the conversion and compute with torch ops); if a Python "
@@ -490,10 +491,10 @@ def _int_bound(ctx, node: cst.BaseExpression) -> tuple[V.Val | None, MustBe]:
 
 
 def _mentions_param(value: V.Val) -> bool:
-    """Rests on a parameter with nothing but arithmetic (`n`, `n + 1`), not through a tensor
-    method (`x.sum()`), which is evidence of a tensor."""
+    """Rests on a parameter with nothing but arithmetic (`n`, `n + 1`), not through a tensor method
+    (`x.sum()`), which is evidence of a tensor; nor on one the code fills in with a tensor (`filled_with_tensor`)."""
     if value.kind == "param":
         return True
     if value.name in ("method", "guess", "keep", "keepguess") or value.kind == "ret":  # a call's own arguments are not its value
         return False
-    return any(_mentions_param(p) for p in value.parts)
+    return not filled_with_tensor(value) and any(_mentions_param(p) for p in value.parts)
