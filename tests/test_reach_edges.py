@@ -1161,3 +1161,21 @@ def test_names_a_package_re_exports_with_a_star_resolve(tmp_path: Path) -> None:
     config = Config(root=tmp_path, entry_points=["pkg.utils.postprocess"])
     assert sorted((f.path.name, f.line, f.code) for f in lint([package], config, use_cache=False).all
                   if f.kind == "break") == [("boxes.py", 5, "BL302"), ("boxes.py", 8, "BL101")]
+
+
+def test_an_entry_point_naming_nothing_in_a_linted_module_is_a_note(tmp_path: Path) -> None:
+    """An entry point whose module is linted but that names nothing there (a misspelt function) is
+    said once per run, warm or cold; one naming a module that is not linted (another package, or a
+    file a pre-commit run left out) says nothing, and neither does a pattern."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {"boxes.py": '''
+        def postprocess(pred):
+            return pred
+        '''})
+    config = Config(root=tmp_path, cache_dir=str(tmp_path / "cache"),
+                    entry_points=["pkg.boxes.postproces", "pkg.boxes.postprocess", "other.f", "pkg.boxes.post*"])
+    expected = ["entry point `pkg.boxes.postproces` names no function, class or method of the linted files; "
+                "it is left out"]
+    assert lint([package], config).notes == expected
+    assert lint([package], config).notes == expected  # from the run cache

@@ -29,7 +29,7 @@ from .finding import Finding
 from .analysis.plain import from_plain, to_plain
 from .analysis.values import Val
 
-FORMAT = 132
+FORMAT = 133
 SUFFIX = ".json"
 
 
@@ -116,6 +116,7 @@ class RunRecord:
     files: list[Path]
     digests: dict[str, str]
     reached: list[str]
+    notes: list[str]  # what the whole run said (entry points naming nothing)
 
 
 def read_run(entry: Path, state: str) -> RunRecord | None:

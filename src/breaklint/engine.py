@@ -48,7 +48,7 @@ class LintResult:
     errors: list[Finding]  # BL001/BL003: files that could not be fully checked
     reached: set[str] = field(default_factory=set)
     digests: dict[Path, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)  # paths that gave nothing to lint, and why
+    notes: list[str] = field(default_factory=list)  # paths that gave nothing to lint, entry points naming nothing
     # dynamo setting -> how many findings it removed (the project's settings, read from the tree and
     # the configuration): not kept by the run cache, which a changed setting invalidates anyway
     lifted: dict[str, int] = field(default_factory=dict)
@@ -79,7 +79,7 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
         if record is not None and record.files == files:
             return LintResult(findings=record.findings, files=record.files, errors=record.errors,
                               reached=set(record.reached), digests={Path(k): v for k, v in record.digests.items()},
-                              notes=notes)
+                              notes=[*notes, *record.notes])
     results: list[FileResult | None] = [
         cache.read(entry, FileResult, p, mod) if entry is not None else None
         for entry, (p, mod) in zip(entries, found)]
@@ -94,11 +94,11 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
             results = [res if res is not None else _analyze_kept((p, mod, cache_dir, limit))
                        for res, (p, mod) in zip(results, found)]
         result = combine(results, config)
-    result.notes = notes
+    run_notes, result.notes = result.notes, [*notes, *result.notes]
     if run_entry is not None and state is not None:
         record = cache.RunRecord(state=state, findings=result.findings, errors=result.errors, files=result.files,
                                  digests={str(k): v for k, v in result.digests.items()},
-                                 reached=sorted(result.reached))
+                                 reached=sorted(result.reached), notes=run_notes)
         cache.write_atomic(run_entry, cache.dumps(record))
     return result
 
@@ -341,7 +341,30 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     findings.sort(key=Finding.sort_key)
     errors.sort(key=Finding.sort_key)
     return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached,
-                      digests={r.path: r.digest for r in results if r.digest}, lifted=lifted)
+                      digests={r.path: r.digest for r in results if r.digest}, lifted=lifted,
+                      notes=_unmatched_entry_points(reach, config.entry_points))
+
+
+def _unmatched_entry_points(reach: Reach, entry_points: list[str]) -> list[str]:
+    """A note for each configured entry point (a dotted name, not a pattern) that names no function,
+    class, method or module-level object of the linted files although the module it names is among
+    them: a misspelt name, or one the package does not define. One whose module is not linted (a
+    pre-commit run over other files) says nothing."""
+    notes = []
+    for entry in entry_points:
+        if any(c in entry for c in "*?["):
+            continue
+        name = reach.canonical(entry)
+        owner, _, attr = name.rpartition(".")
+        if name in reach.functions or name in reach.classes or name in reach.instances or owner in reach.instances \
+                or (owner in reach.classes and reach.method(owner, attr)):
+            continue
+        parts = name.split(".")
+        if any(".".join(parts[:cut]) in reach.modules for cut in range(len(parts) - 1, 0, -1)):
+            resolved = f" (`{name}`)" if name != entry else ""
+            notes.append(f"entry point `{entry}`{resolved} names no function, class or method of the linted files; "
+                         "it is left out")
+    return notes
 
 
 def _under_settings(cand: Candidate, scopes: SettingsScopes, lifted: dict[str, int],
