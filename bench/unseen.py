@@ -32,12 +32,19 @@ Case = tuple[str, Callable, tuple]
 
 @cache
 def statements(path: str) -> dict[int, int]:
-    """Line -> first line of the innermost simple statement holding it (a call over several lines is one)."""
+    """Line -> first line of the innermost simple statement holding it (a call over several lines is one),
+    or of the compound statement whose header holds it (an `if (` whose test spans lines), as the
+    harness folds them (bench/accuracy/run.py)."""
     out: dict[int, int] = {}
     for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
-        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                out.setdefault(line, node.lineno)
+        if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        end = node.end_lineno or node.lineno
+        if hasattr(node, "body"):  # the header: up to the line before its first body statement
+            end = max(node.lineno, min(b[0].lineno for b in (node.body, getattr(node, "orelse", None),
+                                                             getattr(node, "handlers", None)) if b) - 1)
+        for line in range(node.lineno, end + 1):
+            out.setdefault(line, node.lineno)
     return out
 
 
@@ -62,18 +69,20 @@ def _run(root: Path, cases: Callable[[], Iterable[Case]]) -> tuple[dict[tuple[st
     return sites, failed
 
 
-def measure(root: Path, cases: Callable[[], Iterable[Case]], entry_points: list[str], versions: str) -> None:
+def measure(root: Path, cases: Callable[[], Iterable[Case]], entry_points: list[str], versions: str,
+            kept_in: Path | None = SITES) -> None:
     """Run every case `cases()` builds under dynamo, lint `root`, and print the statements dynamo broke on that the
-    static pass reports and those it misses."""
-    if SITES is not None and SITES.exists():
-        kept = json.loads(SITES.read_text(encoding="utf-8"))
+    static pass reports and those it misses. `kept_in`: where dynamo's answers are kept (`--sites`; a script
+    measuring several libraries keeps each one's beside it)."""
+    if kept_in is not None and kept_in.exists():
+        kept = json.loads(kept_in.read_text(encoding="utf-8"))
         sites = {(path, line): set(why) for path, line, why in kept["sites"]}
         failed = kept["failed"]
     else:
         sites, failed = _run(root, cases)
-    if SITES is not None and not SITES.exists():
-        SITES.write_text(json.dumps({"sites": [[p, n, sorted(w)] for (p, n), w in sorted(sites.items())],
-                                     "failed": failed}), encoding="utf-8")
+    if kept_in is not None and not kept_in.exists():
+        kept_in.write_text(json.dumps({"sites": [[p, n, sorted(w)] for (p, n), w in sorted(sites.items())],
+                                       "failed": failed}), encoding="utf-8")
     config = Config(root=root.parent)
     config.entry_points = entry_points
     config.respect_gitignore = False
