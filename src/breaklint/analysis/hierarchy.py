@@ -6,6 +6,8 @@ asks these questions while it walks the calls.
 
 from __future__ import annotations
 
+import weakref
+
 from collections import deque
 
 from .methods import is_protocol
@@ -385,7 +387,7 @@ def returned(tree: Tree, functions: list[str | None], seen: frozenset[str] = fro
             for held in tree.functions[f].returns_functions for n in tree.expand_table(held, seen)]
 
 
-def _star_exported(tree: Tree, parts: list[str], depth: int = 0) -> str | None:
+def _star_exported(tree: Tree, parts: list[str]) -> str | None:
     """`pkg.utils.f` (as `parts`) where `pkg.utils`, the longest prefix that is a module of the tree,
     does `from .boxes import *` and `pkg.utils.boxes` defines or imports `f` (itself, or through a `*`
     of its own), `f` being no module of the tree: `pkg.utils.boxes.f`, then the rest of the name. A
@@ -396,11 +398,26 @@ def _star_exported(tree: Tree, parts: list[str], depth: int = 0) -> str | None:
             continue
         if parts[cut].startswith("_") or f"{module}.{parts[cut]}" in tree.modules:
             return None
-        for star in tree.modules[module]:
-            name = f"{star}.{parts[cut]}"
-            if name in tree.functions or name in tree.classes or name in tree.tables or name in tree.instances \
-                    or name in tree.imported or depth < 4 and _star_exported(tree, [*star.split("."), parts[cut]],
-                                                                             depth + 1):
-                return ".".join([name, *parts[cut + 1:]])
-        return None
+        found = _star_source(tree, module, parts[cut])
+        return ".".join([found, *parts[cut + 1:]]) if found else None
     return None
+
+
+# per tree: (module, name) -> the star module's name for it (`_star_source`), None where none has it
+_STAR_SOURCES: weakref.WeakKeyDictionary[Tree, dict[tuple[str, str], str | None]] = weakref.WeakKeyDictionary()
+
+
+def _star_source(tree: Tree, module: str, name: str) -> str | None:
+    """`star.name` for the first module `module` imports with `*` that defines or imports `name`, or
+    imports it with a `*` of its own; each (module, name) asked once per tree (a cycle of stars has none)."""
+    known = _STAR_SOURCES.setdefault(tree, {})
+    if (module, name) in known:
+        return known[module, name]
+    known[module, name] = None
+    for star in tree.modules.get(module, ()):
+        held = f"{star}.{name}"
+        if held in tree.functions or held in tree.classes or held in tree.tables or held in tree.instances \
+                or held in tree.imported or _star_source(tree, star, name):
+            known[module, name] = held
+            break
+    return known[module, name]
