@@ -30,6 +30,20 @@ from breaklint.engine import lint  # noqa: E402
 Case = tuple[str, Callable, tuple]
 
 
+def runnable(cases: Iterable[Case]) -> list[Case]:
+    """The cases that run eagerly; each one that raises (an input its library does not take, a package
+    missing) is left out, with a line saying why."""
+    kept = []
+    for name, fn, args in cases:
+        try:
+            fn(*args)
+        except Exception as e:  # noqa: BLE001 - whatever the library raises
+            print("left out:", name, type(e).__name__, str(e)[:100])
+            continue
+        kept.append((name, fn, args))
+    return kept
+
+
 @cache
 def statements(path: str) -> dict[int, int]:
     """Line -> first line of the innermost simple statement holding it (a call over several lines is one),

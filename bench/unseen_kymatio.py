@@ -17,7 +17,7 @@ static pass reports. Results: bench/results/unseen_kymatio.txt.
 import warnings
 from pathlib import Path
 
-from unseen import measure  # first: it puts the static pass of `--src` on the path
+from unseen import measure, runnable  # first: it puts the static pass of `--src` on the path
 
 import kymatio
 import torch
@@ -51,14 +51,7 @@ def cases():
             out.append((f"2d_J{J}_L{L}_order{max_order}", ScatteringTorch2D(J=J, shape=(32, 32), L=L,
                                                                             max_order=max_order), (images,)))
     out.append(("2d_list", ScatteringTorch2D(J=2, shape=(32, 32), L=4, out_type="list"), (images,)))
-    kept = []
-    for name, fn, args in out:
-        try:
-            fn(*args)
-        except Exception:  # not an input this case takes eagerly
-            continue
-        kept.append((name, fn, args))
-    return kept
+    return runnable(out)
 
 
 if __name__ == "__main__":

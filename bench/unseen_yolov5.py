@@ -22,7 +22,7 @@ import logging
 import warnings
 from pathlib import Path
 
-from unseen import measure  # first: it puts the static pass of `--src` on the path
+from unseen import measure, runnable  # first: it puts the static pass of `--src` on the path
 
 import torch
 import yolov5
@@ -112,15 +112,7 @@ def cases():
     cls_model = _quiet(lambda: ClassificationModel(model=_quiet(
         lambda: DetectionModel(str(CONFIGS / "yolov5n.yaml"))), nc=10))
     out.append(("classify@eval", cls_model.eval(), (image,)))
-    kept = []
-    for name, fn, args in out:
-        try:
-            _quiet(lambda: fn(*args))
-        except Exception as e:  # not an input this case takes eagerly
-            print("left out:", name, type(e).__name__, str(e)[:100])
-            continue
-        kept.append((name, fn, args))
-    return kept
+    return runnable(out)
 
 
 if __name__ == "__main__":
