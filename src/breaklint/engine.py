@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import cache, calibration, suppress
 from ._version import __version__
-from .analysis.hierarchy import RNN_MODULES
+from .analysis.hierarchy import RNN_MODULES, defines
 from .analysis.reach import Reach, locked_cache_reads
 from .analysis.resolve import Values
 from .analysis.resume import (
@@ -356,8 +356,7 @@ def _unmatched_entry_points(reach: Reach, entry_points: list[str]) -> list[str]:
             continue
         name = reach.canonical(entry)
         owner, _, attr = name.rpartition(".")
-        if name in reach.functions or name in reach.classes or name in reach.instances or owner in reach.instances \
-                or (owner in reach.classes and reach.method(owner, attr)):
+        if defines(reach, name) or owner in reach.instances or (owner in reach.classes and reach.method(owner, attr)):
             continue
         parts = name.split(".")
         if any(".".join(parts[:cut]) in reach.modules for cut in range(len(parts) - 1, 0, -1)):

@@ -14,7 +14,7 @@ from .summary import GENERATOR_CONSUMERS, CallRef
 from .syntax import (class_like, container_elements, dotted, is_own_class, is_super_call, self_call, torch_module_class,
                      torch_modules_built)
 from .values import Val, join
-from .vocabulary import COMPILE, COMPILER_FACTORIES, MODULE_CONTAINERS, TYPE_TESTS, size_arguments
+from .vocabulary import COMPILE, COMPILER_FACTORIES, MODULE_CONTAINERS, TYPE_TESTS, number_arguments
 
 
 class Calls:
@@ -29,7 +29,7 @@ class Calls:
             self.note_mapped(node)  # `map(lambda t: ..., xs)`: what its parameters hold (lambdas.py)
         if (target := _compiled(self, node, name)) is not None:
             _note_compiled(self, node, target)
-        for number in size_arguments(node, name):  # `range(n)`, `torch.zeros(n, d)`, `x.view(b, -1)`: numbers
+        for number in number_arguments(node, name):  # `range(n)`, `torch.zeros(n, d)`, `x.view(b, -1)`: numbers
             self._note_scalar_use(number)
         # a call of a class of the package (a record's build, which reach reads fields from)
         klass = name if name is not None and "." in name and class_like(name) \

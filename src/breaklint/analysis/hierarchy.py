@@ -7,7 +7,6 @@ asks these questions while it walks the calls.
 from __future__ import annotations
 
 import weakref
-
 from collections import deque
 
 from .methods import is_protocol
@@ -110,7 +109,7 @@ class Tree:
         seen = {name}
         cur = name
         for _ in range(8):
-            if cur in self.functions or cur in self.classes or cur in self.tables or cur in self.instances:
+            if defines(self, cur):
                 break
             nxt = None
             # the longest prefix that a module re-exports, then the rest of the name
@@ -387,6 +386,11 @@ def returned(tree: Tree, functions: list[str | None], seen: frozenset[str] = fro
             for held in tree.functions[f].returns_functions for n in tree.expand_table(held, seen)]
 
 
+def defines(tree: Tree, name: str) -> bool:
+    """Whether `name` is a function, class, table or module-level object of the tree, as it names them."""
+    return name in tree.functions or name in tree.classes or name in tree.tables or name in tree.instances
+
+
 def _star_exported(tree: Tree, parts: list[str]) -> str | None:
     """`pkg.utils.f` (as `parts`) where `pkg.utils`, the longest prefix that is a module of the tree,
     does `from .boxes import *` and `pkg.utils.boxes` defines or imports `f` (itself, or through a `*`
@@ -416,8 +420,7 @@ def _star_source(tree: Tree, module: str, name: str) -> str | None:
     known[module, name] = None
     for star in tree.modules.get(module, ()):
         held = f"{star}.{name}"
-        if held in tree.functions or held in tree.classes or held in tree.tables or held in tree.instances \
-                or held in tree.imported or _star_source(tree, star, name):
+        if defines(tree, held) or held in tree.imported or _star_source(tree, star, name):
             known[module, name] = held
             break
     return known[module, name]

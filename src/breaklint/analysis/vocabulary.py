@@ -358,7 +358,7 @@ DIM_FUNCTIONS: dict[str, tuple[int, ...]] = {
 DIM_WORDS = frozenset({"dim", "dims", "axis", "dim0", "dim1", "start_dim", "end_dim"})
 
 
-def size_arguments(node: cst.Call, name: str | None) -> list[cst.BaseExpression]:
+def number_arguments(node: cst.Call, name: str | None) -> list[cst.BaseExpression]:
     """The arguments a call reads as Python numbers: those of `range` and of `math`'s functions, the
     sizes of a new tensor, of `view`, `reshape`, `expand`, ..., the counts of `topk`, `split`,
     `F.interpolate`'s size, and the dimensions a torch function or tensor method takes (`x.sum(d)`,
