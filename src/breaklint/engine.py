@@ -16,7 +16,7 @@ from pathlib import Path
 from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES, defines
-from .analysis.reach import Reach, locked_cache_reads
+from .analysis.reach import Reach, is_pattern, locked_cache_reads
 from .analysis.resolve import Values
 from .analysis.resume import (
     breaking, consumed_generators, eager_comprehensions, eager_constructors, held_methods, unresumable_calls,
@@ -352,7 +352,7 @@ def _unmatched_entry_points(reach: Reach, entry_points: list[str]) -> list[str]:
     pre-commit run over other files) says nothing."""
     notes = []
     for entry in entry_points:
-        if any(c in entry for c in "*?["):
+        if is_pattern(entry):
             continue
         name = reach.canonical(entry)
         owner, _, attr = name.rpartition(".")

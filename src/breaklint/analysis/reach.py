@@ -55,7 +55,7 @@ class Reach(Handing):
                         roots.append(f"{qual}.{name}")
         roots += [q for q, f in self.functions.items() if f.compiled]
         if self.entry_points:
-            patterns = [p for p in self.entry_points if any(c in p for c in "*?[")]
+            patterns = [p for p in self.entry_points if is_pattern(p)]
             exact = {self.canonical(p) for p in self.entry_points if p not in patterns}
             matched = [qual for qual in [*self.functions, *self.classes]
                        if qual in exact or any(fnmatch.fnmatchcase(qual, p) for p in patterns)]
@@ -381,3 +381,8 @@ def _hooks(tree: Reach, cls: str) -> list[str]:
         info = tree.classes.get(qual)
         out.extend(h for h in (info.hooks if info is not None else ()) if h not in out)
     return out
+
+
+def is_pattern(entry: str) -> bool:
+    """Whether a configured entry point is a glob pattern (`mylib.ops.fused_*`), not a dotted name."""
+    return any(c in entry for c in "*?[")
