@@ -1539,3 +1539,50 @@ def test_a_slice_bound_from_a_parameter_the_code_fills_with_a_tensor_is_one() ->
 def test_dynamo_breaks_on_the_filled_slice_bound(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, FILLED_BOUNDS, "filled_bounds.py") == [
         "means = [output[b, :, :, : valid_mics[b]].mean(2) for b in range(batch_size)]"]
+
+
+STARRED_TUPLES = '''
+import torch
+from torch import nn
+
+
+def drop_unknown(target, *tensors):
+    known = target >= 0
+    return (target[known], *(t[known] for t in tensors))
+
+
+def with_extras(x, *extras):
+    return (x.sum(), *extras)
+
+
+class Loss(nn.Module):
+    def forward(self, distances: torch.Tensor, target: torch.Tensor):
+        target, distances = drop_unknown(target, distances)
+        last = target == 3
+        picked = target[last]
+        total, flag = with_extras(distances, True)
+        if flag:
+            return picked.sum() + total
+        return total
+
+
+def cases():
+    return [(Loss(), (torch.rand(6, 4), torch.tensor([0, 3, -1, 3, 2, 1])))]
+'''
+
+
+def test_a_tuple_with_a_starred_element_keeps_the_elements_before_it() -> None:
+    """`return (target[known], *rest)`: the element before the star is known by position, so
+    `target, distances = drop_unknown(...)` keeps a tensor in `target`; an element past the star is not
+    known (`flag` holds what the caller passed after the tensor, here a Python bool), so `if flag:` is
+    not a test of a tensor."""
+    assert reported(STARRED_TUPLES) == [
+        ("return (target[known], *(t[known] for t in tensors))", "BL302"),
+        ("return (target[known], *(t[known] for t in tensors))", "BL302"),
+        ("picked = target[last]", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_mask_read_after_the_starred_tuple(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, STARRED_TUPLES, "starred_tuples.py") == [
+        "picked = target[last]", "return (target[known], *(t[known] for t in tensors))"]

@@ -122,8 +122,9 @@ class Evaluation:
         if type(node) is cst.IfExp:
             return V.join(self.value(node.body), self.value(node.orelse))
         if type(node) in (cst.Tuple, cst.List):
-            if any(type(el) is cst.StarredElement for el in node.elements):
-                return V.Val("seq")
+            star = next((i for i, el in enumerate(node.elements) if type(el) is cst.StarredElement), None)
+            if star is not None:  # `(target, *tensors)`: the elements before the star are known
+                return V.open_seq([self.value(el.value) for el in node.elements[:star]])
             return V.seq([self.value(el.value) for el in node.elements])
         if type(node) is cst.Dict:
             keys, vals = [], []

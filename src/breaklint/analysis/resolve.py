@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
-from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, SPARSE, TENSOR, UNKNOWN, Val, elem, field, guessed_tensor,
-                     item, join, op, override, param, record_of, ret, returned_by, tensor)
+from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, OPEN, SPARSE, TENSOR, UNKNOWN, Val, elem, field,
+                     guessed_tensor, item, join, op, override, param, record_of, ret, returned_by, tensor)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
@@ -187,10 +187,11 @@ class Values:
                 return None
             returns = single[2].returns
         alternatives = returns.parts if returns.kind == "join" else ()
-        tuples = [a for a in alternatives if a.kind == "seq" and len(a.parts) == arity]
+        tuples = [a for a in alternatives if a.kind == "seq" and (len(a.parts) == arity or a.name == OPEN
+                                                                   and len(a.parts) <= arity)]
         if not tuples or len(tuples) == len(alternatives) or not -arity <= index < arity:
             return None
-        return self.resolve(join(*(t.parts[index] for t in tuples)))
+        return self.resolve(join(*(elem(t, index) for t in tuples)))
 
     def _member(self, cls: str, attr: str) -> Val | None:
         """What an instance of the tree's class `cls` keeps in `attr` (`self.sched.timesteps`): a

@@ -239,6 +239,17 @@ def seq(parts: list[Val] | tuple[Val, ...]) -> Val:
     return Val("seq", parts=tuple(_bound(p) for p in parts)) if len(parts) <= MAX_PARTS * 2 else Val("seq")
 
 
+# a tuple or list whose first elements are `parts` and whose rest a starred element holds
+# (`(target, *tensors)`): an element past them is not known, nor one counted from the end
+OPEN = "open"
+
+
+def open_seq(parts: list[Val]) -> Val:
+    """`(x, *rest)`: the elements before the first starred one are known by position, the rest not."""
+    return Val("seq", name=OPEN, parts=tuple(_bound(p) for p in parts)) if 0 < len(parts) <= MAX_PARTS * 2 \
+        else Val("seq")
+
+
 def dict_of(keys: list[str], values: list[Val]) -> Val:
     if len(keys) > MAX_PARTS * 2:
         return Val("dict")
@@ -341,9 +352,10 @@ def elem(container: Val, index: int | None = None, arity: int | None = None) -> 
     if container.is_tensor:
         return tensor(container.is_bool_tensor, known=container.known_tensor)
     if container.kind == "seq" and container.parts:
-        if index is not None and -len(container.parts) <= index < len(container.parts):
+        if index is not None and -len(container.parts) <= index < len(container.parts) \
+                and not (container.name == OPEN and index < 0):
             return container.parts[index]
-        return join(*container.parts)
+        return UNKNOWN if container.name == OPEN and index is not None else join(*container.parts)
     if container.kind == "dict" and container.name == RECORD and container.parts:
         if index is not None and -len(container.parts) <= index < len(container.parts):
             return container.parts[index]
