@@ -349,7 +349,8 @@ CATALOG = {'BL101': ('tensor-item',
  'BL434': ('untraced-tensor-method',
            'break',
            'a tensor method dynamo does not trace: `.random_()`, `.apply_(fn)`, `.map_(other, fn)`, '
-           '`.share_memory_()`, `.is_set_to(other)`, `.is_inference()`',
+           '`.share_memory_()`, `.is_set_to(other)`, `.is_inference()`, `.is_conj()`, `.is_neg()`, '
+           '`.is_signed()`, `.is_same_size(other)`',
            'draw with `torch.randint`/`torch.randint_like`, write per-element functions with torch ops, and '
            'ask about storage or inference mode outside the compiled code',
            ('GB0107', 'GB0055', 'GB0117', 'GB0208', 'GB0045'),

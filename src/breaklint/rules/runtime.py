@@ -13,7 +13,15 @@ from .by_name import CallRule
 # calibrated in fixtures/BL432.py. Not here, since they trace: `torch.cuda.is_available()`,
 # `torch.get_default_dtype()`, `torch.is_grad_enabled()`, `torch.promote_types(...)`,
 # `torch.are_deterministic_algorithms_enabled()`, `torch.backends.cudnn.version()`, `torch.jit.is_tracing()`
-# (but `torch._C._is_tracing()`, what older code copied of it, breaks), `torch.is_autocast_enabled()`.
+# (but `torch._C._is_tracing()`, what older code copied of it, breaks), `torch.is_autocast_enabled()`,
+# `torch.is_tensor`, `torch.is_floating_point(x)`, `torch.is_complex(x)`. Probed again on torch 2.13 and
+# 2.14.1 for the predicates on a tensor (`torch.is_inference(x)`, `torch.is_same_size(a, b)`, ...) and
+# `torch.can_cast`: GB0208 on both.
+
+# questions about a tensor that torch answers from its metadata, outside any graph (the methods of the
+# same names are BL434's)
+TENSOR_QUESTIONS = frozenset({"torch.is_inference", "torch.is_same_size", "torch.is_signed", "torch.is_conj",
+                              "torch.is_neg"})
 RUNTIME_QUERIES = frozenset({
     "torch.get_num_threads", "torch.get_num_interop_threads", "torch.get_default_device",
     "torch.get_float32_matmul_precision", "torch.is_inference_mode_enabled", "torch.result_type",
@@ -22,8 +30,9 @@ RUNTIME_QUERIES = frozenset({
     "torch.cuda.device_count", "torch.cuda.is_bf16_supported", "torch.cuda.memory_allocated",
     "torch.cuda.max_memory_allocated",
     "torch.backends.cuda.is_built", "torch.backends.cudnn.is_available", "torch.backends.openmp.is_available",
-    "torch.backends.mkldnn.is_available", "torch.backends.mps.is_available",
-})
+    "torch.backends.mkldnn.is_available", "torch.backends.mps.is_available", "torch.is_vulkan_available",
+    "torch.can_cast", "torch.is_deterministic_algorithms_warn_only_enabled", "torch.get_deterministic_debug_mode",
+}) | TENSOR_QUESTIONS
 
 
 @register
@@ -40,5 +49,8 @@ class RuntimeQuery(CallRule):
     NAMES = RUNTIME_QUERIES
 
     def describe(self, node: cst.Call, what: str) -> str:
+        if what in TENSOR_QUESTIONS:
+            return (f"`{self.ctx.source(node)}` asks torch about a tensor's metadata (`{what}`): dynamo runs it "
+                    "as an op whose answer is a Python bool, which it cannot put in a graph, and breaks")
         return (f"`{self.ctx.source(node)}` asks torch's runtime (`{what}`): dynamo runs it as an op whose "
                 "answer is a Python value, which it cannot put in a graph, and breaks")

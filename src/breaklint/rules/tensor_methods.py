@@ -31,6 +31,16 @@ UNTRACED_METHODS: dict[str, tuple[int, str, str]] = {
                   "ask outside the compiled code"),
     "is_inference": (0, "asks whether the tensor was made in inference mode, which dynamo does not trace",
                      "decide outside the compiled code (or make the tensor outside inference mode)"),
+    # a Python bool from the tensor's metadata, which dynamo runs as an op and cannot put in a graph
+    # ("torch.* op returned non-Tensor"; probed on torch 2.13 and 2.14.1)
+    "is_conj": (0, "asks whether the tensor's conjugate bit is set, a Python bool dynamo cannot put in a graph",
+                "take the conjugate unconditionally (`x.conj()` is free) or decide outside the compiled code"),
+    "is_neg": (0, "asks whether the tensor's negative bit is set, a Python bool dynamo cannot put in a graph",
+               "decide outside the compiled code"),
+    "is_signed": (0, "asks whether the tensor's dtype is signed through an op dynamo cannot put in a graph",
+                  "ask the dtype, which traces: `x.dtype.is_signed`"),
+    "is_same_size": (1, "compares two tensors' shapes through an op dynamo cannot put in a graph",
+                     "compare the shapes, which traces: `a.shape == b.shape`"),
 }
 
 
@@ -40,7 +50,8 @@ class UntracedTensorMethod(Rule):
     NAME = "untraced-tensor-method"
     KIND = "break"
     MESSAGE = ("a tensor method dynamo does not trace: `.random_()`, `.apply_(fn)`, `.map_(other, fn)`, "
-               "`.share_memory_()`, `.is_set_to(other)`, `.is_inference()`")
+               "`.share_memory_()`, `.is_set_to(other)`, `.is_inference()`, `.is_conj()`, `.is_neg()`, "
+               "`.is_signed()`, `.is_same_size(other)`")
     SUGGESTION = ("draw with `torch.randint`/`torch.randint_like`, write per-element functions with torch ops, "
                   "and ask about storage or inference mode outside the compiled code")
     GB_TYPES = ("GB0107", "GB0055", "GB0117", "GB0208", "GB0045")
