@@ -463,6 +463,17 @@ CATALOG = {'BL101': ('tensor-item',
            ('GB0058', 'GB0056'),
            True,
            'high'),
+ 'BL447': ('untraceable-type-check',
+           'break',
+           'a call of a function beartype checks (`@beartype`, on it or its class, or '
+           '`@jaxtyped(typechecker=beartype)`) where the check of an annotation runs what dynamo cannot '
+           'trace: a `list[T]` or `Sequence[T]` (one item picked at random), a jaxtyping array type',
+           'check types outside the compiled code: leave the decorator off the functions compiled code calls '
+           '(or turn beartype off there, `@beartype(conf=BeartypeConf(strategy=BeartypeStrategy.O0))`), or '
+           'annotate with a plain `Tensor` or a tuple of fixed length',
+           ('GB0007',),
+           True,
+           'high'),
  'BL501': ('device-to-host-sync',
            'hazard',
            'copying a tensor to the host (or synchronizing) in forward stalls the device',

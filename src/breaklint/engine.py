@@ -22,7 +22,7 @@ from .analysis.resume import (
     breaking, consumed_generators, eager_comprehensions, eager_constructors, held_methods, unresumable_calls,
 )
 from .analysis.scoping import SettingsScopes
-from .analysis.summary import CallRef, Candidate, MustBe, within
+from .analysis.summary import READS, UNPLACED, CallRef, Candidate, MustBe, within
 from .analysis.values import Val
 from .analyze import FileResult, _analyze_kept, _entry, analyze_source
 from .config import Config
@@ -132,6 +132,10 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
         short = target.rsplit(".", 1)[-1]
         found.append((caller, call, "BL410", f"call to `{short}`, which is excluded from compilation "
                                              "(`torch.compiler.disable`): dynamo breaks the graph around it", ()))
+    for target, edges in reach.callers.items():
+        if check := reach.functions[target].type_check:
+            found.extend((caller, call, "BL447", _type_check_message(reach, target, check), ())
+                         for caller, call, _ in edges if call.kind not in (*READS, *UNPLACED))
     for caller, call, model in reach.pydantic_builds:
         short = model.rsplit(".", 1)[-1]
         found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "
@@ -166,6 +170,19 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                    + [(caller, span, "BL441", message, (), None)
                       for caller, span, message in _fakeless_op_calls(reach, results)],
                    results)
+
+
+def _type_check_message(reach: Reach, target: str, check: str) -> str:
+    """BL447's message for a call of `target`, whose annotation `check` ("sampled:mems", "array:return")
+    beartype checks with what dynamo cannot trace."""
+    kind, _, name = check.partition(":")
+    called = ".".join(target.split(".")[-2 if reach.functions[target].cls else -1:])
+    what = "its result's annotation" if name == "return" else f"the annotation of `{name}`"
+    how = ("a list or sequence of items, of which beartype checks one picked at random (`random.getrandbits`, "
+           "which dynamo does not trace)" if kind == "sampled" else
+           "a jaxtyping array type, whose `isinstance` check on a tensor dynamo cannot trace")
+    return (f"call of `{called}`, which beartype checks: {what} is {how}; the graph breaks "
+            "around the call")
 
 
 def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ import libcst as cst
 from . import values as V
 from .syntax import dotted
 from .values import Val
-from .vocabulary import TENSOR_ANNOTATIONS, TORCH_OBJECTS, TYPED_TENSORS, UNREADABLE
+from .vocabulary import HINT_MODULES, SAMPLED_HINTS, TENSOR_ANNOTATIONS, TORCH_OBJECTS, TYPED_TENSORS, UNREADABLE
 
 
 class Annotations:
@@ -51,6 +51,36 @@ class Annotations:
             if len(inner) == 1:
                 return inner[0]
         return ann
+
+    def untraceable_check(self, node: cst.FunctionDef) -> str:
+        """For a function beartype checks: the first annotation whose check calls what dynamo cannot trace,
+        as "sampled:<parameter>" (a list or sequence of items, of which beartype checks one picked at random)
+        or "array:<parameter>" (a jaxtyping array type, whose `isinstance` is its own Python), "return" for the
+        result's; empty where none does (a tensor, a dict, a tuple of fixed length trace)."""
+        params = node.params
+        hinted = [(p.name.value, p.annotation) for p in (*params.posonly_params, *params.params, *params.kwonly_params,
+                                                       params.star_arg, params.star_kwarg) if type(p) is cst.Param]
+        for name, annotation in (*hinted, ("return", node.returns)):
+            kind = self._breaking_hint(annotation.annotation) if annotation is not None else None
+            if kind is not None:
+                return f"{kind}:{name}"
+        return ""
+
+    def _breaking_hint(self, ann: cst.BaseExpression) -> str | None:
+        """"sampled" or "array" for an annotation that holds such a hint, at any depth (`Optional[List[T]]`,
+        `Dict[str, List[T]]`, `list[T] | None`); None for one that holds neither."""
+        if type(ann) is cst.BinaryOperation and type(ann.operator) is cst.BitOr:
+            return self._breaking_hint(ann.left) or self._breaking_hint(ann.right)
+        if type(ann) is not cst.Subscript:
+            return None
+        module, _, name = (self.qualify(ann.value) or dotted(ann.value) or "").rpartition(".")
+        inner = [el.slice.value for el in ann.slice if type(el.slice) is cst.Index]
+        if module == "jaxtyping" and name != "PyTree":
+            return "array"
+        if module in HINT_MODULES and (name in SAMPLED_HINTS or name in ("tuple", "Tuple") and len(inner) == 2
+                                       and type(inner[1]) is cst.Ellipsis):
+            return "sampled"
+        return next(filter(None, map(self._breaking_hint, inner)), None)
 
     def annotation_value(self, ann: cst.BaseExpression) -> Val:
         unwrapped = self._unwrap_optional(ann)

@@ -11,7 +11,8 @@ import libcst as cst
 from . import registries
 from . import values as V
 from .summary import ClassInfo, element_of
-from .syntax import dotted, iter_statements, named_entries, self_attribute, string_index, unseeded
+from .syntax import (dotted, iter_statements, named_entries, self_attribute, string_index, type_checking,
+                     unseeded)
 from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
                          TRACE_DECORATORS)
 
@@ -178,7 +179,8 @@ class Names:
         # a generic base is its class: `Controller[State]` is `Controller`, `Generic[T]` is `Generic`
         bases = [self.qualify(arg.value.value if type(arg.value) is cst.Subscript else arg.value) or ""
                  for arg in node.bases if arg.keyword is None]
-        info = ClassInfo(qualname=qual, bases=[b for b in bases if b])
+        info = ClassInfo(qualname=qual, bases=[b for b in bases if b],
+                         type_checked=any(type_checking(d, self.qualify) for d in node.decorators))
         fields = self.records.get(qual)
         if fields is None:
             fields = self.class_fields(node, qual)

@@ -14,7 +14,7 @@ import libcst as cst
 
 from . import values as V
 from .summary import ClassInfo, FunctionInfo, hide, put_back
-from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call
+from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call, type_checking
 from .values import Val
 from .walk import find
 from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, MODULE_CONTAINERS, OPERATOR_MAKERS,
@@ -125,6 +125,8 @@ class Scopes:
         info.locked_cache = "functools.cached_property" in decorators
         info.operator = any(d in OPERATOR_MAKERS for d in decorators)
         info.decorators = [d for d in decorators if d and "." in d and d not in KNOWN_DECORATORS]
+        if cls is not None and cls.type_checked or any(type_checking(d, self.qualify) for d in node.decorators):
+            info.type_check = self.untraceable_check(node)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)

@@ -122,6 +122,10 @@ class FunctionInfo:
     is_property: bool = False
     # a `functools.cached_property`: up to Python 3.11 its first read enters the property's lock
     locked_cache: bool = False
+    # beartype checks its calls, and the check of the annotation named here calls what dynamo cannot trace:
+    # "sampled:<parameter>" (an item of a list, picked at random) or "array:<parameter>" (a jaxtyping
+    # array type's `isinstance`); "return" for the result's annotation; empty where neither
+    type_check: str = ""
     # the attributes of `self` it reads: a property among them runs its getter (reach)
     reads: list[str] = field(default_factory=list)
     read_spans: list[tuple[int, int, int, int]] = field(default_factory=list)  # each read's first, as `reads`
@@ -219,6 +223,7 @@ class ClassInfo:
     # nothing: an instance built in compiled code holds what the constructor call passed
     kept_params: dict[str, str] = field(default_factory=dict)
     properties: set[str] = field(default_factory=set)  # methods decorated `@property` (and the like)
+    type_checked: bool = False  # decorated `@beartype`: so is each of its methods
     # a record (a dataclass or named tuple, records.py): its fields in order, with what each declares
     fields: dict[str, Val] = field(default_factory=dict)
     positional: bool = False  # a record built with its fields in order (a named tuple)

@@ -9,6 +9,7 @@ from typing import Callable, Iterator, TypeVar
 
 import libcst as cst
 
+from .vocabulary import BEARTYPE, JAXTYPED
 from .walk import find
 
 
@@ -17,6 +18,16 @@ def decorator_callee(decorator: cst.Decorator) -> cst.BaseExpression:
     `@torch.compiler.disable(recursive=False)` alike."""
     found = decorator.decorator
     return found.func if type(found) is cst.Call else found
+
+
+def type_checking(decorator: cst.Decorator, qualify: Callable[[cst.BaseExpression], str | None]) -> bool:
+    """`@beartype`, `@beartype.beartype` or `@jaxtyped(typechecker=beartype)`: a decorator by which beartype
+    checks each call's arguments and result against their annotations."""
+    found, name = decorator.decorator, qualify(decorator_callee(decorator))
+    if name in BEARTYPE:
+        return True
+    return name == JAXTYPED and type(found) is cst.Call and any(
+        a.keyword is not None and a.keyword.value == "typechecker" and qualify(a.value) in BEARTYPE for a in found.args)
 
 
 def dotted(node: cst.BaseExpression) -> str | None:

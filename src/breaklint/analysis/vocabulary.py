@@ -23,6 +23,15 @@ PROPERTIES = frozenset({"property", "functools.cached_property", "cached_propert
 PYDANTIC_VALIDATORS = frozenset({"pydantic.field_validator", "pydantic.model_validator", "pydantic.validator",
                                  "pydantic.root_validator", "pydantic.functional_validators.field_validator",
                                  "pydantic.functional_validators.model_validator"})
+# the decorators by which beartype checks each call's arguments and result (`@beartype`, also on a class:
+# then on each of its methods); `@jaxtyped(typechecker=beartype)` is one too (syntax.type_checking)
+BEARTYPE = frozenset({"beartype.beartype", "beartype._decor.decormain.beartype"})
+JAXTYPED = "jaxtyping.jaxtyped"
+# the annotations of which beartype checks one item, picked at random (`random.getrandbits`, a builtin
+# dynamo does not trace: probed on torch 2.13 and 2.14.1), by their last name in `typing`, `beartype.typing`,
+# `collections.abc` or the builtins; a `Tuple[T, ...]` too (a tuple of fixed length is checked whole)
+SAMPLED_HINTS = frozenset({"list", "List", "Sequence", "MutableSequence"})
+HINT_MODULES = frozenset({"", "builtins", "typing", "typing_extensions", "beartype.typing", "collections.abc"})
 DISABLE = {
     "torch.compiler.disable",
     "torch._dynamo.disable",
