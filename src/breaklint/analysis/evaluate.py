@@ -124,7 +124,7 @@ class Evaluation:
         if type(node) in (cst.Tuple, cst.List):
             star = next((i for i, el in enumerate(node.elements) if type(el) is cst.StarredElement), None)
             if star is not None:  # `(target, *tensors)`: the elements before the star are known
-                return V.open_seq([self.value(el.value) for el in node.elements[:star]])
+                return V.seq([self.value(el.value) for el in node.elements[:star]], open_end=True)
             return V.seq([self.value(el.value) for el in node.elements])
         if type(node) is cst.Dict:
             keys, vals = [], []

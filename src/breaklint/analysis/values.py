@@ -234,20 +234,14 @@ def returned_by(held: list[str] | tuple[str, ...]) -> list[Val]:
     return [ret("name", h[:-2], None) for h in held if h.endswith("()")]
 
 
-def seq(parts: list[Val] | tuple[Val, ...]) -> Val:
-    parts = tuple(parts)
-    return Val("seq", parts=tuple(_bound(p) for p in parts)) if len(parts) <= MAX_PARTS * 2 else Val("seq")
+OPEN = "open"  # (a seq's name) `(target, *rest)`: past `parts`, and counted from the end, nothing is known
 
 
-# a tuple or list whose first elements are `parts` and whose rest a starred element holds
-# (`(target, *tensors)`): an element past them is not known, nor one counted from the end
-OPEN = "open"
-
-
-def open_seq(parts: list[Val]) -> Val:
-    """`(x, *rest)`: the elements before the first starred one are known by position, the rest not."""
-    return Val("seq", name=OPEN, parts=tuple(_bound(p) for p in parts)) if 0 < len(parts) <= MAX_PARTS * 2 \
-        else Val("seq")
+def seq(parts: list[Val] | tuple[Val, ...], open_end: bool = False) -> Val:
+    """A tuple or list of `parts`; with `open_end`, its first elements only (a starred one follows)."""
+    if len(parts) > MAX_PARTS * 2 or open_end and not parts:
+        return Val("seq")
+    return Val("seq", name=OPEN if open_end else "", parts=tuple(_bound(p) for p in parts))
 
 
 def dict_of(keys: list[str], values: list[Val]) -> Val:
@@ -303,9 +297,8 @@ def method_result(receiver: Val, comparison: bool = False, guess: bool = False) 
     one of its operands is, so a chain (`(x.abs() < eps).all()`) rests on those operands directly
     and stays as shallow as its first link. `guess`: the method is one only tensors have (`sum`,
     `abs`, `std`): where the tree decides nothing of the receiver either (an element of
-    `self.param_groups`, which a base class outside the tree sets), the result is a tensor
-    assumed, as the same method on a name nothing tells of is (`Values.resolve`). A chain keeps
-    the mark of any of its links."""
+    `self.param_groups`, which a base class outside the tree sets), the result is a tensor assumed, as the
+    same method on a name nothing tells of is (`Values.resolve`). A chain keeps the mark of any of its links."""
     if guess and _shows_tensor(receiver):
         return SHOWN_BOOL_TENSOR if comparison else SHOWN_TENSOR
     parts: list[Val] = []
