@@ -1179,3 +1179,44 @@ def test_an_entry_point_naming_nothing_in_a_linted_module_is_a_note(tmp_path: Pa
                 "it is left out"]
     assert lint([package], config).notes == expected
     assert lint([package], config).notes == expected  # from the run cache
+
+
+def test_calling_an_attribute_declared_a_module_runs_its_forward(tmp_path: Path) -> None:
+    """`self.net = net` with `net: Block` (a wrapper handed its model by code outside the tree): calling
+    `self.net(x, mems)` runs `Block.forward` (or a subclass's override), so a call beartype checks is found
+    where the wrapper makes it; calling an attribute declared a callable class runs its `__call__`. Not one
+    declared `nn.Module`, which says nothing of which module."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "model.py": '''
+        from typing import List
+
+        import torch
+        from beartype import beartype
+        from torch import nn
+
+        @beartype
+        class Block(nn.Module):
+            def forward(self, x, mems: List[torch.Tensor]):
+                return x
+
+        class Scorer:
+            def __call__(self, x):
+                print(x)
+                return x
+
+        class Wrapper(nn.Module):
+            def __init__(self, net: Block, scorer: "Scorer", other: nn.Module):
+                super().__init__()
+                self.net = net
+                self.scorer = scorer
+                self.other = other
+
+            def forward(self, x):
+                return self.other(self.scorer(self.net(x, [x])))
+        ''',
+    })
+    config = Config(root=tmp_path, entry_points=["pkg.model.Wrapper"])
+    found = sorted((f.line, f.code) for f in lint([package], config, use_cache=False).all if f.kind == "break")
+    assert found == [(15, "BL401"), (26, "BL447")]

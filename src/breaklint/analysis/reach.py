@@ -47,12 +47,8 @@ class Reach(Handing):
 
     # ------------------------------------------------------------------ the walk
     def roots(self) -> list[str]:
-        roots: list[str] = []
-        for qual in self.classes:
-            if self.is_module_class(qual):
-                for name in ("forward", "__call__"):  # a module may wrap its call in `__call__`
-                    if name in self.classes[qual].methods:
-                        roots.append(f"{qual}.{name}")
+        roots = [f"{qual}.{name}" for qual in self.classes if self.is_module_class(qual)
+                 for name in ("forward", "__call__") if name in self.classes[qual].methods]  # (or it wraps its call)
         roots += [q for q, f in self.functions.items() if f.compiled]
         if self.entry_points:
             patterns = [p for p in self.entry_points if is_pattern(p)]
@@ -255,6 +251,9 @@ class Reach(Handing):
                 out.extend(self.targets(cls, CallRef("self", method, call.line, call.col, call.end_line, call.end_col)))
             if held in self.classes and (run := self.call_method(held)):
                 out.append((run, 1))  # an instance built in it: its forward or __call__
+            elif held is None and (declared := self.attribute_class(cls, call.target, declared=True)):
+                out.extend(self._declared_dispatch(declared, "forward" if self.is_module_class(declared)  # `net: Net`
+                                                   else "__call__"))
             # what else it holds, called: a function, an instance, a class (`noise_cls = Noise`: built)
             out.extend(self.calling(self.attribute_callables(cls, call.target)))
             out.extend(self.calling(self.handed(cls, call.target)))
