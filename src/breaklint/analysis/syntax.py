@@ -24,8 +24,8 @@ def type_checking(decorator: cst.Decorator, qualify: Callable[[cst.BaseExpressio
     """`@beartype`, `@beartype.beartype` or `@jaxtyped(typechecker=beartype)`: a decorator by which beartype
     checks each call's arguments and result against their annotations."""
     found, name = decorator.decorator, qualify(decorator_callee(decorator))
-    if name in BEARTYPE:
-        return True
+    if name in BEARTYPE:  # (not with `conf=BeartypeConf(strategy=BeartypeStrategy.O0)`, which checks nothing)
+        return not any(a.attr.value == "O0" for a in find(found, cst.Attribute))
     return name == JAXTYPED and type(found) is cst.Call and any(
         a.keyword is not None and a.keyword.value == "typechecker" and qualify(a.value) in BEARTYPE for a in found.args)
 
