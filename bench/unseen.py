@@ -44,6 +44,22 @@ def runnable(cases: Iterable[Case]) -> list[Case]:
     return kept
 
 
+def measure_each(libraries: dict[str, tuple[Callable[[], list[Case]], list[str]]]) -> None:
+    """`measure` for each of several small libraries, each on its own (name -> (what builds its cases, its
+    entry points)): its cases seeded alike and kept where they run eagerly, its answers kept in
+    `FILE.<library>.json` beside `--sites FILE`."""
+    import importlib
+    from importlib.metadata import version
+
+    for lib, (build, entries) in libraries.items():
+        def cases(build=build) -> list[Case]:
+            torch.manual_seed(0)
+            return runnable(build())
+        module = importlib.import_module(lib)
+        measure(Path(module.__file__).resolve().parent, cases, entries, f"{lib} {version(lib.replace('_', '-'))}",
+                None if SITES is None else SITES.with_name(f"{SITES.name}.{lib}.json"))
+
+
 @cache
 def statements(path: str) -> dict[int, int]:
     """Line -> first line of the innermost simple statement holding it (a call over several lines is one),

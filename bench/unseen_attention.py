@@ -20,11 +20,9 @@ on the static pass reports; with `--sites FILE` each library's answers are kept 
 Results: bench/results/unseen_attention.txt.
 """
 
-import importlib
 import warnings
-from pathlib import Path
 
-from unseen import SITES, measure, runnable  # first: it puts the static pass of `--src` on the path
+from unseen import measure_each  # first: it puts the static pass of `--src` on the path
 
 import torch
 
@@ -128,16 +126,5 @@ LIBRARIES = {"axial_attention": (_axial, ["axial_attention.AxialAttention", "axi
                  "recurrent_memory_transformer_pytorch.RecurrentMemoryTransformerWrapper"])}
 
 
-def _cases(build):
-    def cases():
-        torch.manual_seed(0)
-        return runnable(build())
-    return cases
-
-
 if __name__ == "__main__":
-    for lib, (build, entries) in LIBRARIES.items():
-        module = importlib.import_module(lib)
-        version = importlib.metadata.version(lib.replace("_", "-"))
-        measure(Path(module.__file__).resolve().parent, _cases(build), entries, f"{lib} {version}",
-                None if SITES is None else SITES.with_name(f"{SITES.name}.{lib}.json"))
+    measure_each(LIBRARIES)
