@@ -52,7 +52,7 @@ class Handing(Tree):
         return [other for other in sorted(self.classes) if other not in family
                 and all(self.method(other, m) for m in declared)]
 
-    def handed(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    def handed(self, cls: str, attr: str, seen: set[str] | None = None) -> list[str]:
         """What the callers of a constructor hand over for the parameter it stores in `attr`
         (`ClassInfo.from_params`): functions and classes by name, instances as "Class()"; a class
         the constructor builds itself from the parameter (`self.rnn = rnn_layer(...)`) as its instance."""
@@ -85,15 +85,15 @@ class Handing(Tree):
             sites += self._constructions().get(function, [])
         return sites
 
-    def passed_to(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    def passed_to(self, function: str, name: str, seen: set[str] | None = None) -> list[str]:
         """What the calls of `function` hand over for its parameter `name` (`CallRef.passed`), a
         parameter handed on (`"@f#p"`) followed to its own callers. A constructor counts every call
         of the tree, reached or not (modules are built outside compiled code); other functions, the
         reached calls."""
-        fn = self.functions.get(function)
+        fn, seen = self.functions.get(function), set() if seen is None else seen
         if fn is None or name not in fn.params or f"{function}#{name}" in seen:
             return []
-        seen = seen | {f"{function}#{name}"}
+        seen.add(f"{function}#{name}")  # (once per question: a hand-over met again adds nothing new)
         sites = self._sites(function)
         out: list[str] = []
         if name in fn.name_defaults and not (sites and all(_passes(fn, call, offset, name) for call, offset in sites)):
@@ -113,14 +113,14 @@ class Handing(Tree):
                 out.extend(h for h in more if h not in out)
         return out
 
-    def user_supplied(self, function: str, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    def user_supplied(self, function: str, name: str, seen: set[str] | None = None) -> bool:
         """Whether parameter `name` of `function` may hold what a compile root was handed from outside
         the tree (an objective, a vector field): a root's parameter that no call of the tree gives,
         or one that a call hands down from such a parameter (`"@f#p"`)."""
-        fn = self.functions.get(function)
+        fn, seen = self.functions.get(function), set() if seen is None else seen
         if fn is None or name not in fn.params or f"{function}#{name}" in seen:
             return False
-        seen = seen | {f"{function}#{name}"}
+        seen.add(f"{function}#{name}")
         sites = self._sites(function)
         if not sites:
             return function in self.root_set
@@ -137,14 +137,15 @@ class Handing(Tree):
         stored = self._stored_param(cls, attr)
         return stored is not None and not stored[1].endswith("()") and self.user_supplied(*stored)
 
-    def attribute_held(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    def attribute_held(self, cls: str, attr: str, seen: set[str] | None = None) -> list[str]:
         """What attribute `attr` of an instance of `cls` holds, handed over as an argument
         (`Solve.apply(self.solver, x)`): the instance built in it, or of the class its annotation
         names (`solver: Solver`, which dispatch widens to the subclasses), and the functions,
         classes and instances stored in it or handed to the constructor for it."""
+        seen = set() if seen is None else seen
         if cls not in self.classes or f"%{cls}#{attr}" in seen:
             return []
-        seen = seen | {f"%{cls}#{attr}"}
+        seen.add(f"%{cls}#{attr}")
         out: list[str] = []
         for made in (self.attribute_class(cls, attr), self.attribute_class(cls, attr, declared=True)):
             if made in self.classes and f"{made}()" not in out:
