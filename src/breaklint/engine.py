@@ -22,7 +22,7 @@ from .analysis.resume import (
     breaking, consumed_generators, eager_comprehensions, eager_constructors, held_methods, unresumable_calls,
 )
 from .analysis.scoping import SettingsScopes
-from .analysis.summary import READS, UNPLACED, CallRef, Candidate, MustBe, within
+from .analysis.summary import NOT_CALLS, CallRef, Candidate, MustBe, within
 from .analysis.values import Val
 from .analyze import FileResult, _analyze_kept, _entry, analyze_source
 from .config import Config
@@ -135,7 +135,7 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
     for target, edges in reach.callers.items():
         if check := reach.functions[target].type_check:
             found.extend((caller, call, "BL447", _type_check_message(reach, target, check), ())
-                         for caller, call, _ in edges if call.kind not in (*READS, *UNPLACED))
+                         for caller, call, _ in edges if call.kind not in NOT_CALLS)
     for caller, call, model in reach.pydantic_builds:
         short = model.rsplit(".", 1)[-1]
         found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "

@@ -22,7 +22,7 @@ from collections import deque
 from .handing import Handing
 from .hierarchy import TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
-from .summary import READS, UNPLACED, CallRef, ModuleSummary
+from .summary import NOT_CALLS, CallRef, ModuleSummary
 
 
 class Reach(Handing):
@@ -142,7 +142,7 @@ class Reach(Handing):
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             if (callee := self.functions[target]).disabled or callee.operator:  # (an op runs untraced, as a node)
-                if call.kind not in (*READS, *UNPLACED):  # a read has no call to report, nor a wrapper or hook
+                if call.kind not in NOT_CALLS:  # a read has no call to report, nor a wrapper or hook
                     (self.disabled_calls if callee.disabled else self.operator_calls).append((qual, call, target))
             else:
                 queue.append(target)

@@ -76,6 +76,9 @@ READS = ("property", "propread")
 # decorator of the tree puts around the caller ("wrapper", target the decorator); a forward hook
 # registered on the module runs around its forward ("hook", target the hook function)
 UNPLACED = ("property", "wrapper", "hook")
+# the kinds of `CallRef` that are not a call written in the caller's code, where a finding about the call
+# could stand: the reads and the unplaced edges above
+NOT_CALLS = frozenset((*READS, *UNPLACED))
 
 
 @dataclass(slots=True)
