@@ -12,16 +12,10 @@ from textwrap import dedent
 import pytest
 
 from breaklint.config import Config
-from breaklint.engine import lint, lint_source
+from breaklint.engine import lint
 
-from test_reach_edges import write_package
-
-
-def reported(source: str) -> list[tuple[str, str]]:
-    """(the stripped line, the code) of each break finding of `source`."""
-    lines = dedent(source).splitlines()
-    return [(lines[f.line - 1].strip(), f.code) for f in lint_source(dedent(source), Path("mod.py"), Config())
-            if f.kind == "break"]
+from test_reach_edges import dynamo_lines, write_package
+from test_tensor_inference import reported
 
 
 CHECKED = '''
@@ -153,7 +147,6 @@ def test_dynamo_cannot_trace_the_jaxtyping_check(tmp_path: Path) -> None:
     from jaxtyping import TypeCheckError
 
     from breaklint.dynamic.calibrate import load_module
-    from test_reach_edges import dynamo_lines
     if torch.__version__ >= "2.14":
         assert dynamo_lines(tmp_path, JAXTYPED, "jaxtyped.py") == ["return shifted(x)"]
         return
