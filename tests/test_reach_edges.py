@@ -1220,3 +1220,106 @@ def test_calling_an_attribute_declared_a_module_runs_its_forward(tmp_path: Path)
     config = Config(root=tmp_path, entry_points=["pkg.model.Wrapper"])
     found = sorted((f.line, f.code) for f in lint([package], config, use_cache=False).all if f.kind == "break")
     assert found == [(15, "BL401"), (26, "BL447")]
+
+
+def test_walks_over_a_modules_parts_that_reach_a_recurrent_module(tmp_path: Path) -> None:
+    """Dynamo wraps each module a walk over a module's parts reaches (`named_modules`), and gives up on a
+    recurrent one (GB0014): `next(module.parameters())` in a helper handed `self`, of a class registering
+    its LSTM first (after a ReLU, which owns no parameter), breaks in the helper; of a class registering a
+    linear layer first (a subclass's constructor that does not run its base's: which parts come first is
+    not followed across classes), or owning a parameter itself, it is not reported; a walk over every
+    parameter reaches a GRU held one level down. A subclass's forward calling the LSTM its base builds is
+    a touch too. (The fixture `BL413.py` checks such lines against dynamo.)"""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "utils.py": '''
+        import torch
+
+
+        def device_of(module):
+            try:
+                return next(module.parameters()).device
+            except StopIteration:
+                return torch.device("cpu")
+        ''',
+        "model.py": '''
+        import torch
+        from torch import nn
+
+        from .utils import device_of
+
+
+        class RecurrentFirst(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.ReLU()
+                self.lstm = nn.LSTM(4, 4)
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                device = device_of(self)
+                return self.fc(x.to(device))
+
+
+        class LinearFirst(RecurrentFirst):
+            def __init__(self):
+                nn.Module.__init__(self)
+                self.fc = nn.Linear(4, 4)
+                self.lstm = nn.LSTM(4, 4)
+
+            def forward(self, x):
+                return self.fc(x.to(next(self.parameters()).dtype))
+
+
+        class OwnsAParameter(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(4))
+                self.lstm = nn.LSTM(4, 4)
+
+            def forward(self, x):
+                return x.to(next(self.parameters()).dtype) * self.scale
+
+
+        class Holder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(4, 4)
+
+
+        class Counts(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.inner = Holder()
+
+            def forward(self, x):
+                size = sum(p.numel() for p in self.parameters())
+                return self.fc(x) * size
+
+
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.lstm = nn.LSTM(4, 4)
+
+
+        class Sub(Base):
+            def forward(self, x):
+                x = self.fc(x)
+                return self.lstm(x)[0]
+        ''',
+    })
+    config = Config(root=tmp_path)
+    config.entry_points = [f"pkg.model.{name}" for name in ("RecurrentFirst", "LinearFirst", "OwnsAParameter",
+                                                            "Counts", "Sub")]
+    found = lint([package], config).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
+        ("model.py", 53, "BL413"), ("model.py", 67, "BL413"), ("utils.py", 7, "BL413")]
+    messages = {(f.path.name, f.line): f.message for f in found}
+    assert "of the parameters of `RecurrentFirst` reaches its `nn.LSTM` before any module that owns a parameter" \
+        in messages["utils.py", 7]
+    assert "the modules of `Counts` reaches the `nn.GRU` it holds" in messages["model.py", 53]
+    assert "that the base class `Base` builds" in messages["model.py", 67]

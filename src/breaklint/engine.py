@@ -16,6 +16,7 @@ from pathlib import Path
 from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES, defines
+from .analysis.module_walks import recurrent_walks
 from .analysis.reach import Reach, is_pattern, locked_cache_reads
 from .analysis.resolve import Values
 from .analysis.resume import (
@@ -124,7 +125,9 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
     compilation (BL410), a pydantic model built (BL411: its base may be in another file), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
     (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413) or one of the tree's classes
-    deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413), and, for code that runs
+    deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413), or a walk over the modules of
+    an object that reaches a recurrent one (`next(module.parameters())` of a class registering its LSTM
+    first, whichever file walks it: BL413), and, for code that runs
     on Python 3.11 or older, the first read of a `functools.cached_property` (BL439); and a call of a
     custom operator the tree defines with nothing dynamo can run on fake tensors (BL441)."""
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
@@ -145,6 +148,12 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
         fn = reach.functions[caller]
         subclassed = False  # a recurrent subclass run in this function already: dynamo runs the rest eagerly
         for call in fn.calls if fn.cls else ():
+            if call.kind == "self" and not subclassed and reach.method(fn.cls, call.target) is None \
+                    and (base := _inherited_recurrent(reach, fn.cls, call.target)):
+                subclassed = True  # (the file pass sees the attributes its class builds, not its bases')
+                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{base[1].rsplit('.', 1)[-1]}` "
+                              f"that the base class `{base[0].rsplit('.', 1)[-1]}` builds: dynamo does not trace "
+                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
             if call.kind != "selfattr":
                 continue
             rnn = [h[:-2] for h in reach.handed(fn.cls, call.target) if h.endswith("()") and h[:-2] in RNN_MODULES]
@@ -158,6 +167,7 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs `{made[0].rsplit('.', 1)[-1]}`, "
                               f"the code's own subclass of `nn.{made[1].rsplit('.', 1)[-1]}`: dynamo does not trace "
                               "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
+
     if python < calibration.PYTHON_BOUND["BL439"]:
         for caller, read, getter in locked_cache_reads(reach):
             owner, _, name = getter.rpartition(".")
@@ -168,7 +178,9 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
     return _placed([(caller, (call.line, call.col, call.end_line, call.end_col), code, message, unless, None)
                     for caller, call, code, message, unless in found]
                    + [(caller, span, "BL441", message, (), None)
-                      for caller, span, message in _fakeless_op_calls(reach, results)],
+                      for caller, span, message in _fakeless_op_calls(reach, results)]
+                   + [(caller, span, "BL413", message, ("allow_rnn",), None)
+                      for caller, span, message in recurrent_walks(reach)],
                    results)
 
 
@@ -194,6 +206,21 @@ def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | 
     for made in dict.fromkeys(reach.canonical(h) for h in held if h):
         if (base := reach.recurrent_base(made)) is not None:
             return made, base
+    return None
+
+
+def _inherited_recurrent(reach: Reach, cls: str, attr: str) -> tuple[str, str] | None:
+    """(base class, recurrent module) where `self.<attr>` of `cls` holds a recurrent module that one of the
+    tree's classes it derives from builds (`self.lstm = nn.LSTM(...)` in the base's `__init__`), and `cls`
+    itself does not."""
+    own = reach.classes[cls]
+    if attr in own.submodules or attr in own.callables:
+        return None
+    for owner in reach.mro(cls)[1:]:
+        made = reach.classes[owner].submodules.get(attr)
+        if made is not None:
+            made = reach.canonical(made)
+            return (owner, made) if made in RNN_MODULES else None
     return None
 
 

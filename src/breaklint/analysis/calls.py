@@ -260,17 +260,18 @@ class Calls:
             _note_object_read(self, node)
 
     def handed(self, value: cst.BaseExpression) -> list[str]:
-        """The tree's functions and classes an argument hands over (`CallRef.passed`): "Class()" for
-        an instance built in the argument or earlier in the function (`rpn = RPN(...)`, then
-        `super().__init__(backbone, rpn)`); "@function#param" for a parameter and "%Class#attr" for
-        an attribute of the instance (`Solve.apply(self.solver, x)`), which reach resolves; else the
-        functions and classes it names, or "Class():method" for a method of an instance built here."""
+        """The tree's functions and classes an argument hands over (`CallRef.passed`): "Class()" for an instance
+        built in the argument or earlier in the function (`rpn = RPN(...)`, then `super().__init__(backbone, rpn)`);
+        "@function#param" for a parameter (`self` too) and "%Class#attr" for an attribute of the instance (reach
+        resolves these); else the functions and classes it names, or "Class():method" of an instance built here."""
         if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
         if type(value) in (cst.Call, cst.IfExp):
             return _built_here(self, value)
-        if (param := self._parameter(value)) is not None:
-            return [f"@{self.function.qualname}#{param}"]  # what this function's callers hand over
+        fn = self.function
+        if (param := self._parameter(value)) is not None or (  # what the callers hand over; `self`: its class's
+                type(value) is cst.Name and fn.cls and not fn.is_static and fn.params[:1] == [param := value.value]):
+            return [f"@{fn.qualname}#{param}"]
         if (attr := self._self_attr(value)) is not None and self.function.cls is not None:
             return [f"%{self.function.cls}#{attr}"]  # what the instance's attribute holds (reach)
         if type(value) is cst.Name and self._scopes:

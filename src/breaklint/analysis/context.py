@@ -46,6 +46,7 @@ from .conditions import Conditions
 from .evaluate import Evaluation
 from .flow import Flow
 from .lambdas import Lambdas
+from .module_walks import ModuleWalks
 from .names import Names
 from .narrowing import Narrowing
 from .operators import Operators
@@ -66,7 +67,7 @@ class Reporter(Protocol):
 
 
 class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow, Narrowing, Bindings, Conditions,
-                  Evaluation, Calls, Operators, cst.BatchableCSTVisitor):
+                  Evaluation, Calls, Operators, ModuleWalks, cst.BatchableCSTVisitor):
     """What one file's walk knows, for the rules that walk with it (see the module's docstring)."""
 
     def __init__(self, path: Path, module: str, source_lines: list[str], positions: Positions) -> None:

@@ -113,6 +113,11 @@ class Handing(Tree):
                 out.extend(h for h in more if h not in out)
         return out
 
+    def handed_for(self, function: str, call: CallRef, offset: int, name: str) -> list[str]:
+        """What one call of `function` hands over for its parameter `name` (`CallRef.passed`)."""
+        fn = self.functions[function]
+        return _handed_for(fn, call, offset, name) if name in fn.params and _passes(fn, call, offset, name) else []
+
     def user_supplied(self, function: str, name: str, seen: set[str] | None = None) -> bool:
         """Whether parameter `name` of `function` may hold what a compile root was handed from outside
         the tree (an objective, a vector field): a root's parameter that no call of the tree gives,

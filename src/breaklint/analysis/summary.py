@@ -129,6 +129,9 @@ class FunctionInfo:
     # "sampled:<parameter>" (an item of a list, picked at random) or "array:<parameter>" (a jaxtyping
     # array type's `isinstance`); "return" for the result's annotation; empty where neither
     type_check: str = ""
+    # walks over the modules of one of its parameters (`module_walks.py`): (parameter, "all" or "first"
+    # (`next(m.parameters())`, which stops at the first parameter), the walk's span)
+    module_walks: list[tuple[str, str, int, int, int, int]] = field(default_factory=list)
     # the attributes of `self` it reads: a property among them runs its getter (reach)
     reads: list[str] = field(default_factory=list)
     read_spans: list[tuple[int, int, int, int]] = field(default_factory=list)  # each read's first, as `reads`
