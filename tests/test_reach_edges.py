@@ -1323,3 +1323,64 @@ def test_walks_over_a_modules_parts_that_reach_a_recurrent_module(tmp_path: Path
         in messages["utils.py", 7]
     assert "the modules of `Counts` reaches the `nn.GRU` it holds" in messages["model.py", 53]
     assert "that the base class `Base` builds" in messages["model.py", 67]
+
+
+def test_a_handed_recurrent_module_is_reported_where_it_is_first_read(tmp_path: Path) -> None:
+    """An encoder handed the LSTM another module builds (`Encoder(self.lstm)`, kept as `self.rnn = rnn`),
+    reading it in a type test before calling it: dynamo wraps the module at the read and gives up there,
+    so the read is reported, once, and not the calls after it; an encoder that calls it at once is
+    reported at the call. (The fixture `BL413.py` checks such a line against dynamo.)"""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "encoders.py": '''
+        from torch import nn
+
+
+        class TypedEncoder(nn.Module):
+            def __init__(self, rnn):
+                super().__init__()
+                self.rnn = rnn
+
+            def forward(self, x):
+                if isinstance(self.rnn, nn.LSTM):
+                    out, _ = self.rnn(x)
+                else:
+                    out = self.rnn(x)[0]
+                return out
+
+
+        class PlainEncoder(nn.Module):
+            def __init__(self, rnn):
+                super().__init__()
+                self.rnn = rnn
+
+            def forward(self, x):
+                return self.rnn(x)[0]
+        ''',
+        "model.py": '''
+        from torch import nn
+
+        from .encoders import PlainEncoder, TypedEncoder
+
+
+        class Model(nn.Module):
+            def __init__(self, kind="lstm"):
+                super().__init__()
+                if kind == "lstm":
+                    self.rnn = nn.LSTM(4, 4, batch_first=True)
+                else:
+                    self.rnn = nn.GRU(4, 4, batch_first=True)
+                self.typed = TypedEncoder(self.rnn)
+                self.plain = PlainEncoder(self.rnn)
+
+            def forward(self, x):
+                return self.typed(x) + self.plain(x)
+        ''',
+    })
+    config = Config(root=tmp_path)
+    config.entry_points = ["pkg.model.Model"]
+    found = [f for f in lint([package], config).all if f.kind == "break"]
+    assert sorted((f.path.name, f.line, f.code) for f in found) == [("encoders.py", 11, "BL413"),
+                                                                    ("encoders.py", 24, "BL413")]
+    assert "read here before it is called" in next(f.message for f in found if f.line == 11)

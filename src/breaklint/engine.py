@@ -144,30 +144,7 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
         found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "
                       "it in pydantic-core, a compiled extension dynamo cannot trace, and breaks the "
                       "graph to run it (its validators are then traced as frames of their own)", ()))
-    for caller in sorted(reach.reached):
-        fn = reach.functions[caller]
-        subclassed = False  # a recurrent subclass run in this function already: dynamo runs the rest eagerly
-        for call in fn.calls if fn.cls else ():
-            if call.kind == "self" and not subclassed and reach.method(fn.cls, call.target) is None \
-                    and (base := _inherited_recurrent(reach, fn.cls, call.target)):
-                subclassed = True  # (the file pass sees the attributes its class builds, not its bases')
-                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{base[1].rsplit('.', 1)[-1]}` "
-                              f"that the base class `{base[0].rsplit('.', 1)[-1]}` builds: dynamo does not trace "
-                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
-            if call.kind != "selfattr":
-                continue
-            rnn = [h[:-2] for h in reach.handed(fn.cls, call.target) if h.endswith("()") and h[:-2] in RNN_MODULES]
-            if rnn:
-                kind = rnn[0].rsplit(".", 1)[-1]
-                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to the "
-                              "constructor: dynamo does not trace recurrent modules and runs the whole function "
-                              "eagerly", ("allow_rnn",)))
-            elif not subclassed and (made := _recurrent_subclass(reach, fn.cls, call.target)):
-                subclassed = True
-                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs `{made[0].rsplit('.', 1)[-1]}`, "
-                              f"the code's own subclass of `nn.{made[1].rsplit('.', 1)[-1]}`: dynamo does not trace "
-                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
-
+    found.extend(_recurrent_touches(reach))
     if python < calibration.PYTHON_BOUND["BL439"]:
         for caller, read, getter in locked_cache_reads(reach):
             owner, _, name = getter.rpartition(".")
@@ -207,6 +184,47 @@ def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | 
         if (base := reach.recurrent_base(made)) is not None:
             return made, base
     return None
+
+
+def _recurrent_touches(reach: Reach) -> list[tuple[str, CallRef, str, str, tuple[str, ...]]]:
+    """BL413's findings that only the tree shows: a call of an attribute holding a recurrent module that a
+    constructor call elsewhere handed over (reported at the first read of the attribute in the function,
+    where dynamo wraps the module: `isinstance(self.rnn, nn.LSTM)` before the call), of one of the code's
+    own subclasses of one, or of one a base class builds."""
+    found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []
+    for caller in sorted(reach.reached):
+        fn = reach.functions[caller]
+        subclassed = False  # a recurrent subclass run in this function already: dynamo runs the rest eagerly
+        handed_read: set[str] = set()  # the attributes holding a handed recurrent module reported at their read
+        for call in fn.calls if fn.cls else ():
+            if call.kind == "self" and not subclassed and reach.method(fn.cls, call.target) is None \
+                    and (base := _inherited_recurrent(reach, fn.cls, call.target)):
+                subclassed = True  # (the file pass sees the attributes its class builds, not its bases')
+                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{base[1].rsplit('.', 1)[-1]}` "
+                              f"that the base class `{base[0].rsplit('.', 1)[-1]}` builds: dynamo does not trace "
+                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
+            if call.kind != "selfattr":
+                continue
+            rnn = [h[:-2] for h in reach.handed(fn.cls, call.target) if h.endswith("()") and h[:-2] in RNN_MODULES]
+            if rnn and call.target not in handed_read:
+                kind = rnn[0].rsplit(".", 1)[-1]
+                read = fn.read_spans[fn.reads.index(call.target)] if call.target in fn.reads else None
+                if read is not None and read[:2] < (call.line, call.col):  # read before it is called
+                    handed_read.add(call.target)
+                    found.append((caller, CallRef("read", call.target, *read), "BL413",
+                                  f"`self.{call.target}` holds an `nn.{kind}` handed to the constructor, read here "
+                                  "before it is called: dynamo wraps the module as it is read, does not trace "
+                                  "recurrent modules, and runs the whole function eagerly", ("allow_rnn",)))
+                else:
+                    found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to "
+                                  "the constructor: dynamo does not trace recurrent modules and runs the whole "
+                                  "function eagerly", ("allow_rnn",)))
+            elif not subclassed and (made := _recurrent_subclass(reach, fn.cls, call.target)):
+                subclassed = True
+                found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs `{made[0].rsplit('.', 1)[-1]}`, "
+                              f"the code's own subclass of `nn.{made[1].rsplit('.', 1)[-1]}`: dynamo does not trace "
+                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
+    return found
 
 
 def _inherited_recurrent(reach: Reach, cls: str, attr: str) -> tuple[str, str] | None:

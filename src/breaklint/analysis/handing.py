@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .hierarchy import TOO_BROAD, Tree
+from .hierarchy import RNN_MODULES, TOO_BROAD, Tree
 from .summary import CallRef, FunctionInfo, ModuleSummary
 
 
@@ -158,6 +158,11 @@ class Handing(Tree):
         for held in [*self.attribute_callables(cls, attr), *self.handed(cls, attr, seen)]:
             if held not in out:
                 out.append(held)
+        for owner in self.mro(cls):  # a recurrent module built there (`self.rnn = nn.LSTM(...)`), for BL413
+            info = self.classes[owner]
+            for made in [info.submodules.get(attr), *(c[:-2] for c in info.callables.get(attr, ()) if c[-2:] == "()")]:
+                if made and self.canonical(made) in RNN_MODULES and f"{self.canonical(made)}()" not in out:
+                    out.append(f"{self.canonical(made)}()")
         return out
 
     def attribute_built(self, held: str) -> list[str]:
