@@ -1163,6 +1163,48 @@ def test_names_a_package_re_exports_with_a_star_resolve(tmp_path: Path) -> None:
                   if f.kind == "break") == [("boxes.py", 5, "BL302"), ("boxes.py", 8, "BL101")]
 
 
+def test_a_star_import_shadowing_its_own_module_names_the_function(tmp_path: Path) -> None:
+    """`pkg/integrate/__init__.py` doing `from .solve_ivp import *`, where `solve_ivp.py` defines
+    `solve_ivp`: the star binds the package's `solve_ivp` to the function (after the import bound it to
+    the module), so the entry point `pkg.integrate.solve_ivp` and a call of `solve_ivp` imported from
+    `pkg.integrate` run the function; a longer name through the module (`pkg.integrate.solve_ivp.helper`)
+    still names the module's function."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "run.py": '''
+        import torch
+        from pkg.integrate import solve_ivp
+        from pkg.integrate.solve_ivp import helper
+
+
+        @torch.compile
+        def run(y):
+            return solve_ivp(y) + helper(y)
+        ''',
+    })
+    (package / "integrate").mkdir()
+    (package / "integrate" / "__init__.py").write_text("from pkg.integrate.solve_ivp import *\n", encoding="utf-8")
+    (package / "integrate" / "solve_ivp.py").write_text(dedent('''
+        __all__ = ["solve_ivp"]
+
+
+        def solve_ivp(y0):
+            return y0 * y0.sum().item()
+
+
+        def helper(y):
+            return y.tolist()
+        '''), encoding="utf-8")
+    found = lint([package], Config(root=tmp_path), use_cache=False).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
+        ("solve_ivp.py", 6, "BL101"), ("solve_ivp.py", 10, "BL102")]
+    config = Config(root=tmp_path, entry_points=["pkg.integrate.solve_ivp"])
+    (package / "run.py").unlink()
+    found = lint([package], config, use_cache=False)
+    assert [(f.line, f.code) for f in found.all if f.kind == "break"] == [(6, "BL101")]
+
+
 def test_an_entry_point_naming_nothing_in_a_linted_module_is_a_note(tmp_path: Path) -> None:
     """An entry point whose module is linted but that names nothing there (a misspelt function) is
     said once per run, warm or cold; one naming a module that is not linted (another package, or a

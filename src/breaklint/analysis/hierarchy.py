@@ -395,12 +395,14 @@ def _star_exported(tree: Tree, parts: list[str]) -> str | None:
     """`pkg.utils.f` (as `parts`) where `pkg.utils`, the longest prefix that is a module of the tree,
     does `from .boxes import *` and `pkg.utils.boxes` defines or imports `f` (itself, or through a `*`
     of its own), `f` being no module of the tree: `pkg.utils.boxes.f`, then the rest of the name. A
-    name starting with `_` is not exported."""
+    name starting with `_` is not exported. A module of the tree that its package's `*` import shadows
+    (`pkg/integrate/__init__.py` doing `from .solve_ivp import *`, which binds `solve_ivp` to the function
+    of that name after the module) is the function when the name ends there."""
     for cut in range(len(parts) - 1, 0, -1):
         module = ".".join(parts[:cut])
         if module not in tree.modules:
             continue
-        if parts[cut].startswith("_") or f"{module}.{parts[cut]}" in tree.modules:
+        if parts[cut].startswith("_") or f"{module}.{parts[cut]}" in tree.modules and cut + 1 < len(parts):
             return None
         found = _star_source(tree, module, parts[cut])
         return ".".join([found, *parts[cut + 1:]]) if found else None
