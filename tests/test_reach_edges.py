@@ -1426,3 +1426,98 @@ def test_a_handed_recurrent_module_is_reported_where_it_is_first_read(tmp_path: 
     assert sorted((f.path.name, f.line, f.code) for f in found) == [("encoders.py", 11, "BL413"),
                                                                     ("encoders.py", 24, "BL413")]
     assert "read here before it is called" in next(f.message for f in found if f.line == 11)
+
+
+def test_a_function_handed_a_table_of_functions_may_hand_one_back(tmp_path: Path) -> None:
+    """`solver = get_method("ivp", methods, name)` with `methods` a literal dict of the tree's functions
+    (or a pick from a dict of this module's tables, `{"minimizer": _OPT, "root": _ROOT}[kind]`), then
+    `solver(...)`: the helper returns one of the entries it is handed, so each of them may run; so too a
+    class picked so and built into an attribute (`self.obj = method_cls(x)`, then `self.obj(xq)`). A table
+    handed to a call whose result is not called adds nothing."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {
+        "misc.py": '''
+        def get_method(algname, methods, method):
+            if isinstance(method, str):
+                return methods[method.lower()]
+            return method
+
+
+        def count(methods):
+            return len(methods)
+        ''',
+        "solvers.py": '''
+        def euler(fcn, y):
+            return y + fcn(y) * y.sum().item()
+
+
+        def rk4(fcn, y):
+            return y + fcn(y) * y.tolist()[0]
+
+
+        def gd(fcn, y):
+            return y - fcn(y) * float(y.norm())
+
+
+        def unused(fcn, y):
+            return y.nonzero()
+        ''',
+        "api.py": '''
+        import torch
+
+        from .misc import count, get_method
+        from .solvers import euler, gd, rk4, unused
+
+        _OPT = {"gd": gd}
+        _ROOT = {"rk4": rk4}
+
+
+        @torch.compile
+        def solve_ivp(fcn, y, method="euler"):
+            methods = {"euler": euler, "rk4": rk4}
+            solver = get_method("ivp", methods, method)
+            return solver(fcn, y)
+
+
+        @torch.compile
+        def minimize(fcn, y, kind="minimizer", method="gd"):
+            methods = {"minimizer": _OPT, "root": _ROOT}[kind]
+            table = {"unused": unused}
+            n = count(table)
+            method_fcn = get_method(kind, methods, method)
+            return method_fcn(fcn, y) * n
+        ''',
+    })
+    (package / "interp.py").write_text(dedent('''
+        import torch
+
+        from .misc import get_method
+
+
+        class Linear:
+            def __init__(self, x):
+                self.x = x
+
+            def __call__(self, xq):
+                return xq * self.x.max().item()
+
+
+        class Interp:
+            def __init__(self, x, method="linear"):
+                methods = {"linear": Linear}
+                method_cls = get_method("interp", methods, method)
+                self.obj = method_cls(x)
+
+            def __call__(self, xq):
+                return self.obj(xq)
+
+
+        @torch.compile
+        def interpolate(interp, xq):
+            return interp(xq)
+        '''), encoding="utf-8")
+    config = Config(root=tmp_path, entry_points=["pkg.interp.Interp.__call__"])
+    found = lint([package], config, use_cache=False).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
+        ("interp.py", 12, "BL101"), ("solvers.py", 3, "BL101"), ("solvers.py", 7, "BL102"), ("solvers.py", 11, "BL103")]

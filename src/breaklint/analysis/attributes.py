@@ -100,8 +100,10 @@ class Attributes:
                             info.from_params.setdefault(attr, f"{value.func.value}()")
                         elif made := _class_returned(self, value.func, fn):
                             # `rnn_class = get_rnn(cell_type)`, then `self.rnn = rnn_class(...)`: an
-                            # instance of each class the function returns
-                            info.callables.setdefault(attr, []).append(f"{made}()")
+                            # instance of each class the function returns, or of those a table it is
+                            # handed holds (`get_method(name, methods, method)`, `methods = {...}`)
+                            held = info.callables.setdefault(attr, [])
+                            held.extend(m for m in [f"{made}()", *_handed_entries(self, value.func, fn)] if m not in held)
                         if (method := self._self_attr(value.func)) in info.methods and method not in info.properties:
                             # `self.criterion = self.init_criterion()`: what it, or an override, returns
                             if (made := f"{info.qualname}.{method}()") not in info.made_by.get(attr, ()):
@@ -326,6 +328,17 @@ def _instances_held(ctx: Attributes, value: cst.BaseExpression) -> list[str]:
             if name and _module_class(name) and f"{name}()" not in out:
                 out.append(f"{name}()")
     return out
+
+
+def _handed_entries(ctx: Attributes, func: cst.BaseExpression, fn: cst.FunctionDef) -> list[str]:
+    """"Class()" for each class or function of a literal table (`methods = {"linear": Linear1D, ...}`, a
+    local of `fn` bound once) that the call `func` was bound from is handed: what it may pick and return."""
+    bound = ctx._bound_once(func.value, fn) if type(func) is cst.Name else None
+    if bound is None or bound[1] is not None or type(bound[0]) is not cst.Call:
+        return []
+    tables = [ctx._bound_once(arg.value.value, fn) for arg in bound[0].args if type(arg.value) is cst.Name]
+    return [f"{held}()" for table in tables if table is not None and table[1] is None
+            for held in ctx.held_in_literal(table[0]) if not held.startswith("self:")]
 
 
 def _class_returned(ctx: Attributes, func: cst.BaseExpression, fn: cst.FunctionDef) -> str | None:

@@ -210,14 +210,16 @@ class Bindings:
                 else:
                     scope.either.pop(target.target.value, None)
                 if type(original_node.value) in (cst.Name, cst.Attribute, cst.IfExp) or \
-                        type(original_node.value) is cst.Call and self._held_functions(original_node.value):
+                        type(original_node.value) in (cst.Call, cst.Subscript) and self._held_functions(original_node.value):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
                 elif held := self.held_in_literal(original_node.value):
                     scope.functions[target.target.value] = held  # `loss_map = {"boxes": self.loss_boxes}`
                 elif (returned := self.returned_by(original_node.value)) is not None:
-                    # `solver_cls = select(method)`: what `select` returns, which reach looks up
-                    scope.functions[target.target.value] = [returned]
+                    # `solver_cls = select(method)`: what `select` returns, which reach looks up; and, of a
+                    # call handed a table of functions (`get_method(name, methods, method)` with `methods`
+                    # a literal dict of them here), each of those, which it may pick and hand back
+                    scope.functions[target.target.value] = [returned, *_handed_tables(scope, original_node.value)]
                 scope.bound.pop(target.target.value, None)
                 if bound := self.bound_method(original_node.value):
                     scope.bound[target.target.value] = bound
@@ -463,3 +465,10 @@ def _passed_before_if(ctx: Bindings, target: cst.BaseExpression) -> bool:
         return False
     before = frame[0].get(target.value)
     return before is not None and before.kind == "param" and before.ref == ctx.function.qualname
+
+
+def _handed_tables(scope, call: cst.Call) -> list[str]:
+    """The functions, or module-level tables of them, that the locals a call is handed hold as a literal
+    table (`methods = {"rk4": rk4_ivp, ...}`), other than what a call returned."""
+    return list(dict.fromkeys(held for arg in call.args if type(arg.value) is cst.Name
+                              for held in scope.functions.get(arg.value.value, ()) if not held.endswith("()")))

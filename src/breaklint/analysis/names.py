@@ -229,6 +229,8 @@ class Names:
         if type(value) in (cst.Name, cst.Attribute):
             name = dotted(value)
             head = (name or "").split(".")[0]
+            if type(value) is cst.Name and name in self.summary.function_tables and not self.is_bound(name):
+                return [f"{self.module}.{name}"]  # `{"minimizer": _OPT_METHODS, ...}[kind]`: this module's table
             if name and head in self.aliases and head != "self":
                 qual = self.qualify(value)
                 if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
