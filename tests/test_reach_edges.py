@@ -1521,3 +1521,45 @@ def test_a_function_handed_a_table_of_functions_may_hand_one_back(tmp_path: Path
     found = lint([package], config, use_cache=False).all
     assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [
         ("interp.py", 12, "BL101"), ("solvers.py", 3, "BL101"), ("solvers.py", 7, "BL102"), ("solvers.py", 11, "BL103")]
+
+
+def test_a_local_built_in_branches_holds_each_class(tmp_path: Path) -> None:
+    """`jacobian = BroydenFirst(...)` under `if`, `LinearMixing(...)` under `else`, then `jacobian.setup(x)`:
+    either class's method may run (each reached); a local built again in straight-line code holds the
+    last class only."""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, {"solver.py": '''
+        import torch
+
+
+        class BroydenFirst:
+            def setup(self, x):
+                if torch.norm(x):
+                    return x
+                return -x
+
+
+        class LinearMixing:
+            def setup(self, x):
+                return x * x.sum().item()
+
+
+        class Unused:
+            def setup(self, x):
+                return x.tolist()
+
+
+        @torch.compile
+        def solve(x, method="broyden"):
+            if method == "broyden":
+                jacobian = BroydenFirst()
+            else:
+                jacobian = LinearMixing()
+            other = Unused()
+            other = LinearMixing()
+            return jacobian.setup(x) + other.setup(x)
+        '''})
+    found = lint([package], Config(root=tmp_path), use_cache=False).all
+    # (and the call of each, made on an object built in the compiled function, BL426: dynamo cannot resume)
+    assert sorted({(f.line, f.code) for f in found if f.kind == "break"}) == [(7, "BL201"), (14, "BL101"), (30, "BL426")]

@@ -227,7 +227,9 @@ class Bindings:
                 if type(original_node.value) is cst.Tuple:
                     scope.tuples[target.target.value] = original_node.value
                 made = self.built_from(original_node.value)
-                if made:
+                if made and self._if_frames:  # under an `if`: what it held before may still be there after
+                    scope.made[target.target.value] = list(dict.fromkeys([*scope.made.get(target.target.value, ()), *made]))
+                elif made:
                     scope.made[target.target.value] = made
                 else:
                     scope.made.pop(target.target.value, None)
