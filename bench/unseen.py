@@ -49,14 +49,15 @@ def measure_each(libraries: dict[str, tuple[Callable[[], list[Case]], list[str]]
     entry points)): its cases seeded alike and kept where they run eagerly, its answers kept in
     `FILE.<library>.json` beside `--sites FILE`."""
     import importlib
-    from importlib.metadata import version
+    from importlib.metadata import packages_distributions, version
 
     for lib, (build, entries) in libraries.items():
         def cases(build=build) -> list[Case]:
             torch.manual_seed(0)
             return runnable(build())
         module = importlib.import_module(lib)
-        measure(Path(module.__file__).resolve().parent, cases, entries, f"{lib} {version(lib.replace('_', '-'))}",
+        distribution = packages_distributions().get(lib, [lib.replace("_", "-")])[0]  # blitz: blitz-bayesian-pytorch
+        measure(Path(module.__file__).resolve().parent, cases, entries, f"{distribution} {version(distribution)}",
                 None if SITES is None else SITES.with_name(f"{SITES.name}.{lib}.json"))
 
 
