@@ -13,6 +13,7 @@ import ast
 import json
 import os
 import sys
+import types
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
@@ -42,6 +43,31 @@ def runnable(cases: Iterable[Case]) -> list[Case]:
             continue
         kept.append((name, fn, args))
     return kept
+
+
+class _Missing:
+    """What a stand-in module's names are (`stand_in`): a class, as some are subclassed at import, that
+    raises when used."""
+
+    def __init__(self, *args, **kwargs):
+        raise ImportError("a package the library imports for code no case runs is not installed")
+
+
+class _StandIn(types.ModuleType):
+    def __getattr__(self, name: str) -> type:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Missing
+
+
+def stand_in(modules: Iterable[str]) -> None:
+    """Put in place of each of `modules` that is not installed a module whose every name raises when used:
+    a library that imports a heavy package at the top for code no case runs then imports."""
+    for module in modules:
+        try:
+            __import__(module)
+        except ImportError:
+            sys.modules[module] = _StandIn(module)
 
 
 def measure_each(libraries: dict[str, tuple[Callable[[], list[Case]], list[str]]]) -> None:

@@ -17,31 +17,16 @@ runs each case under dynamo and prints which of the statements dynamo broke on t
 Results: bench/results/unseen_torchcp.txt.
 """
 
-import sys
-import types
 import warnings
 from importlib.metadata import version
 from pathlib import Path
 
-from unseen import measure, runnable  # first: it puts the static pass of `--src` on the path
+from unseen import measure, runnable, stand_in  # first: it puts the static pass of `--src` on the path
 
 import torch
 from torch import nn
 
-
-class _Missing:
-    """What a stand-in module holds: a class (some are subclassed at import) that raises when used."""
-
-    def __init__(self, *args, **kwargs):
-        raise ImportError("a package TorchCP imports for code no case runs is not installed")
-
-
-for _module, _names in (("torchsort", ("soft_rank", "soft_sort")),
-                        ("transformers", ("set_seed", "StoppingCriteria", "StoppingCriteriaList"))):
-    try:
-        __import__(_module)
-    except ImportError:
-        sys.modules[_module] = types.SimpleNamespace(**dict.fromkeys(_names, _Missing))
+stand_in(["torchsort", "transformers"])
 
 import torchcp  # noqa: E402
 from torchcp.classification.loss import CDLoss, ConfTrLoss, ConfTSLoss, SCPOLoss  # noqa: E402

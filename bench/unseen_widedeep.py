@@ -18,36 +18,15 @@ used stands in for each. `unseen.measure` runs each case under dynamo and prints
 statements dynamo broke on the static pass reports. Results: bench/results/unseen_widedeep.txt.
 """
 
-import sys
-import types
 import warnings
 from importlib.metadata import version
 from pathlib import Path
 
-from unseen import measure, runnable  # first: it puts the static pass of `--src` on the path
+from unseen import measure, runnable, stand_in  # first: it puts the static pass of `--src` on the path
 
 import torch
 
-
-class _Missing:
-    """What a stand-in module's names are: a class (some are subclassed at import) that raises when used."""
-
-    def __init__(self, *args, **kwargs):
-        raise ImportError("a package pytorch-widedeep imports for code no case runs is not installed")
-
-
-class _StandIn(types.ModuleType):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Missing
-
-
-for _module in ("spacy", "spacy.symbols", "spacy.lang", "spacy.lang.en", "sentence_transformers", "transformers"):
-    try:
-        __import__(_module)
-    except ImportError:
-        sys.modules[_module] = _StandIn(_module)
+stand_in(["spacy", "spacy.symbols", "spacy.lang", "spacy.lang.en", "sentence_transformers", "transformers"])
 
 import pytorch_widedeep  # noqa: E402
 from pytorch_widedeep import losses  # noqa: E402
