@@ -124,10 +124,10 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
     """Findings that only the whole tree shows, by file: a call of a function excluded from
     compilation (BL410), a pydantic model built (BL411: its base may be in another file), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
-    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413) or one of the tree's classes
-    deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413), or a walk over the modules of
-    an object that reaches a recurrent one (`next(module.parameters())` of a class registering its LSTM
-    first, whichever file walks it: BL413), and, for code that runs
+    (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), of one of the tree's classes
+    deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413) or of one a base class builds, or a
+    walk over the modules of an object that reaches a recurrent one (`next(module.parameters())` of a class
+    registering its LSTM first, whichever file walks it: BL413), and, for code that runs
     on Python 3.11 or older, the first read of a `functools.cached_property` (BL439); and a call of a
     custom operator the tree defines with nothing dynamo can run on fake tensors (BL441)."""
     found: list[tuple[str, CallRef, str, str, tuple[str, ...]]] = []  # caller, call, code, message, unless
@@ -186,6 +186,10 @@ def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | 
     return None
 
 
+# how BL413's findings that only the tree shows end
+_EAGER = "dynamo does not trace recurrent modules and runs the whole function eagerly"
+
+
 def _recurrent_touches(reach: Reach) -> list[tuple[str, CallRef, str, str, tuple[str, ...]]]:
     """BL413's findings that only the tree shows: a call of an attribute holding a recurrent module that a
     constructor call elsewhere handed over (reported at the first read of the attribute in the function,
@@ -201,8 +205,7 @@ def _recurrent_touches(reach: Reach) -> list[tuple[str, CallRef, str, str, tuple
                     and (base := _inherited_recurrent(reach, fn.cls, call.target)):
                 subclassed = True  # (the file pass sees the attributes its class builds, not its bases')
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{base[1].rsplit('.', 1)[-1]}` "
-                              f"that the base class `{base[0].rsplit('.', 1)[-1]}` builds: dynamo does not trace "
-                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
+                              f"that the base class `{base[0].rsplit('.', 1)[-1]}` builds: {_EAGER}", ("allow_rnn",)))
             if call.kind != "selfattr":
                 continue
             rnn = [h[:-2] for h in reach.handed(fn.cls, call.target) if h.endswith("()") and h[:-2] in RNN_MODULES]
@@ -213,17 +216,15 @@ def _recurrent_touches(reach: Reach) -> list[tuple[str, CallRef, str, str, tuple
                     handed_read.add(call.target)
                     found.append((caller, CallRef("read", call.target, *read), "BL413",
                                   f"`self.{call.target}` holds an `nn.{kind}` handed to the constructor, read here "
-                                  "before it is called: dynamo wraps the module as it is read, does not trace "
-                                  "recurrent modules, and runs the whole function eagerly", ("allow_rnn",)))
+                                  f"before it is called (dynamo wraps the module as it is read): {_EAGER}",
+                                  ("allow_rnn",)))
                 else:
                     found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs an `nn.{kind}` handed to "
-                                  "the constructor: dynamo does not trace recurrent modules and runs the whole "
-                                  "function eagerly", ("allow_rnn",)))
+                                  f"the constructor: {_EAGER}", ("allow_rnn",)))
             elif not subclassed and (made := _recurrent_subclass(reach, fn.cls, call.target)):
                 subclassed = True
                 found.append((caller, call, "BL413", f"`self.{call.target}(...)` runs `{made[0].rsplit('.', 1)[-1]}`, "
-                              f"the code's own subclass of `nn.{made[1].rsplit('.', 1)[-1]}`: dynamo does not trace "
-                              "recurrent modules and runs the whole function eagerly", ("allow_rnn",)))
+                              f"the code's own subclass of `nn.{made[1].rsplit('.', 1)[-1]}`: {_EAGER}", ("allow_rnn",)))
     return found
 
 
