@@ -16,7 +16,7 @@ from pathlib import Path
 from . import cache, calibration, suppress
 from ._version import __version__
 from .analysis.hierarchy import RNN_MODULES, defines
-from .analysis.module_walks import recurrent_walks
+from .analysis.recurrent_walks import recurrent_walks
 from .analysis.reach import Reach, is_pattern, locked_cache_reads
 from .analysis.resolve import Values
 from .analysis.resume import (

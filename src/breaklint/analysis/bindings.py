@@ -226,11 +226,8 @@ class Bindings:
                 scope.tuples.pop(target.target.value, None)
                 if type(original_node.value) is cst.Tuple:
                     scope.tuples[target.target.value] = original_node.value
-                made = self.built_from(original_node.value)
-                if made and self._if_frames:  # under an `if`: what it held before may still be there after
-                    scope.made[target.target.value] = list(dict.fromkeys([*scope.made.get(target.target.value, ()), *made]))
-                elif made:
-                    scope.made[target.target.value] = made
+                if made := self.built_from(original_node.value):  # under an `if`, what it held may stay
+                    scope.made[target.target.value] = _joined(scope.made, target.target.value, made, self._if_frames)
                 else:
                     scope.made.pop(target.target.value, None)
             if type(target.target) is cst.Name and type(original_node.value) is cst.Call \
@@ -474,3 +471,8 @@ def _handed_tables(scope, call: cst.Call) -> list[str]:
     table (`methods = {"rk4": rk4_ivp, ...}`), other than what a call returned."""
     return list(dict.fromkeys(held for arg in call.args if type(arg.value) is cst.Name
                               for held in scope.functions.get(arg.value.value, ()) if not held.endswith("()")))
+
+
+def _joined(made: dict[str, list[str]], name: str, now: list[str], under_if: list) -> list[str]:
+    """What a local holds once built again: `now`; under an `if`, also what it held before the branch."""
+    return list(dict.fromkeys([*made.get(name, ()), *now])) if under_if else now

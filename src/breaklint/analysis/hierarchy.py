@@ -35,6 +35,13 @@ RNN_MODULES = frozenset({
     "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
     "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU", "torch.nn.modules.rnn.RNN",
 })
+# torch's modules that own no parameter: a walk to a module's first parameter passes them by (recurrent_walks.py)
+PARAMETERLESS_MODULES = frozenset(f"torch.nn.{name}" for name in (
+    "ReLU", "ReLU6", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "ELU", "SELU", "CELU", "LeakyReLU", "Softplus",
+    "Softmax", "LogSoftmax", "Hardtanh", "Hardswish", "Hardsigmoid", "Identity", "Flatten", "Unflatten",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample"))
 
 
 def _is_torch_module(base: str) -> bool:

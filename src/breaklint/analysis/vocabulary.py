@@ -289,13 +289,6 @@ FRAME_MODULES = frozenset({
 
 # a module's hooks that run around each call of its forward, inside the compiled code (dynamo traces
 # them with the call); backward hooks run in the backward pass
-# torch's modules that own no parameter: a walk to a module's first parameter passes them by (module_walks.py)
-PARAMETERLESS_MODULES = frozenset(f"torch.nn.{name}" for name in (
-    "ReLU", "ReLU6", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "ELU", "SELU", "CELU", "LeakyReLU", "Softplus",
-    "Softmax", "LogSoftmax", "Hardtanh", "Hardswish", "Hardsigmoid", "Identity", "Flatten", "Unflatten",
-    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
-    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample"))
 FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
 
 # calls that run the function handed first with the arguments after it
