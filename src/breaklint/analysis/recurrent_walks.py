@@ -71,12 +71,11 @@ def _first_recurrent(reach: Reach, cls: str, first: bool, seen: set[str]) -> str
             if made in RNN_MODULES or (made in reach.classes and reach.recurrent_base(made)):
                 return made if made in RNN_MODULES else reach.recurrent_base(made)
             if made in reach.classes:
-                found = _first_recurrent(reach, made, first, seen)
-                if found or not first:
-                    if found:
-                        return found
-                    continue
-                return None  # the tree's module comes first: its first parameter is not known here
+                if found := _first_recurrent(reach, made, first, seen):
+                    return found
+                if first:
+                    return None  # the tree's module comes first: its first parameter is not known here
+                continue
             if first and made not in PARAMETERLESS_MODULES:
                 return None  # a module that owns parameters comes first
     return None
