@@ -18,7 +18,11 @@
 - a module list a subclass hands to its base's constructor (`super().__init__(nn.ModuleList([...]))`),
   whose elements' methods a loop over it calls; an entry point naming an inherited method;
 - a module of the instance the class's methods hand one another (`self._layer(cell, x)` in a loop over
-  `enumerate(zip(self.cells, self.rates))`), of a class picked by the constructor's branches.
+  `enumerate(zip(self.cells, self.rates))`), of a class picked by the constructor's branches;
+- an entry of a literal table handed to a helper that picks one (`get_method(name, methods, method)`), a
+  local built in either branch of an `if`, a function a package's star import binds over its own module;
+- a walk over a module's parts (`next(module.parameters())`) that reaches a recurrent module, and a
+  recurrent module handed over as another module's attribute, read before it is called.
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
