@@ -68,8 +68,10 @@ def _first_recurrent(reach: Reach, cls: str, first: bool, seen: set[str]) -> str
     for owner in chain:
         for made in reach.classes[owner].submodules.values():
             made = reach.canonical(made)
-            if made in RNN_MODULES or (made in reach.classes and reach.recurrent_base(made)):
-                return made if made in RNN_MODULES else reach.recurrent_base(made)
+            if made in RNN_MODULES:
+                return made
+            if made in reach.classes and (base := reach.recurrent_base(made)):
+                return base  # the code's own subclass of one
             if made in reach.classes:
                 if found := _first_recurrent(reach, made, first, seen):
                     return found
