@@ -486,6 +486,67 @@ def test_numpy_under_compile_is_a_tensor_where_dynamo_runs_it_as_one() -> None:
     """) == [(10, "BL103"), (11, "BL103")]
 
 
+NUMPY_COUNTS = """
+import numpy as np
+import torch
+
+
+def pick(x):
+    return torch if isinstance(x, torch.Tensor) else np
+
+
+def squeezed(x, axis):
+    return x.sum(axis)
+
+
+def as_numpy_counts(x):
+    x = (x * 2).view(2, 2, 2)
+    order = list(np.arange(x.dim()))
+    moved = x.permute(*([0, order[-1]] + order[1:-1]))
+    grid = np.linspace(0.0, 1.0, 5)
+    for k in np.arange(2):
+        moved = moved + k
+    return moved * float(grid[1])
+
+
+def as_tensor_counts(x):
+    x = (x * 2).view(2, 4)
+    axis = torch.tensor(x.shape).argmax()
+    lib = pick(x)
+    return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum()
+
+
+def padded_mask(scores, target):
+    threshold, order = scores.sort(descending=True)
+    last = torch.nn.functional.pad(threshold.diff() != 0, [0, 1], value=1.0)
+    return target[order].cumsum(0)[last]
+
+
+def cases():
+    x = torch.randn(8)
+    return [(as_numpy_counts, (x,)), (as_tensor_counts, (x,)), (padded_mask, (x, x.round()))]
+"""
+
+
+def test_numpy_counts_dimensions_and_padded_masks(tmp_path: Path) -> None:
+    """An array NumPy makes from Python numbers (`np.arange`, `np.linspace`) is a tensor to dynamo: an
+    element read back as a number, or a list of them passed as dimensions (concatenated, sliced,
+    unpacked), reads its value; so does a tensor the code computes passed as `dim=`. Arithmetic with an
+    element traces; a parameter passed as a dimension, and `lib.sum(x)` of a module a helper picks,
+    are not reported. A mask padded with `F.pad` is still one of bools. Dynamo agrees line for line."""
+    source = NUMPY_COUNTS.replace("def as_", "@torch.compile\ndef as_").replace(
+        "def padded_mask", "@torch.compile\ndef padded_mask")
+    assert reported(source) == [
+        ("moved = x.permute(*([0, order[-1]] + order[1:-1]))", "BL103"),
+        ("return moved * float(grid[1])", "BL103"),
+        ("return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum()", "BL103"),
+        ("return target[order].cumsum(0)[last]", "BL302"),
+    ]
+    pytest.importorskip("torch")
+    assert dynamo_lines(tmp_path, NUMPY_COUNTS, "numpy_counts.py") == sorted(
+        line for line, _ in reported(source))
+
+
 def test_a_property_holds_what_its_getter_returns() -> None:
     # `self.lengthscale` is a property returning a tensor: a test of it is a tensor test; an attribute
     # that no class of the tree makes a property (`self.other`) stays unknown

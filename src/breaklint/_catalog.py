@@ -20,7 +20,7 @@ CATALOG = {'BL101': ('tensor-item',
  'BL103': ('tensor-scalar-cast',
            'break',
            '`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `torch.allclose`, `math.*` or a '
-           "torch op's number parameter (`alpha=`) applied to a tensor reads its value",
+           "torch op's number or dimension parameter (`alpha=`, `dim=`) applied to a tensor reads its value",
            'keep the value a tensor (drop the conversion and compute with torch ops); if a Python number is '
            'unavoidable, set `torch._dynamo.config.capture_scalar_outputs = True`; for `math.*` use the '
            'torch function of the same name',

@@ -10,7 +10,7 @@ from . import values as V
 from .syntax import dotted
 from .values import Val
 from .vocabulary import (
-    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, OPTIMIZER_MODULE,
+    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_FACTORIES, OPTIMIZER_MODULE,
     PREDICATE_PREFIXES, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
     SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS,
     TORCH_SEQUENCE
@@ -159,10 +159,13 @@ def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | No
     return None
 
 
-def numpy_value(node: cst.Call, value_of) -> Val:
+def numpy_value(name: str, node: cst.Call, value_of) -> Val:
     """A NumPy call under compile: dynamo folds one on Python numbers into a constant
     (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
-    (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code."""
+    (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code. One that makes an
+    array (`np.arange(n)`, `np.zeros(k)`) makes a tensor to it whatever it is handed."""
+    if name in NUMPY_FACTORIES:
+        return V.NUMPY_MADE
     for arg in node.args:
         value = arg.value
         if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):

@@ -15,7 +15,7 @@ from .syntax import call_arguments, dotted, is_own_class, is_super_call, self_ca
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
-    NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
+    NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, PADDING, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
     SPARSE_KEEPING_ATTRS, TENSOR_ATTRS, TENSOR_ONLY_METHODS
 )
 
@@ -84,6 +84,8 @@ class Evaluation:
             return _subscript_value(self, node)
         if type(node) is cst.BinaryOperation:
             left, right = self.value(node.left), self.value(node.right)
+            if type(node.operator) is cst.Add and left.kind == "seq" == right.kind:
+                return _concatenated(left, right)
             logical = type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor)
             if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
                     and not (right.is_tensor and not right.bool_shaped):
@@ -212,7 +214,7 @@ class Evaluation:
             return V.BOOL_TENSOR if made == V.TENSOR and (_makes_bools(self, name, node) or
                                                           _keeps_bools(self, name, node)) else made
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
-            return numpy_value(node, self.value)
+            return numpy_value(name, node, self.value)
         if name is not None and (record := self.record_value(name, node)) is not None:
             return record
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
@@ -390,6 +392,9 @@ def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
         return V.elem(base)
     if base.kind == "size":
         return V.SIZE  # a slice of a shape
+    if base.kind == "seq" and base.parts and len(node.slice) == 1:
+        # `dims[1:-1]`: a list or tuple of the same elements, which of them and how many not known
+        return V.Val("seq", parts=(V.join(*base.parts),))
     if len(node.slice) > 1 and any(type(e.slice) is cst.Slice for e in node.slice) and (
             base.symbolic or base.kind == "unknown"):
         # `pred[:, 4:]`: only an array takes a slice beside another index; where nothing else tells,
@@ -411,11 +416,19 @@ def _makes_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
     return type(fill) is cst.Name and fill.value in ("True", "False")
 
 
+def _concatenated(left: Val, right: Val) -> Val:
+    """`[0, dims[-1]] + dims[1:-1]`: a list or tuple of both sides' elements, in order (unknown past the
+    left side's where its length is not known)."""
+    if left.name == V.OPEN or len(left.parts) + len(right.parts) > V.MAX_PARTS:
+        return V.UNKNOWN
+    return V.seq(left.parts + right.parts, open_end=right.name == V.OPEN)
+
+
 def _keeps_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
-    """`torch.triu(mask, 1)`, `torch.flatten(mask)`: a torch function that keeps its first operand's
-    dtype, given a tensor of bools."""
-    return name[len("torch."):] in SHAPE_METHODS and bool(node.args) and node.args[0].keyword is None \
-        and ctx.value(node.args[0].value).bool_shaped
+    """`torch.triu(mask, 1)`, `torch.flatten(mask)`, `F.pad(mask, [0, 1], value=1.0)`: a torch function
+    that keeps its first operand's dtype, given a tensor of bools."""
+    return (name[len("torch."):] in SHAPE_METHODS or name in PADDING) and bool(node.args) \
+        and node.args[0].keyword is None and ctx.value(node.args[0].value).bool_shaped
 
 
 def _result_field(base: Val) -> Val | None:

@@ -18,7 +18,8 @@ from collections.abc import Callable, Collection
 import libcst as cst
 
 from .summary import FunctionInfo
-from .values import MAX_PARTS, Val, holds_tensor, tensor_inside
+from .resume import tensor_inside
+from .values import MAX_PARTS, Val, holds_tensor
 from .vocabulary import FRAME_MODULES
 from .walk import find
 

@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 from .handing import handed_method
 from .reach import Reach
 from .summary import GENERATOR_CONSUMERS, UNPLACED, CallRef, FunctionInfo, within
-from .values import Val, tensor_inside
+from .values import MAX_DEPTH, Val
 
 # the methods a `with` statement runs (a break there is the context manager's, not this one's)
 _CONTEXT = ("__enter__", "__exit__")
@@ -474,3 +474,15 @@ def eager_comprehensions(reach: Reach, direct: Breaks, sure: Breaking, where: Br
                                     "3.11 and older), which dynamo compiles as a frame and breaks in at once: it "
                                     "cannot step the iterator the comprehension is handed"))
     return out
+
+
+def tensor_inside(value: Val, resolve: Callable[[Val], Val], depth: int = 0) -> bool:
+    """Whether dynamo finds a tensor in `value` (`has_tensor_in_frame`): a tensor, or a list, tuple or
+    dict with one among its elements at any depth (`parts = [x, x * 2]`, `{"logits": x}`); a join (two
+    branches) when any branch does. Symbolic values are resolved first."""
+    value = resolve(value)
+    if value.is_tensor:
+        return True
+    if value.kind not in ("seq", "dict", "join") or depth >= MAX_DEPTH:
+        return False
+    return any(tensor_inside(part, resolve, depth + 1) for part in value.parts)

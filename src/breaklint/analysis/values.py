@@ -29,7 +29,6 @@ Unknown is honest: it is never a tensor, so a rule that needs a tensor stays qui
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 CONCRETE = frozenset({"tensor", "booltensor", "none", "number", "bool", "str", "size", "object", "seq", "dict",
@@ -125,8 +124,9 @@ ASSUMED_TENSOR = Val("tensor", ref=ASSUMED)
 ASSUMED_BOOL_TENSOR = Val("booltensor", ref=ASSUMED)
 # What a NumPy call gives under compile: an array to the code, a tensor to dynamo (torch._numpy).
 # Assumed, so that no fix treats it as a torch.Tensor; named, since `capture_scalar_outputs` traces
-# `int(t)` of a tensor and not of an array.
+# `int(t)` of a tensor and not of an array, but for one NumPy makes from numbers (`np.arange(n)`: made).
 NUMPY_ARRAY = Val("tensor", ref=ASSUMED, name="numpy")
+NUMPY_MADE = Val("tensor", ref=ASSUMED, name="numpy made")
 # A tensor assumed from a method only tensors have (`g.std()`, `m.nan_to_num_()`) on a value nothing else
 # tells of: stronger evidence than a bare parameter's, so that joined with a Python number it may still be
 # a tensor, as a known one does (`sigma = g.std() if g.ndim > 1 else 0`)
@@ -487,14 +487,3 @@ def override(default: Val, new: Val) -> Val:
         return _bound(Val("join", name="default", parts=(default, new)))
     return join(default, new)
 
-
-def tensor_inside(value: Val, resolve: Callable[[Val], Val], depth: int = 0) -> bool:
-    """Whether dynamo finds a tensor in `value` (`has_tensor_in_frame`): a tensor, or a list, tuple or
-    dict with one among its elements at any depth (`parts = [x, x * 2]`, `{"logits": x}`); a join (two
-    branches) when any branch does. Symbolic values are resolved first."""
-    value = resolve(value)
-    if value.is_tensor:
-        return True
-    if value.kind not in ("seq", "dict", "join") or depth >= MAX_DEPTH:
-        return False
-    return any(tensor_inside(part, resolve, depth + 1) for part in value.parts)

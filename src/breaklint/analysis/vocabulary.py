@@ -181,6 +181,8 @@ SHAPE_METHODS = {
     "index_select", "gather", "take", "take_along_dim", "unfold", "squeeze_", "unsqueeze_", "t_", "transpose_",
     "masked_fill", "masked_fill_",
 }
+# torch functions that pad a tensor and keep its dtype (a mask padded, even with `value=1.0`, is one of bools)
+PADDING = frozenset({"torch.nn.functional.pad", "torch.constant_pad_nd"})
 # tensor methods that move or copy a tensor and keep its dtype (`to` too, given only a device: `moves_only`)
 DEVICE_MOVES = frozenset({"cpu", "cuda", "pin_memory", "contiguous", "clone", "detach"})
 # torch factories whose fill value, a Python bool, makes a tensor of bools (`torch.full((n,), True)`)
@@ -260,6 +262,11 @@ NUMPY_UNTRACED = frozenset(f"numpy.{name}" for name in (
     "longdouble", "clongdouble", "float128", "complex256", "datetime64", "timedelta64", "str_", "bytes_", "void",
     "object_", "errstate", "vectorize",
 ))
+# NumPy's functions that make an array from Python numbers (a size, bounds, a fill value): under compile
+# `torch._numpy` makes each a tensor, so an element read back as a Python number (`int(np.arange(n)[k])`,
+# `float(np.linspace(0, 1, k)[i])`) is a tensor's value (probed on torch 2.13 and 2.14.1: GB0033)
+NUMPY_FACTORIES = frozenset(f"numpy.{name}" for name in (
+    "arange", "zeros", "ones", "empty", "full", "linspace", "logspace", "geomspace", "eye", "identity", "tri"))
 NUMPY_FILE_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
     "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "fromregex",
     "memmap"))

@@ -1,5 +1,13 @@
-"""The torch ops whose parameters take a Python number (a `Scalar`), which BL103 checks for a
-tensor handed over (`tensor_value.TensorValue._scalar_argument`), with what to write instead."""
+"""The torch ops that BL103 (`tensor_value.TensorScalarCast`) knows read a tensor's value: those whose
+parameters take a Python number (a `Scalar`) or a dimension, which it checks for a tensor handed over,
+with what to write instead; those that compare two tensors into a Python bool; those that read the data
+to check it."""
+
+# torch functions that read a value of the data to check it (calibrated in fixtures/BL103.py)
+READ_TO_CHECK = frozenset({"torch.cov", "torch.corrcoef"})
+# Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
+# to read it, with or without `capture_scalar_outputs`; calibrated in fixtures/BL103.py
+COMPARED_INTO_BOOL = {"torch.equal": "equal", "torch.allclose": "allclose"}
 
 # Torch ops whose parameters below take a Python number (a `Scalar`), each with its place among
 # the positional arguments of the `torch.*` form (None: keyword only). Dynamo reads a tensor there
@@ -32,3 +40,69 @@ SCALE_SUGGESTION = "multiply the operand by the tensor instead: `torch.add(a, b 
 SCALAR_TRACED = frozenset({("torch.add", "alpha"), ("torch.addcmul", "value"), ("torch.addr", "alpha"),
                            ("torch.addmv", "alpha"), ("torch.addbmm", "alpha"), ("torch.addbmm", "beta"),
                            ("torch.baddbmm", "alpha"), ("torch.baddbmm", "beta")})
+
+
+# Torch ops whose parameters below take a dimension (or a shift) as a Python int: a tensor there is
+# read with `.item()` and breaks (GB0033; with `capture_scalar_outputs` dynamo still cannot guard on the
+# value), calibrated in fixtures/BL103.py. Each method's positions among its arguments (None: every
+# one, as `permute(*dims)` and `flip(*dims)` take); the `torch.*` form takes the tensor first.
+DIMENSION_METHODS: dict[str, tuple[int, ...] | None] = {
+    "permute": None, "flip": None, "transpose": (0, 1), "swapaxes": (0, 1), "swapdims": (0, 1),
+    "movedim": (0, 1), "moveaxis": (0, 1), "flatten": (0, 1), "narrow": (0,), "select": (0,),
+    **{name: (0,) for name in ("unsqueeze", "squeeze", "unbind", "cumsum", "cumprod", "softmax", "log_softmax",
+                               "sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "logsumexp", "nansum",
+                               "count_nonzero", "index_select", "gather")},
+}
+DIMENSION_FUNCTIONS: dict[str, tuple[int, ...] | None] = {
+    **{f"torch.{name}": (None if positions is None else tuple(p + 1 for p in positions))
+       for name, positions in DIMENSION_METHODS.items()},
+    "torch.cat": (1,), "torch.concat": (1,), "torch.concatenate": (1,), "torch.stack": (1,),
+    "torch.nn.functional.softmax": (1,), "torch.nn.functional.log_softmax": (1,),
+}
+DIMENSION_KEYWORDS = frozenset({"dim", "dims", "start_dim", "end_dim", "dim0", "dim1"})  # (`roll`'s shifts: BL303)
+
+
+def dimension_arguments(ctx, node) -> tuple[str, list]:
+    """(`permute`, its arguments that take a dimension) for a call of a torch op of the tables above: those
+    at its positions (a star argument where every position takes one) and its keywords of a
+    dimension; ("", []) for any other call."""
+    from ._util import keyword, method_call
+
+    qual = ctx.qualify(node.func) or ""
+    call = method_call(node)
+    args = [a for a in node.args if a.keyword is None]
+    if qual in DIMENSION_FUNCTIONS:
+        op, positions, args = qual.rsplit(".", 1)[-1], DIMENSION_FUNCTIONS[qual], args[1:]
+        positions = positions and tuple(p - 1 for p in positions)
+    elif call is not None and call[1] in DIMENSION_METHODS and not qual.startswith("torch.") \
+            and ctx.tensor_requirement(call[0]) is not None:
+        op, positions = call[1], DIMENSION_METHODS[call[1]]
+        if ctx.value(call[0]).kind == "ret":
+            positions = ()  # what a helper returns may be a module (`lib.sum(x)`, `lib` torch or NumPy)
+    else:
+        return "", []
+    taken = [a for i, a in enumerate(args) if positions is None or i in positions and not a.star]
+    return op, taken + [a for a in (keyword(node, name) for name in DIMENSION_KEYWORDS) if a is not None]
+
+
+DIMENSION_SUGGESTION = ("pass the dimension as a Python int (`list(range(x.dim()))` rather than `np.arange(x.dim())`, "
+                        "`x.dim() - 1` rather than a tensor's value)")
+
+
+def dimension_argument(rule, node) -> bool:
+    """BL103 (`TensorScalarCast`): `x.permute(*dims)` with `dims = list(np.arange(x.dim()))`,
+    `x.sum(dim=d)` with `d = y.argmax()`: a tensor where a torch op takes a dimension as a Python int.
+    Only a tensor the code computes counts (a NumPy array's element among them), not a parameter the
+    caller may hand a tensor or an int (as for BL303's sizes)."""
+    from ._util import computed_tensor, filled_with_tensor
+
+    ctx = rule.ctx
+    op, taken = dimension_arguments(ctx, node)
+    for arg in taken:
+        value = ctx.value(arg.value)
+        for part in value.parts if arg.star or value.kind == "seq" else (value,):
+            if computed_tensor(part) or filled_with_tensor(part):
+                rule.report(arg.value, f"`{ctx.source(arg.value)}` is a tensor passed as a dimension of `{op}`, "
+                                       "which takes a Python int", DIMENSION_SUGGESTION, requires=part)
+                return True
+    return False

@@ -15,7 +15,8 @@ from ..fixes.numbers import SCALED, arange_to_range, math_to_torch, scale_instea
 from .base import Rule, register
 from ..analysis.walk import find
 from .ranks import Ranks, integer_cast
-from .scalar_parameters import SCALAR_METHODS, SCALAR_PARAMETERS, SCALAR_SUGGESTIONS, SCALAR_TRACED, SCALE_SUGGESTION
+from .scalar_parameters import (COMPARED_INTO_BOOL, READ_TO_CHECK, SCALAR_METHODS, SCALAR_PARAMETERS,
+                                SCALAR_SUGGESTIONS, SCALAR_TRACED, SCALE_SUGGESTION, dimension_argument)
 from ._util import (CAPTURE_SCALARS, builtin_name, call_of, filled_with_tensor, keyword, maybe_tensor, method_call,
                     positional)
 
@@ -174,7 +175,7 @@ class TensorScalarCast(Rule):
     NAME = "tensor-scalar-cast"
     KIND = "break"
     MESSAGE = ("`float()`, `int()`, `bool()`, `is_nonzero()`, `torch.equal`, `torch.allclose`, `math.*` or a torch "
-               "op's number parameter (`alpha=`) applied to a tensor reads its value")
+               "op's number or dimension parameter (`alpha=`, `dim=`) applied to a tensor reads its value")
     SUGGESTION = SCALAR_SUGGESTION + "; for `math.*` use the torch function of the same name"
     # GB0170: `bool(t)` with `capture_scalar_outputs`; GB0059: `range(t)`; GB0208: `int()` of a NumPy array
     GB_TYPES = ("GB0124", "GB0033", "GB0170", "GB0059", "GB0208")
@@ -290,7 +291,7 @@ class TensorScalarCast(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active() or self._equal(node) or self._is_nonzero(node) or self._scalar_argument(node) \
-                or self._checked(node):
+                or self._checked(node) or dimension_argument(self, node):
             return
         args = positional(node)
         if not args:
@@ -449,12 +450,6 @@ class TensorScalarCast(Rule):
                             must_be=must_be)
                 return
 
-
-# torch functions that read a value of the data to check it (calibrated in fixtures/BL103.py)
-READ_TO_CHECK = frozenset({"torch.cov", "torch.corrcoef"})
-# Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
-# to read it, with or without `capture_scalar_outputs`; calibrated in fixtures/BL103.py
-COMPARED_INTO_BOOL = {"torch.equal": "equal", "torch.allclose": "allclose"}
 
 def _torch_method(ctx, node: cst.Call, names) -> tuple[str, cst.BaseExpression] | None:
     """(`torch.name`, `x`) for `x.name(...)`, the method form of a torch function among `names`, on
