@@ -22,7 +22,8 @@
 - an entry of a literal table handed to a helper that picks one (`get_method(name, methods, method)`), a
   local built in either branch of an `if`, a function a package's star import binds over its own module;
 - a walk over a module's parts (`next(module.parameters())`) that reaches a recurrent module, and a
-  recurrent module handed over as another module's attribute, read before it is called.
+  recurrent module handed over as another module's attribute, read before it is called;
+- the `backward` of an autograd function whose `apply` compiled code calls (given the gradients).
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -1567,3 +1568,69 @@ def test_a_local_built_in_branches_holds_each_class(tmp_path: Path) -> None:
     found = lint([package], Config(root=tmp_path), use_cache=False).all
     # (and the call of each, made on an object built in the compiled function, BL426: dynamo cannot resume)
     assert sorted({(f.line, f.code) for f in found if f.kind == "break"}) == [(7, "BL201"), (14, "BL101"), (30, "BL426")]
+
+
+BACKWARD = '''
+import torch
+from torch import nn
+
+
+def tail_grad(grad, x):
+    grad_x = torch.ones_like(grad)
+    grad_x[x > 1.0] = 2.0
+    return grad * grad_x
+
+
+class Clip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, limit):
+        ctx.save_for_backward(x)
+        ctx.limit = limit
+        return x.clamp(max=limit)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        if ctx.needs_input_grad[1]:
+            raise ValueError("the limit takes no gradient")
+        kept = grad_output[x < ctx.limit]
+        return tail_grad(grad_output, x) * kept.numel(), None
+
+
+class Unused(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[grad > 0]
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return Clip.apply(self.lin(x), 0.5)
+
+
+def cases():
+    return [(Model(), (torch.randn(2, 4),))]
+'''
+
+
+def test_an_autograd_function_applied_in_compiled_code_runs_its_backward() -> None:
+    """`Clip.apply(...)` on a module's output (which needs its gradient): dynamo traces `Clip.backward`
+    with the forward, handing it the outputs' gradients (tensors), and what `ctx.saved_tensors` gives
+    are tensors; `ctx` itself is not one. The backward of a function never applied is not reached."""
+    found = lint_source(dedent(BACKWARD), Path("m.py"), Config())
+    lines = dedent(BACKWARD).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ("kept = grad_output[x < ctx.limit]", "BL302")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_backward(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, BACKWARD, "backward.py") == ["kept = grad_output[x < ctx.limit]"]

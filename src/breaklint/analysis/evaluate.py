@@ -190,6 +190,8 @@ class Evaluation:
                 # set by a base class of the tree (its `__init__`, a property of it): the tree decides
                 return V.attribute(V.Val("object", ref=cls.qualname), self_attr)
             return V.UNKNOWN
+        if attr == "saved_tensors":  # `x, w = ctx.saved_tensors` in a `torch.autograd.Function`
+            return V.Val("seq", parts=(V.ASSUMED_TENSOR,))
         base = self.value(node.value)
         if attr in RESULT_FIELDS and (field := _result_field(base)) is not None:
             return field

@@ -158,6 +158,8 @@ class Handing(Tree):
         for held in [*self.attribute_callables(cls, attr), *self.handed(cls, attr, seen)]:
             if held not in out:
                 out.append(held)
+        if not out and self.method(cls, attr) is not None:  # a method, bound (`super().__init__(self.initial_state)`)
+            out.append(f"{cls}():{attr}")
         for owner in self.mro(cls):  # a recurrent module built there (`self.rnn = nn.LSTM(...)`), for BL413
             info = self.classes[owner]
             for made in [info.submodules.get(attr), *(c[:-2] for c in info.callables.get(attr, ()) if c[-2:] == "()")]:

@@ -25,6 +25,10 @@ from .methods import guessable, is_protocol
 from .summary import NOT_CALLS, CallRef, ModuleSummary
 
 
+# The number of leading parameters a call binds where it hands the callee none of its arguments (past
+# every parameter): `Clip.apply(x)` runs `Clip.backward(ctx, grad)` with gradients, not with `x`
+HANDS_NOTHING = 1 << 16
+
 class Reach(Handing):
     """Which functions torch.compile traces, over every summary in the tree."""
 
@@ -212,9 +216,10 @@ class Reach(Handing):
                 return [(init, 1)] if init else []
             owner, _, attr = target.rpartition(".")
             if attr == "apply" and owner in self.classes and self.is_autograd_function(owner):
-                # `Clip.apply(x)` runs `Clip.forward(ctx, x)`: dynamo traces it
-                forward = self.method(owner, "forward")
-                return [(forward, 1)] if forward else []
+                # `Clip.apply(x)` runs `Clip.forward(ctx, x)`: dynamo traces it, and `Clip.backward(ctx, g)`
+                # where an input needs its gradient (a module's parameters do), which it hands nothing
+                forward, backward = self.method(owner, "forward"), self.method(owner, "backward")
+                return [(forward, 1)] * bool(forward) + [(backward, HANDS_NOTHING)] * bool(backward)
             if target not in self.functions and owner in self.classes \
                     and (inherited := self.method(owner, attr)) is not None:
                 return [(inherited, self.class_binding(inherited))]  # `flags.debug.on()`, `on` of a base

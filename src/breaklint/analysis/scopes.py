@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from . import values as V
+from .hierarchy import AUTOGRAD_FUNCTIONS
 from .summary import ClassInfo, FunctionInfo, hide, put_back
 from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call, type_checking
 from .values import Val
@@ -127,6 +128,10 @@ class Scopes:
         info.decorators = [d for d in decorators if d and "." in d and d not in KNOWN_DECORATORS]
         if cls is not None and cls.type_checked or any(type_checking(d, self.qualify) for d in node.decorators):
             info.type_check = self.untraceable_check(node)
+        # `backward(ctx, *grads)` of a `torch.autograd.Function`: dynamo traces it with the forward that
+        # `.apply` runs, handing it the gradients of the outputs, tensors
+        gradients = cls is not None and info.is_static and node.name.value == "backward" \
+            and any(base in AUTOGRAD_FUNCTIONS for base in cls.bases)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)
@@ -137,6 +142,8 @@ class Scopes:
             if typed is not None:
                 scope.typed[name] = typed
             declared = self._declared_value(param)
+            if declared is None and gradients and len(info.params) > 1:
+                declared = V.ASSUMED_TENSOR
             if declared is not None:
                 info.declared[name] = declared
                 scope.values[name] = declared
