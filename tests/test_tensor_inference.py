@@ -499,6 +499,11 @@ def squeezed(x, axis):
     return x.sum(axis)
 
 
+def spread(x, nx=None):
+    nx = pick(x) if nx is None else nx
+    return nx.sum(nx.abs(x[:, None] - x[None, :]), 2)
+
+
 def as_numpy_counts(x):
     x = (x * 2).view(2, 2, 2)
     order = list(np.arange(x.dim()))
@@ -513,7 +518,7 @@ def as_tensor_counts(x):
     x = (x * 2).view(2, 4)
     axis = torch.tensor(x.shape).argmax()
     lib = pick(x)
-    return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum()
+    return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum() + spread(x).sum()
 
 
 def padded_mask(scores, target):
@@ -532,14 +537,14 @@ def test_numpy_counts_dimensions_and_padded_masks(tmp_path: Path) -> None:
     """An array NumPy makes from Python numbers (`np.arange`, `np.linspace`) is a tensor to dynamo: an
     element read back as a number, or a list of them passed as dimensions (concatenated, sliced,
     unpacked), reads its value; so does a tensor the code computes passed as `dim=`. Arithmetic with an
-    element traces; a parameter passed as a dimension, and `lib.sum(x)` of a module a helper picks,
-    are not reported. A mask padded with `F.pad` is still one of bools. Dynamo agrees line for line."""
+    element traces; a parameter passed as a dimension, and `lib.sum(x)` or `nx.sum(d, 2)` of a module a
+    helper picks (the data is no dimension of a tensor's method there), are not reported. A mask padded with `F.pad` is still one of bools. Dynamo agrees line for line."""
     source = NUMPY_COUNTS.replace("def as_", "@torch.compile\ndef as_").replace(
         "def padded_mask", "@torch.compile\ndef padded_mask")
     assert reported(source) == [
         ("moved = x.permute(*([0, order[-1]] + order[1:-1]))", "BL103"),
         ("return moved * float(grid[1])", "BL103"),
-        ("return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum()", "BL103"),
+        ("return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum() + spread(x).sum()", "BL103"),
         ("return target[order].cumsum(0)[last]", "BL302"),
     ]
     pytest.importorskip("torch")

@@ -3,6 +3,10 @@ parameters take a Python number (a `Scalar`) or a dimension, which it checks for
 with what to write instead; those that compare two tensors into a Python bool; those that read the data
 to check it."""
 
+from __future__ import annotations
+
+import libcst as cst
+
 # torch functions that read a value of the data to check it (calibrated in fixtures/BL103.py)
 READ_TO_CHECK = frozenset({"torch.cov", "torch.corrcoef"})
 # Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
@@ -62,27 +66,27 @@ DIMENSION_FUNCTIONS: dict[str, tuple[int, ...] | None] = {
 DIMENSION_KEYWORDS = frozenset({"dim", "dims", "start_dim", "end_dim", "dim0", "dim1"})  # (`roll`'s shifts: BL303)
 
 
-def dimension_arguments(ctx, node) -> tuple[str, list]:
-    """(`permute`, its arguments that take a dimension) for a call of a torch op of the tables above: those
-    at its positions (a star argument where every position takes one) and its keywords of a
-    dimension; ("", []) for any other call."""
+def dimension_arguments(ctx, node) -> tuple[str, list, cst.BaseExpression | None]:
+    """(`permute`, its arguments that take a dimension, its receiver) for a call of a torch op of the
+    tables above: those at its positions (a star argument where every position takes one) and its
+    keywords of a dimension; the receiver of a method's positional arguments, which must be a tensor
+    too (`nx.sum(d, 2)` of a backend object `nx` is no tensor's); ("", [], None) for any other call."""
     from ._util import keyword, method_call
 
     qual = ctx.qualify(node.func) or ""
     call = method_call(node)
     args = [a for a in node.args if a.keyword is None]
+    receiver = None
     if qual in DIMENSION_FUNCTIONS:
         op, positions, args = qual.rsplit(".", 1)[-1], DIMENSION_FUNCTIONS[qual], args[1:]
         positions = positions and tuple(p - 1 for p in positions)
     elif call is not None and call[1] in DIMENSION_METHODS and not qual.startswith("torch.") \
             and ctx.tensor_requirement(call[0]) is not None:
-        op, positions = call[1], DIMENSION_METHODS[call[1]]
-        if ctx.value(call[0]).kind == "ret":
-            positions = ()  # what a helper returns may be a module (`lib.sum(x)`, `lib` torch or NumPy)
+        op, positions, receiver = call[1], DIMENSION_METHODS[call[1]], call[0]
     else:
-        return "", []
+        return "", [], None
     taken = [a for i, a in enumerate(args) if positions is None or i in positions and not a.star]
-    return op, taken + [a for a in (keyword(node, name) for name in DIMENSION_KEYWORDS) if a is not None]
+    return op, taken + [a for a in (keyword(node, name) for name in DIMENSION_KEYWORDS) if a is not None], receiver
 
 
 DIMENSION_SUGGESTION = ("pass the dimension as a Python int (`list(range(x.dim()))` rather than `np.arange(x.dim())`, "
@@ -97,12 +101,20 @@ def dimension_argument(rule, node) -> bool:
     from ._util import computed_tensor, filled_with_tensor
 
     ctx = rule.ctx
-    op, taken = dimension_arguments(ctx, node)
+    op, taken, receiver = dimension_arguments(ctx, node)
+    held = ctx.value(receiver) if receiver is not None else None
     for arg in taken:
         value = ctx.value(arg.value)
         for part in value.parts if arg.star or value.kind == "seq" else (value,):
-            if computed_tensor(part) or filled_with_tensor(part):
+            if held is not None and arg.keyword is None:
+                # a method's positional dimension, of a receiver that is a tensor: one of the two may be
+                # left to the tree to decide, not both
+                requires = part if held.is_tensor and (part.is_tensor or computed_tensor(part)) else \
+                    held if held.symbolic and part.is_tensor else None
+            else:
+                requires = part if computed_tensor(part) or filled_with_tensor(part) else None
+            if requires is not None:
                 rule.report(arg.value, f"`{ctx.source(arg.value)}` is a tensor passed as a dimension of `{op}`, "
-                                       "which takes a Python int", DIMENSION_SUGGESTION, requires=part)
+                                       "which takes a Python int", DIMENSION_SUGGESTION, requires=requires)
                 return True
     return False
