@@ -20,6 +20,10 @@ from .vocabulary import (
 )
 
 
+# `x, w = ctx.saved_tensors` in a `torch.autograd.Function`: tensors, how many not known
+SAVED_TENSORS = V.Val("seq", parts=(V.ASSUMED_TENSOR,))
+
+
 class Evaluation:
     """An expression to its abstract value.
 
@@ -83,14 +87,7 @@ class Evaluation:
         if kind is cst.Subscript:
             return _subscript_value(self, node)
         if type(node) is cst.BinaryOperation:
-            left, right = self.value(node.left), self.value(node.right)
-            if type(node.operator) is cst.Add and left.kind == "seq" == right.kind:
-                return _concatenated(left, right)
-            logical = type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor)
-            if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
-                    and not (right.is_tensor and not right.bool_shaped):
-                return V.op(left, right, comparison=True)
-            return V.op(left, right)
+            return _binary_value(self, node)
         if type(node) is cst.UnaryOperation:
             inner = self.value(node.expression)
             if type(node.operator) is cst.Not:
@@ -190,8 +187,8 @@ class Evaluation:
                 # set by a base class of the tree (its `__init__`, a property of it): the tree decides
                 return V.attribute(V.Val("object", ref=cls.qualname), self_attr)
             return V.UNKNOWN
-        if attr == "saved_tensors":  # `x, w = ctx.saved_tensors` in a `torch.autograd.Function`
-            return V.Val("seq", parts=(V.ASSUMED_TENSOR,))
+        if attr == "saved_tensors":
+            return SAVED_TENSORS
         base = self.value(node.value)
         if attr in RESULT_FIELDS and (field := _result_field(base)) is not None:
             return field
@@ -366,6 +363,8 @@ def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
     """What `base[index]` holds: an element of a tensor, of a sequence or a dict (a key the function,
     or the class, stored under), a slice of a shape."""
     base = ctx.value(node.value)
+    if base in (V.NUMPY_ARRAY, V.NUMPY_MADE):
+        return base  # an element or a part of a NumPy array: an array (no torch.Tensor, whatever dynamo makes of it)
     if base.is_tensor:  # (indexing keeps the dtype: `xc[i]` of a mask is one, of image `i`)
         return V.BOOL_TENSOR if base.is_bool_tensor else V.TENSOR
     if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
@@ -416,6 +415,19 @@ def _makes_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
     fill = next((a.value for i, a in enumerate(node.args) if a.keyword is None and i == at
                  or a.keyword is not None and a.keyword.value == "fill_value"), None) if at is not None else None
     return type(fill) is cst.Name and fill.value in ("True", "False")
+
+
+def _binary_value(ctx: Evaluation, node: cst.BinaryOperation) -> Val:
+    """`a + b`, `m & n`, ...: arithmetic (a tensor as soon as one side is), a logical operator on masks (a
+    mask), or two lists or tuples joined."""
+    left, right = ctx.value(node.left), ctx.value(node.right)
+    if type(node.operator) is cst.Add and left.kind == "seq" == right.kind:
+        return _concatenated(left, right)
+    logical = type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor)
+    if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
+            and not (right.is_tensor and not right.bool_shaped):
+        return V.op(left, right, comparison=True)
+    return V.op(left, right)
 
 
 def _concatenated(left: Val, right: Val) -> Val:

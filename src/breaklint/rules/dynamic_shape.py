@@ -6,7 +6,6 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.literals import integer
-from ..analysis.syntax import self_attribute
 from ..analysis.vocabulary import COUNT_ARGS, COUNT_FUNCTIONS, SIZE_FACTORIES, SIZE_METHODS
 from ..finding import Fix
 from ..fixes.masks import (elementwise_names, first_position, masked_reduction, masked_write,
@@ -335,8 +334,6 @@ class TensorAsSize(Rule):
             else:
                 elements = [arg.value]
             for el in elements:
-                if self_attribute(el) is not None:
-                    continue  # a module's tensor attribute read as it is, a size dynamo reads at trace time
                 value = self.ctx.value(el)
                 if computed_tensor(value) or filled_with_tensor(value):
                     self.report(node, f"`{self.ctx.source(node)}` takes its {what} from the value of tensor "

@@ -253,6 +253,39 @@ def width_by_numpy(x):
 
 
 @torch.compile
+def offset_by_numpy(x):
+    """An array NumPy makes from Python numbers is a tensor to dynamo: an element read back as a number is
+    its value (stepping through the array's elements with tensor arithmetic traces)."""
+    x = x * 2
+    for k in np.arange(2):
+        x = x + k
+    grid = np.linspace(0.0, 1.0, 5)
+    return x + float(grid[1])  # expect: BL103
+
+
+@torch.compile
+def channels_last_by_numpy(x):
+    """Dimensions NumPy counts are tensors to dynamo: permuting by them reads their values."""
+    x = (x * 2).view(2, 2, 2)
+    order = list(np.arange(x.dim()))
+    return x.permute(*([0, order[-1]] + order[1:-1])) + 1  # expect: BL103
+
+
+@torch.compile
+def channels_last_by_range(x):
+    x = (x * 2).view(2, 2, 2)
+    order = list(range(x.dim()))
+    return x.permute(0, order[-1], 1) + 1
+
+
+@torch.compile
+def sum_along_the_longest(x):
+    x = x.view(2, 4) * 2
+    axis = torch.tensor(x.shape).argmax()
+    return x.sum(dim=axis)  # expect: BL103
+
+
+@torch.compile
 def nonzero_test(x):
     x = x * 2
     return x + 1 if x.sum().is_nonzero() else x  # expect: BL103
@@ -437,7 +470,8 @@ def cases():
             (clear_kept_a_tensor, (x,)), (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (covariance, (x,)), (covariance_kept, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
-            (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (nonzero_test, (x,)),
+            (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (offset_by_numpy, (x,)),
+            (channels_last_by_numpy, (x,)), (channels_last_by_range, (x,)), (sum_along_the_longest, (x,)), (nonzero_test, (x,)),
             (last_positive, (x,)), (add_scaled, (x,)), (add_scaled_method, (x,)), (sub_scaled, (x,)),
             (rsub_scaled, (x,)), (addcmul_scaled, (x,)), (addmm_scaled, (x,)), (addr_scaled, (x,)),
             (addr_scaled_method, (x,)), (addmv_scaled, (x,)), (baddbmm_scaled, (x,)), (addbmm_scaled, (x,)),

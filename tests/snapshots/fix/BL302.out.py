@@ -57,6 +57,14 @@ def mask_multiply(x):
     return torch.where(mask, x, 0) + x * mask
 
 
+@torch.compile
+def distinct_thresholds(scores, target):
+    """A mask padded (to the length it had before `diff`) is still one of bools, whatever the fill."""
+    threshold, order = scores.sort(descending=True)
+    last = torch.nn.functional.pad(threshold.diff() != 0, [0, 1], value=1.0)
+    return target[order].cumsum(0)[last]  # expect: BL302
+
+
 def split(x, lengths, return_mask=False):
     mask = torch.arange(x.shape[-1]) < lengths.unsqueeze(1)
     if return_mask:
@@ -122,4 +130,4 @@ def cases():
             (mask_ratio, (x, x.round())), (masked_mean, (x,)), (mask_multiply, (x,)),
             (padded, (torch.randn(3, 5), torch.tensor([2, 5, 1]))),
             (unpadded, (torch.randn(3, 5), torch.tensor([2, 5, 1]))), (filtered, (x, x, x > 0)),
-            (kept_scores, (x,)), (Augment(), (x,))]
+            (kept_scores, (x,)), (Augment(), (x,)), (distinct_thresholds, (x, x.round()))]
