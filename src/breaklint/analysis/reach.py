@@ -29,6 +29,7 @@ from .summary import NOT_CALLS, CallRef, ModuleSummary
 # every parameter): `Clip.apply(x)` runs `Clip.backward(ctx, grad)` with gradients, not with `x`
 HANDS_NOTHING = 1 << 16
 
+
 class Reach(Handing):
     """Which functions torch.compile traces, over every summary in the tree."""
 

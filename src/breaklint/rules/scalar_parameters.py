@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ._util import computed_tensor, filled_with_tensor, keyword, method_call
+
 # torch functions that read a value of the data to check it (calibrated in fixtures/BL103.py)
 READ_TO_CHECK = frozenset({"torch.cov", "torch.corrcoef"})
 # Comparisons of two tensors that give a Python bool (`aten.equal`, `aten.allclose`): dynamo breaks
@@ -46,7 +48,7 @@ SCALAR_TRACED = frozenset({("torch.add", "alpha"), ("torch.addcmul", "value"), (
                            ("torch.baddbmm", "alpha"), ("torch.baddbmm", "beta")})
 
 
-# Torch ops whose parameters below take a dimension (or a shift) as a Python int: a tensor there is
+# Torch ops whose parameters below take a dimension as a Python int: a tensor there is
 # read with `.item()` and breaks (GB0033; with `capture_scalar_outputs` dynamo still cannot guard on the
 # value), calibrated in fixtures/BL103.py. Each method's positions among its arguments (None: every
 # one, as `permute(*dims)` and `flip(*dims)` take); the `torch.*` form takes the tensor first.
@@ -71,8 +73,6 @@ def dimension_arguments(ctx, node) -> tuple[str, list, cst.BaseExpression | None
     tables above: those at its positions (a star argument where every position takes one) and its
     keywords of a dimension; the receiver of a method's positional arguments, which must be a tensor
     too (`nx.sum(d, 2)` of a backend object `nx` is no tensor's); ("", [], None) for any other call."""
-    from ._util import keyword, method_call
-
     qual = ctx.qualify(node.func) or ""
     call = method_call(node)
     args = [a for a in node.args if a.keyword is None]
@@ -98,8 +98,6 @@ def dimension_argument(rule, node) -> bool:
     `x.sum(dim=d)` with `d = y.argmax()`: a tensor where a torch op takes a dimension as a Python int.
     Only a tensor the code computes counts (a NumPy array's element among them), not a parameter the
     caller may hand a tensor or an int (as for BL303's sizes)."""
-    from ._util import computed_tensor, filled_with_tensor
-
     ctx = rule.ctx
     op, taken, receiver = dimension_arguments(ctx, node)
     held = ctx.value(receiver) if receiver is not None else None
