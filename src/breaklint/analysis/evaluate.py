@@ -363,7 +363,7 @@ def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
     """What `base[index]` holds: an element of a tensor, of a sequence or a dict (a key the function,
     or the class, stored under), a slice of a shape."""
     base = ctx.value(node.value)
-    if base in (V.NUMPY_ARRAY, V.NUMPY_MADE):
+    if base.from_numpy:
         return base  # an element or a part of a NumPy array: an array (no torch.Tensor, whatever dynamo makes of it)
     if base.is_tensor:  # (indexing keeps the dtype: `xc[i]` of a mask is one, of image `i`)
         return V.BOOL_TENSOR if base.is_bool_tensor else V.TENSOR

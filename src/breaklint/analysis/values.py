@@ -74,6 +74,11 @@ class Val:
                                      and self.name == "shown")
 
     @property
+    def from_numpy(self) -> bool:
+        """An array NumPy gives (`NUMPY_ARRAY`, `NUMPY_MADE`), or an element or part of one."""
+        return self.kind == "tensor" and self.ref == ASSUMED and self.name in ("numpy", "numpy made")
+
+    @property
     def by_method(self) -> bool:
         """A tensor assumed from a method only tensors have (`GUESSED_TENSOR`)."""
         return self.kind in ("tensor", "booltensor") and self.ref == ASSUMED and self.name == "method"

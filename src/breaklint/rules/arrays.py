@@ -24,5 +24,5 @@ class NdarrayAttribute(Rule):
         if node.attr.value not in self.ATTRIBUTES or not self.ctx.active():
             return
         value = self.ctx.value(node.value)
-        if value in (V.NUMPY_ARRAY, V.NUMPY_MADE, V.NDARRAY):
+        if value.from_numpy or value == V.NDARRAY:
             self.report(node, f"`{self.ctx.source(node)}`: {self.MESSAGE}")
