@@ -23,7 +23,11 @@
   local built in either branch of an `if`, a function a package's star import binds over its own module;
 - a walk over a module's parts (`next(module.parameters())`) that reaches a recurrent module, and a
   recurrent module handed over as another module's attribute, read before it is called;
-- the `backward` of an autograd function whose `apply` compiled code calls (given the gradients).
+- the `backward` of an autograd function whose `apply` compiled code calls (given the gradients);
+- what the tree hands to a function or class of its own that passes its parameter to `torch.compile`
+  (`Wrapper(self.compute_step)`, `scaled = maybe_compile(scale)`, `@compiling`), where no compiled code calls it;
+- a method of an attribute of an attribute of `self` (`self._parts.clipper.clip(x)`), by the classes a class-level
+  annotation and a record's field declare.
 `self(x)` gives what the class's `forward` returns; and, of a decorator, only the wrapper it returns
 runs in compiled code, not its own statements. Checked against dynamo on the installed torch, which
 breaks on exactly the lines the static pass reports."""
@@ -1634,3 +1638,135 @@ def test_an_autograd_function_applied_in_compiled_code_runs_its_backward() -> No
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_backward(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, BACKWARD, "backward.py") == ["kept = grad_output[x < ctx.limit]"]
+
+
+COMPILING_WRAPPERS = '''
+import torch
+from torch import nn
+
+
+class Wrapper:
+    def __init__(self, func, compile_func: bool = True):
+        self._func = torch.compile(func) if compile_func else func
+
+    def __call__(self, x):
+        return self._func(x)
+
+
+def maybe_compile(fn, enabled=True):
+    return torch.compile(fn) if enabled else fn
+
+
+def compiling(fn):
+    return torch.compile(fn)
+
+
+class Impl:
+    def __init__(self):
+        self.net = nn.Linear(4, 4)
+        self._step = Wrapper(self.compute_step)
+
+    def compute_step(self, x):
+        return self.net(x).sum().item()
+
+    def eager_step(self, x):
+        return self.net(x).sum().item()
+
+
+def scale(x):
+    print("scaling")
+    return x * 2
+
+
+scaled = maybe_compile(scale)
+
+
+@compiling
+def shift(x):
+    return x + x.max().item()
+
+
+def eager(x):
+    return x.tolist()
+
+
+def cases():
+    x = torch.randn(2, 4)
+    return [(Impl()._step, (x,)), (scaled, (x,)), (shift, (x,))]
+'''
+
+
+def test_what_a_function_compiling_its_parameter_is_handed_is_compiled() -> None:
+    """A constructor keeping `torch.compile(func)` of its parameter, handed a bound method; a helper
+    returning `torch.compile(fn)`, called at module level; a decorator doing the same: what they are
+    handed is compiled, though no compiled code calls them. What nothing hands them is not."""
+    found = lint_source(dedent(COMPILING_WRAPPERS), Path("m.py"), Config())
+    lines = dedent(COMPILING_WRAPPERS).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ("print(\"scaling\")", "BL401"), ("return self.net(x).sum().item()", "BL101"),
+        ("return x + x.max().item()", "BL101")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_what_the_wrappers_compile(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, COMPILING_WRAPPERS, "wrappers.py") == [
+        "print(\"scaling\")", "return self.net(x).sum().item()", "return x + x.max().item()"]
+
+
+CHAINED = '''
+import dataclasses
+from typing import Optional
+
+import torch
+from torch import nn
+
+
+class Clipper:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def clip(self, x):
+        print("clipping")
+        return x.clamp(max=self.limit)
+
+
+class Unused:
+    def clip(self, x):
+        return x.sum().item()
+
+
+@dataclasses.dataclass(frozen=True)
+class Parts:
+    net: nn.Module
+    clipper: Optional[Clipper]
+
+
+class Learner:
+    _parts: Parts
+
+    def __init__(self, parts: Parts):
+        self._parts = parts
+        self._step = torch.compile(self.step)
+
+    def step(self, x):
+        return self._parts.clipper.clip(self._parts.net(x))
+
+
+def cases():
+    learner = Learner(Parts(nn.Linear(4, 4), Clipper(0.5)))
+    return [(learner.step, (torch.randn(2, 4),))]
+'''
+
+
+def test_a_method_down_a_chain_of_declared_attributes_is_reached() -> None:
+    """`self._parts.clipper.clip(x)`: `_parts` declared `Parts` at class level, `clipper` a field of that
+    record declared `Optional[Clipper]`: `Clipper.clip` runs; `Unused.clip`, of the same name, does not."""
+    found = lint_source(dedent(CHAINED), Path("m.py"), Config())
+    lines = dedent(CHAINED).splitlines()
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ("print(\"clipping\")", "BL401")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_down_the_chain(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, CHAINED, "chained.py") == ["print(\"clipping\")"]

@@ -181,7 +181,7 @@ def _recurrent_subclass(reach: Reach, cls: str, attr: str) -> tuple[str, str] | 
     held = [reach.attribute_class(cls, attr), *(h[:-2] for h in reach.attribute_callables(cls, attr)
                                                 if h.endswith("()"))]
     for made in dict.fromkeys(reach.canonical(h) for h in held if h):
-        if (base := reach.recurrent_base(made)) is not None:
+        if (base := reach.base_among(made, RNN_MODULES)) is not None:
             return made, base
     return None
 

@@ -1,6 +1,6 @@
 """The file's part of the call graph: every call made in a function (to a method of `self`, a
 submodule, `super()`, a function of this or another module), with the values of its arguments, and
-the functions and modules passed to `torch.compile`. Reach (`reach.py`) decides over these.
+(`compiling.py`) the functions and modules passed to `torch.compile`. Reach (`reach.py`) decides over these.
 """
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ from typing import Callable
 
 import libcst as cst
 
+from .compiling import compiled_target, note_compiled
 from .methods import guessable, is_protocol
 from .summary import GENERATOR_CONSUMERS, CallRef
-from .syntax import (class_like, container_elements, dotted, is_own_class, is_super_call, self_call, torch_module_class,
+from .syntax import (class_like, container_elements, is_own_class, is_super_call, self_call, torch_module_class,
                      torch_modules_built)
 from .values import Val, join
-from .vocabulary import COMPILE, COMPILER_FACTORIES, MODULE_CONTAINERS, TYPE_TESTS, number_arguments
+from .vocabulary import MODULE_CONTAINERS, TYPE_TESTS, number_arguments
 
 
 class Calls:
@@ -27,8 +28,8 @@ class Calls:
         name = self.qualify(node.func)
         if name == "map":
             self.note_mapped(node)  # `map(lambda t: ..., xs)`: what its parameters hold (lambdas.py)
-        if (target := _compiled(self, node, name)) is not None:
-            _note_compiled(self, node, target)
+        if (target := compiled_target(self, node, name)) is not None:
+            note_compiled(self, node, target)
         for number in number_arguments(node, name):  # `range(n)`, `torch.zeros(n, d)`, `x.view(b, -1)`: numbers
             self._note_scalar_use(number)
         # a call of a class of the package (a record's build, which reach reads fields from)
@@ -191,7 +192,7 @@ class Calls:
                                               and _deep_self_attribute(func.value)):
             # `op._solve(rhs)` on an object nothing here names; `self.model.head.predict(x)`
             refs.append(("duck", func.attr.value))
-        return refs
+        return refs + _chain_call(func) if cls is not None else refs
 
     def bound_method(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
         """What calling a local bound to `value` runs, where `value` is a method of an object the
@@ -319,62 +320,27 @@ class Calls:
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
 
 
+def _chain_call(func: cst.BaseExpression) -> list[tuple[str, str]]:
+    """`self.modules.optim.zero_grad()`, a method of an attribute of an attribute (or deeper) of `self`, by
+    plain names: a "chaincall" edge ("modules.optim:zero_grad"), which reach follows down the classes the
+    attributes hold or their annotations declare; [] for anything else."""
+    if type(func) is not cst.Attribute:
+        return []
+    names, node = [], func.value
+    while type(node) is cst.Attribute:
+        names.append(node.attr.value)
+        node = node.value
+    if len(names) < 2 or type(node) is not cst.Name or node.value != "self":
+        return []
+    return [("chaincall", f"{'.'.join(reversed(names))}:{func.attr.value}")]
+
+
 def _deep_self_attribute(node: cst.BaseExpression) -> bool:
     """`self.model.head`: an attribute of an attribute (or deeper) of `self`."""
     depth = 0
     while type(node) is cst.Attribute:
         node, depth = node.value, depth + 1
     return depth >= 2 and type(node) is cst.Name and node.value == "self"
-
-
-def _compiled(ctx: Calls, node: cst.Call, name: str | None) -> cst.BaseExpression | None:
-    """What `node` hands to torch.compile, if it compiles something: `torch.compile(fn, ...)`,
-    `torch.compile(mode=...)(fn)` and `torch._dynamo.optimize(...)(fn)`, whose first call makes the
-    compiler, and `model.compile()` of an `nn.Module` (`Module.compile` passes the module on). A
-    `functools.partial(fn, ...)` compiles `fn`."""
-    def positional(call: cst.Call) -> list[cst.Arg]:
-        return [a for a in call.args if a.keyword is None and not a.star]
-
-    target: cst.BaseExpression | None = None
-    if name in COMPILE:
-        given = positional(node) or [a for a in node.args if a.keyword is not None and a.keyword.value == "model"]
-        target = given[0].value if given else None
-    elif type(node.func) is cst.Call and len(args := positional(node)) == 1:
-        maker = ctx.qualify(node.func.func)
-        if maker in COMPILER_FACTORIES or maker in COMPILE and not positional(node.func):
-            target = args[0].value
-    elif type(node.func) is cst.Attribute and node.func.attr.value == "compile" and not positional(node) \
-            and type(node.func.value) in (cst.Name, cst.Attribute) and dotted(node.func.value) != "self":
-        target = node.func.value  # `model.compile()`: what the receiver turns out to be decides (reach)
-    if type(target) is cst.Call and ctx.qualify(target.func) == "functools.partial" and positional(target):
-        target = positional(target)[0].value
-    return target
-
-
-def _note_compiled(ctx: Calls, node: cst.Call, target: cst.BaseExpression) -> None:
-    """Record what compiling `target` traces. At module level by name (`Summary.entries`: a function,
-    a module class, a module-level instance or a method of one, `Cls(...).method`); in a function
-    as the edges a call of `target` there would have (`FunctionInfo.compiles`): `self.step`,
-    `self.model`, a local instance or its method (`trainer.train_step`)."""
-    ref, instances = ctx.qualify(target), ctx.summary.instances
-    if ref and ref in instances:
-        ctx.summary.entries.append(instances[ref])  # `torch.compile(model)`, `model = Model()` above
-    elif ref and ref.split(".")[0] in instances:
-        ctx.summary.entries.append(f"{ctx.module}.{ref}")  # `torch.compile(opt.step)`
-    elif ref:
-        ctx.summary.entries.append(ref)
-    elif type(target) is cst.Call and (ctor := ctx.qualify(target.func)):
-        ctx.summary.entries.append(ctor)  # `torch.compile(Model())`
-    elif type(target) is cst.Attribute and type(target.value) is cst.Call \
-            and (ctor := ctx.qualify(target.value.func)):
-        ctx.summary.entries.append(f"{ctor}.{target.attr.value}")  # `torch.compile(Model().step)`
-    if not ctx.active() or ref:
-        return  # outside a function, or a name the module knows: its entry says all
-    pos = ctx.positions.span(node)
-    # not what a parameter is handed (callers of a function compile does not reach are not followed) nor a
-    # method found by its name alone
-    ctx.function.compiles.extend(CallRef(kind, to, *pos) for kind, to in ctx._call_refs(target, ref)
-                                 if kind not in ("duck", "paramcall"))
 
 
 def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,

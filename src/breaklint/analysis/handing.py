@@ -22,8 +22,12 @@ class Handing(Tree):
         self.callers: dict[str, list[tuple[str, CallRef, int]]] = {}
         self.reached: set[str] = set()
         self.root_set: dict[str, None] = {}  # the roots found, in order (a set would order the walk by hash)
+        # the roots found only as what the tree hands a function compiling its parameter (`compiled_arguments`):
+        # the tree's own code calls them, through what compile returned, with what it has
+        self.handed_roots: set[str] = set()
         self._built: dict[str, list[tuple[CallRef, int]]] | None = None
         self._setter_methods: set[str] | None = None  # `_setters`
+        self._compilers: list[str] | None = None  # `compilers`
         self._implementers: dict[str, list[str]] = {}  # interface class -> `implementers`
 
     def targets(self, cls: str | None, call: CallRef) -> list[tuple[str, int]]:
@@ -81,9 +85,15 @@ class Handing(Tree):
         for a constructor or a setter every call of the tree (modules are built, and their parts set,
         outside compiled code)."""
         sites = [(call, offset) for _, call, offset in self.callers.get(function, [])]
-        if function.endswith(".__init__") or function in self._setters():
+        if function.endswith(".__init__") or function in self._setters() or function in self.compilers():
             sites += self._constructions().get(function, [])
         return sites
+
+    def compilers(self) -> list[str]:
+        """The functions that hand a parameter of theirs to torch.compile (`FunctionInfo.compiled_params`)."""
+        if self._compilers is None:
+            self._compilers = [qual for qual, fn in self.functions.items() if fn.compiled_params]
+        return self._compilers
 
     def passed_to(self, function: str, name: str, seen: set[str] | None = None) -> list[str]:
         """What the calls of `function` hand over for its parameter `name` (`CallRef.passed`), a
@@ -128,13 +138,18 @@ class Handing(Tree):
         seen.add(f"{function}#{name}")
         sites = self._sites(function)
         if not sites:
-            return function in self.root_set
+            return self.called_from_outside(function)
         for call, offset in sites:
             for held in _handed_for(fn, call, offset, name):
                 where, _, param = held[1:].partition("#")
                 if held.startswith("@") and self.user_supplied(where, param, seen):  # the caller's, handed down
                     return True
         return False
+
+    def called_from_outside(self, function: str) -> bool:
+        """Whether `function` is a root that what compiles it is called with from outside the tree (a module's
+        forward, an entry point, `torch.compile(self.step)`), not only one the tree hands a compiling wrapper."""
+        return function in self.root_set and function not in self.handed_roots
 
     def attribute_supplied(self, cls: str, attr: str) -> bool:
         """Whether the attribute holds what the constructor was handed for a parameter that may hold
@@ -220,11 +235,12 @@ class Handing(Tree):
         raise NotImplementedError
 
     def _constructions(self) -> dict[str, list[tuple[CallRef, int]]]:
-        """Each constructor (`Class.__init__`) -> the tree's calls that run it and hand over a
-        function, class or instance of the tree, with the number of parameters they bind first."""
+        """Each constructor (`Class.__init__`), setter and function compiling a parameter (`compilers`) ->
+        the tree's calls that run it and hand over a function, class or instance of the tree, with the
+        number of parameters they bind first."""
         if self._built is None:
             self._built = {}
-            setters = self._setters()
+            setters = {*self._setters(), *self.compilers()}
             names = {setter.rpartition(".")[2] for setter in setters}
             for fn in self.functions.values():
                 for call in fn.calls:
@@ -305,3 +321,32 @@ def handed_method(held: str) -> tuple[str, str] | None:
     `CallRef.passed`); None for anything else."""
     made, sep, method = held.rpartition("():")
     return (f"{made}()", method) if sep and made and method.isidentifier() else None
+
+
+def compiled_arguments(tree: Handing) -> tuple[list[str], list[str]]:
+    """The functions that torch.compile traces because the tree hands them to a function that compiles its
+    parameter (`CudaGraphWrapper(self.compute_grad)` of `self._func = torch.compile(func)`): what calling
+    what each call hands over runs. The calls count whether compile reaches them or not (a wrapper is
+    built outside compiled code), as a constructor's do. Two lists: those a function hands over (its own
+    code then calls what compile returned), and those the module level hands over or a decorator
+    compiles (`step = maybe_compile(train_step)`, `@compile_step`: called from outside, as any
+    compiled function is)."""
+    inside: list[str] = []
+    outside: list[str] = []
+    for qual in tree.compilers():
+        fn = tree.functions[qual]
+        for param in fn.compiled_params:
+            inside.extend(found for found, _ in tree.calling(tree.passed_to(qual, param)) if found not in inside)
+            # a class called at module level binds `self` first
+            owner, _, name = qual.rpartition(".")
+            callee, offset = (owner, 1) if name == "__init__" and owner in tree.classes else (qual, 0)
+            key = f"#{fn.params.index(param) - offset}"
+            held = [h for passed in tree.top_calls.get(callee, []) if (h := passed.get(key) or passed.get(param))]
+            outside.extend(found for found, _ in tree.calling(held) if found not in outside)
+    for qual, fn in tree.functions.items():  # `@compile_step` on a method: a decorator compiling its first parameter
+        for decorator in fn.decorators:
+            compiler = tree.functions.get(tree.canonical(decorator))
+            if compiler is not None and compiler.params and compiler.params[0] in compiler.compiled_params \
+                    and qual not in outside:
+                outside.append(qual)
+    return inside, outside

@@ -73,6 +73,7 @@ class Tree:
         self.modules = {s.module: s.star_imports for s in summaries}  # -> what it imports with `*`
         # a class as some file names it -> what each file's calls of it pass (records' fields)
         self.builds: dict[str, list[dict]] = {}
+        self.top_calls: dict[str, list[dict[str, str]]] = {}  # callee -> `registrations` of its module-level calls
         for s in summaries:
             for callee, passed in s.builds.items():
                 self.builds.setdefault(callee, []).append(passed)
@@ -93,6 +94,7 @@ class Tree:
         for s in summaries:
             for callee, calls in s.registrations.items():
                 name = self.canonical(callee)
+                self.top_calls.setdefault(name, []).extend(calls)
                 if name in self.tables:  # `METHODS["rk4"] = RK4` in a module importing `METHODS`
                     table, key, param = name, STORED, ""
                 elif name in registrars:
@@ -158,25 +160,16 @@ class Tree:
         self._is_module[qual] = result
         return result
 
-    def is_pydantic_model(self, qual: str) -> bool:
-        """Derives from pydantic's `BaseModel`, through the tree's classes."""
-        return qual in self.classes and any(self.canonical(base) in PYDANTIC_MODELS
-                                            for owner in self.mro(qual) for base in self.classes[owner].bases)
-
     def validators(self, qual: str) -> list[str]:
         """The pydantic validators a model of the tree's class `qual` runs when it is built."""
         return [f"{owner}.{name}" for owner in self.mro(qual) for name in sorted(self.classes[owner].methods)
                 if (fn := self.functions.get(f"{owner}.{name}")) is not None and fn.validator]
 
-    def is_autograd_function(self, qual: str) -> bool:
-        """Derives from `torch.autograd.Function`, through the tree's classes."""
-        return any(self.canonical(base) in AUTOGRAD_FUNCTIONS
-                   for owner in self.mro(qual) for base in self.classes[owner].bases)
-
-    def recurrent_base(self, qual: str) -> str | None:
-        """The recurrent module a class derives from through the tree's (`class LSTM(RNN, nn.LSTM)`), or None."""
+    def base_among(self, qual: str, bases: frozenset[str]) -> str | None:
+        """The first of `bases` a class of the tree derives from, through the tree's classes (pydantic's
+        `BaseModel`, `torch.autograd.Function`, a recurrent module: `class LSTM(RNN, nn.LSTM)`), or None."""
         return next((base for owner in self.mro(qual) for base in map(self.canonical, self.classes[owner].bases)
-                     if base in RNN_MODULES), None)
+                     if base in bases), None) if qual in self.classes else None
 
     @staticmethod
     def _outside_base_may_be_module(base: str) -> bool:

@@ -187,6 +187,7 @@ class Names:
         if fields is not None:
             info.fields = fields
             info.positional = qual in self.positional
+            self.field_classes(node, info)
         else:
             self.class_attributes(node, info)
         # (all of them before any is scanned: `__init__` may store one defined below it)

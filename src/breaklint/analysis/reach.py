@@ -19,8 +19,8 @@ from __future__ import annotations
 import fnmatch
 from collections import deque
 
-from .handing import Handing
-from .hierarchy import TOO_BROAD, attribute_made, dispatched
+from .handing import Handing, compiled_arguments
+from .hierarchy import AUTOGRAD_FUNCTIONS, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
 from .summary import NOT_CALLS, CallRef, ModuleSummary
 
@@ -75,6 +75,10 @@ class Reach(Handing):
                 roots.extend(found for found, _ in self._instance_targets(entry))
         for fn in self.functions.values():  # `torch.compile(self.step)`, of a local instance's method, ...
             roots.extend(found for call in fn.compiles for found, _ in self.targets(fn.cls, call))
+        inside, outside = compiled_arguments(self)  # `Wrapper(self.step)`, `maybe_compile(step)`: compiled
+        roots.extend(outside)
+        self.handed_roots = set(inside).difference(roots)
+        roots.extend(inside)
         return roots
 
     def _compute(self) -> set[str]:
@@ -101,7 +105,7 @@ class Reach(Handing):
                     elif call.kind == "attrcall":
                         attribute_calls.append((qual, call))
                     self._follow(qual, call, edges, queue)
-                    if call.kind == "name" and self.is_pydantic_model(model := self.canonical(call.target)):
+                    if call.kind == "name" and self.base_among(model := self.canonical(call.target), PYDANTIC_MODELS):
                         # building a pydantic model breaks (an opaque extension, BL411): its validators,
                         # called from pydantic-core, are then traced as frames of their own
                         self.pydantic_builds.append((qual, call, model))
@@ -216,7 +220,7 @@ class Reach(Handing):
                     if call.kind == "name" else None
                 return [(init, 1)] if init else []
             owner, _, attr = target.rpartition(".")
-            if attr == "apply" and owner in self.classes and self.is_autograd_function(owner):
+            if attr == "apply" and owner in self.classes and self.base_among(owner, AUTOGRAD_FUNCTIONS):
                 # `Clip.apply(x)` runs `Clip.forward(ctx, x)`: dynamo traces it, and `Clip.backward(ctx, g)`
                 # where an input needs its gradient (a module's parameters do), which it hands nothing
                 forward, backward = self.method(owner, "forward"), self.method(owner, "backward")
@@ -264,6 +268,8 @@ class Reach(Handing):
             out.extend(self.calling(self.attribute_callables(cls, call.target)))
             out.extend(self.calling(self.handed(cls, call.target)))
             return out
+        if call.kind == "chaincall":  # `self.modules.optim.zero_grad()`
+            return _chain_targets(self, cls, call.target)
         if call.kind == "attrcall":
             attr, _, name = call.target.partition(".")
             held = self.attribute_class(cls, attr)
@@ -272,7 +278,7 @@ class Reach(Handing):
             elif (held := self.attribute_class(cls, attr, declared=True)) is not None:
                 out.extend(self._declared_dispatch(held, name))
             else:  # a base class's method, on an attribute its subclasses set: `self` may be any of them
-                for built, declared in self._subclass_attributes(cls, attr):
+                for built, declared in _subclass_attributes(self, cls, attr):
                     out.extend(self._declared_dispatch(declared, name) if built is None
                                else self._dispatch(built, name))
             out.extend(self.calling(self.attribute_callables(cls, attr), name))  # `self.sampler.sample()`
@@ -280,18 +286,6 @@ class Reach(Handing):
             out.extend(self.calling(self.handed(cls, attr), name))
             return out
         return out
-
-    def _subclass_attributes(self, cls: str, attr: str) -> list[tuple[str | None, str]]:
-        """(class built, or None and the class declared) of what each of `cls`'s subclasses stores in
-        `self.<attr>` (`self.transform = Standardize(m)` in a subclass's constructor, which a method of
-        the base calls: `self.transform.untransform(y)` in `Model.posterior`), once per class."""
-        found: dict[str, str | None] = {}
-        for sub in self.subclasses(cls):
-            if (built := self.attribute_class(sub, attr)) is not None:
-                found.setdefault(built, built)
-            elif (declared := self.attribute_class(sub, attr, declared=True)) is not None:
-                found.setdefault(declared, None)
-        return [(built, held) for held, built in found.items()]
 
     def _wrappers(self, decorator: str, depth: int = 3) -> list[str]:
         """The functions of the tree that make the wrapper a decorator puts around what it decorates:
@@ -330,6 +324,31 @@ class Reach(Handing):
         if held not in TOO_BROAD:
             out.extend((found, 1) for found in self.overrides(held, name))
         return out
+
+
+def _chain_targets(reach: Reach, cls: str, target: str) -> list[tuple[str, int]]:
+    """What a "chaincall" edge runs (`self.modules.optim.zero_grad()`, "modules.optim:zero_grad" of `cls`): the
+    method on the class each attribute in turn holds (built there) or declares (an annotation, a record's
+    field), widened to the subclasses of the last."""
+    path, _, method = target.rpartition(":")
+    held = [cls]
+    for attr in path.split("."):
+        held = [found for owner in held if (found := reach.attribute_class(owner, attr)
+                                            or reach.attribute_class(owner, attr, declared=True)) in reach.classes]
+    return [found for owner in held for found in reach._declared_dispatch(owner, method)]
+
+
+def _subclass_attributes(reach: Reach, cls: str, attr: str) -> list[tuple[str | None, str]]:
+    """(class built, or None and the class declared) of what each of `cls`'s subclasses stores in
+    `reach.<attr>` (`reach.transform = Standardize(m)` in a subclass's constructor, which a method of
+    the base calls: `reach.transform.untransform(y)` in `Model.posterior`), once per class."""
+    found: dict[str, str | None] = {}
+    for sub in reach.subclasses(cls):
+        if (built := reach.attribute_class(sub, attr)) is not None:
+            found.setdefault(built, built)
+        elif (declared := reach.attribute_class(sub, attr, declared=True)) is not None:
+            found.setdefault(declared, None)
+    return [(built, held) for held, built in found.items()]
 
 
 def locked_cache_reads(reach: Reach) -> list[tuple[str, CallRef, str]]:

@@ -155,9 +155,23 @@ class Records:
                 elif value is None and annotation is not None:
                     if self.annotation_value(annotation).is_tensor:
                         info.tensor_attrs.add(name)
-                    elif type(annotation) in (cst.Name, cst.Attribute) and (held := self.qualify(annotation)) \
-                            and not held.startswith(("torch.", "typing.")):
+                    elif (held := self._declared_class(annotation)) is not None:
                         info.declared.setdefault(name, held)  # the class of what it holds: calls dispatch on it
+
+    def field_classes(self, node: cst.ClassDef, info: ClassInfo) -> None:
+        """The classes a record's fields declare (`optim: OptimizerWrapper`): calls on a field dispatch on them."""
+        for stmt in node.body.body:
+            for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
+                if type(small) is cst.AnnAssign and type(small.target) is cst.Name \
+                        and (held := self._declared_class(small.annotation.annotation)) is not None:
+                    info.declared.setdefault(small.target.value, held)
+
+    def _declared_class(self, annotation: cst.BaseExpression) -> str | None:
+        """The class of the tree (or another library, not torch's) an annotation names by a plain name
+        (`Optional[Wrapper]`: what it holds when it holds anything)."""
+        annotation = self._unwrap_optional(annotation)
+        held = self.qualify(annotation) if type(annotation) in (cst.Name, cst.Attribute) else None
+        return held if held and not held.startswith(("torch.", "typing.")) else None
 
 def _head(annotation: cst.BaseExpression) -> cst.BaseExpression:
     return annotation.value if type(annotation) is cst.Subscript else annotation

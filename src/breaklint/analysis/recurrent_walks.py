@@ -70,7 +70,7 @@ def _first_recurrent(reach: Reach, cls: str, first: bool, seen: set[str]) -> str
             made = reach.canonical(made)
             if made in RNN_MODULES:
                 return made
-            if made in reach.classes and (base := reach.recurrent_base(made)):
+            if made in reach.classes and (base := reach.base_among(made, RNN_MODULES)):
                 return base  # the code's own subclass of one
             if made in reach.classes:
                 if found := _first_recurrent(reach, made, first, seen):

@@ -57,19 +57,19 @@ def registrars(module: cst.Module, tables: set[str]) -> dict[str, list[str]]:
 
 def registrations(module: cst.Module, qualify: Callable[[cst.BaseExpression], str | None],
                   tables: set[str]) -> tuple[dict[str, list[dict[str, str]]], dict[str, list[str]]]:
-    """What the file registers at module level: (callee as the file names it -> for each call, what
-    it passes by "#i" or keyword, and as DECORATED the class or function it decorates; an imported
-    table -> as STORED, what a statement `TABLE[key] = name` stores in it), and (a table of this
-    file -> what such a statement stores in it)."""
+    """What the file registers at module level: (callee as the file names it -> for each call, a
+    statement or an assignment's value, what it passes by "#i" or keyword, and as DECORATED the class or
+    function it decorates; an imported table -> as STORED, what a statement `TABLE[key] = name` stores in
+    it), and (a table of this file -> what such a statement stores in it)."""
     calls: dict[str, list[dict[str, str]]] = {}
     direct: dict[str, list[str]] = {}
     for stmt in _module_statements(module):
-        if type(stmt) is cst.Expr and type(stmt.value) is cst.Call:
+        if type(stmt) in (cst.Expr, cst.Assign) and type(stmt.value) is cst.Call:
             callee = qualify(stmt.value.func)
             passed = _passed(stmt.value, qualify)
             if callee and passed:
                 calls.setdefault(callee, []).append(passed)
-        elif type(stmt) is cst.Assign:
+        if type(stmt) is cst.Assign:
             for table, stored in _subscript_stores(stmt, None):
                 held = qualify(cst.Name(stored))
                 imported = qualify(cst.Name(table))

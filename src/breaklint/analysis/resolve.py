@@ -271,7 +271,8 @@ class Values:
         # (`x[:p]`, `range(p)`).
         # A parameter handed on to a callee's parameter that is used so (`odeint(..., method=method)`,
         # and `method == "rk4"` in `odeint`) is such a value too.
-        return ASSUMED_PARAMETER if function in self.reach.root_set and not self._scalar(function, name) else UNKNOWN
+        outside = self.reach.called_from_outside(function)
+        return ASSUMED_PARAMETER if outside and not self._scalar(function, name) else UNKNOWN
 
     def _scalar(self, function: str, name: str, seen: set[str] | None = None) -> bool:
         """Whether parameter `name` of `function` is used as a Python scalar: by the function, or by a

@@ -107,6 +107,9 @@ class FunctionInfo:
     # what its `torch.compile(...)` calls compile, as the edges a call of that target would have (`self.step`,
     # a local instance): reach takes the functions they lead to as roots
     compiles: list[CallRef] = field(default_factory=list)
+    # its parameters that it hands to torch.compile as they came (`self._func = torch.compile(func)`): what
+    # any call of the tree hands it for one is compiled, a root of reach (`Handing.compiled_arguments`)
+    compiled_params: list[str] = field(default_factory=list)
     params: list[str] = field(default_factory=list)  # in order, `self` included
     declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
     fallback: dict[str, Val] = field(default_factory=dict)  # a default other than None: what it holds
@@ -269,7 +272,8 @@ class ModuleSummary:
     builds: dict[str, dict[str, Val]] = field(default_factory=dict)
     # registries (registries.py): a function that stores what it is handed in a module-level table ->
     # [table, "#i" and the parameter's name, or "@" for a decorator factory]; and the file's own
-    # module-level calls of any function -> what each passes by name ("#i", keyword, "@": decorated)
+    # module-level calls of any function (a statement, an assignment's value, a decorator) -> what each passes by
+    # name ("#i", keyword, "@": decorated)
     registrars: dict[str, list[str]] = field(default_factory=dict)
     registrations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     # custom operators (rules/operators.py): each op the file defines ("mylib::scale") -> how ("custom_op",
