@@ -438,6 +438,27 @@ def test_the_optimizers_whose_step_breaks_are_those_torch_wraps_in_graph_breaks(
     assert wrapped == set(GRAPH_BREAKING_OPTIMIZERS)
 
 
+def test_the_optimizer_methods_reported_are_those_torch_keeps_out_of_dynamo() -> None:
+    # `torch._disable_dynamo` wraps a function in `inner` of `torch/_compile.py`; BL448's methods must be
+    # wrapped so on every optimizer class it names that the installed torch has, and `step` not
+    import torch
+
+    from breaklint.analysis.vocabulary import TORCH_OPTIMIZERS
+    from breaklint.rules.modules import OptimizerDisabledMethod
+
+    def disabled(fn) -> bool:
+        code = getattr(fn, "__code__", None)
+        return code is not None and code.co_name == "inner" and code.co_filename.endswith("_compile.py")
+
+    classes = [getattr(torch.optim, name.removeprefix("torch.optim."), None) for name in TORCH_OPTIMIZERS
+               if name.count(".") == 2]
+    present = [cls for cls in classes if cls is not None]
+    assert torch.optim.Optimizer in present and len(present) >= 12
+    for cls in present:
+        assert all(disabled(getattr(cls, m)) for m in OptimizerDisabledMethod.CALL_METHODS), cls
+        assert not disabled(cls.step), cls
+
+
 # ---------------------------------------------------------------------- the code's Python release
 CACHED_READ = """
     from functools import cached_property

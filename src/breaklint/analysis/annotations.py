@@ -10,7 +10,8 @@ import libcst as cst
 from . import values as V
 from .syntax import dotted
 from .values import Val
-from .vocabulary import HINT_MODULES, SAMPLED_HINTS, TENSOR_ANNOTATIONS, TORCH_OBJECTS, TYPED_TENSORS, UNREADABLE
+from .vocabulary import (HINT_MODULES, SAMPLED_HINTS, TENSOR_ANNOTATIONS, TORCH_OBJECTS, TORCH_OPTIMIZERS,
+                         TYPED_TENSORS, UNREADABLE)
 
 
 class Annotations:
@@ -118,6 +119,8 @@ class Annotations:
             return V.OBJECT
         if name in TORCH_OBJECTS:
             return TORCH_OBJECTS[name]  # `generator: torch.Generator`
+        if name in TORCH_OPTIMIZERS:
+            return V.Val("object", ref=name)  # `optim: Optimizer`: an optimizer of torch's, by the class it declares
         # a name this file cannot see into (`Adj`, `OptTensor`, a class): let the call sites tell
         return UNREADABLE
 

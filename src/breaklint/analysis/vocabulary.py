@@ -95,6 +95,10 @@ TORCH_OBJECTS = {"torch.Generator": V.GENERATOR, "torch._C.Generator": V.GENERAT
 OPTIMIZER_MODULE = "torch.optim."
 GRAPH_BREAKING_OPTIMIZERS = frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
     "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"))
+# every optimizer class of `torch.optim` (and their base), whose `zero_grad`, `state_dict`, `load_state_dict`
+# and `add_param_group` torch marks `torch._disable_dynamo` (BL448)
+TORCH_OPTIMIZERS = GRAPH_BREAKING_OPTIMIZERS | frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
+    "Optimizer", "optimizer.Optimizer", "LBFGS", "SparseAdam", "Adafactor", "Muon"))
 # torch's constructors of a sparse tensor from its indices and values, and a tensor's methods that
 # give its sparse form (BL429)
 SPARSE_CONSTRUCTORS = frozenset({

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS
+from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS, TORCH_OPTIMIZERS
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import TRACE_AUTOGRAD, keyword, maybe_tensor, method_call
@@ -417,3 +417,26 @@ class OptimizerStepCall(Rule):
         self.report(node, f"`{self.ctx.source(node)}` steps a `{value.ref}`, whose `step` torch wraps in "
                           "`torch._dynamo.graph_break()` calls to set the grad mode around the update: the graph "
                           "breaks there, twice")
+
+
+@register
+class OptimizerDisabledMethod(Rule):
+    CODE = "BL448"
+    NAME = "optimizer-disabled-method"
+    KIND = "break"
+    MESSAGE = ("`zero_grad()`, `state_dict()`, `load_state_dict()` or `add_param_group()` of a torch optimizer in "
+               "compiled code: torch keeps these out of dynamo, which breaks the graph to run them")
+    SUGGESTION = ("call `optimizer.zero_grad()` before the compiled function (or set the gradients to None after the "
+                  "step, outside it); read or change the optimizer's state outside compiled code")
+    GB_TYPES = ("GB0008",)
+    CALL_METHODS = frozenset({"zero_grad", "state_dict", "load_state_dict", "add_param_group"})
+
+    def on_method_call(self, node: cst.Call) -> None:
+        call = method_call(node)
+        if call is None or call[1] not in self.CALL_METHODS or not self.ctx.active():
+            return
+        value = self.ctx.value(call[0])
+        if value.kind != "object" or value.ref not in TORCH_OPTIMIZERS:
+            return
+        self.report(node, f"`{self.ctx.source(node)}` calls `{call[1]}` of a `{value.ref}`, which torch marks "
+                          "`torch._disable_dynamo`: dynamo skips the method and breaks the graph to run it")
