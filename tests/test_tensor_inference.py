@@ -521,6 +521,11 @@ def as_tensor_counts(x):
     return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum() + spread(x).sum()
 
 
+def as_numpy_products(x, shapes=((2, 3), (4,)), scale=2.5):
+    first = shapes[0]
+    return x * int(np.prod(first)) * float(np.mean(scale)) * float(np.sqrt(4.0))
+
+
 def padded_mask(scores, target):
     threshold, order = scores.sort(descending=True)
     last = torch.nn.functional.pad(threshold.diff() != 0, [0, 1], value=1.0)
@@ -529,7 +534,7 @@ def padded_mask(scores, target):
 
 def cases():
     x = torch.randn(8)
-    return [(as_numpy_counts, (x,)), (as_tensor_counts, (x,)), (padded_mask, (x, x.round()))]
+    return [(as_numpy_counts, (x,)), (as_tensor_counts, (x,)), (as_numpy_products, (x,)), (padded_mask, (x, x.round()))]
 """
 
 
@@ -538,13 +543,17 @@ def test_numpy_counts_dimensions_and_padded_masks(tmp_path: Path) -> None:
     element read back as a number, or a list of them passed as dimensions (concatenated, sliced,
     unpacked), reads its value; so does a tensor the code computes passed as `dim=`. Arithmetic with an
     element traces; a parameter passed as a dimension, and `lib.sum(x)` or `nx.sum(d, 2)` of a module a
-    helper picks (the data is no dimension of a tensor's method there), are not reported. A mask padded with `F.pad` is still one of bools. Dynamo agrees line for line."""
+    helper picks (the data is no dimension of a tensor's method there), are not reported. A NumPy reduction
+    of a tuple of sizes is an array too (`int(np.prod(first))`); of a Python float, or a NumPy function of
+    numbers, dynamo folds a constant. A mask padded with `F.pad` is still one of bools. Dynamo agrees line
+    for line."""
     source = NUMPY_COUNTS.replace("def as_", "@torch.compile\ndef as_").replace(
         "def padded_mask", "@torch.compile\ndef padded_mask")
     assert reported(source) == [
         ("moved = x.permute(*([0, order[-1]] + order[1:-1]))", "BL103"),
         ("return moved * float(grid[1])", "BL103"),
         ("return x.sum(dim=axis) + lib.sum(x) + squeezed(x, 1).sum() + spread(x).sum()", "BL103"),
+        ("return x * int(np.prod(first)) * float(np.mean(scale)) * float(np.sqrt(4.0))", "BL103"),
         ("return target[order].cumsum(0)[last]", "BL302"),
     ]
     pytest.importorskip("torch")

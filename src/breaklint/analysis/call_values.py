@@ -10,10 +10,10 @@ from . import values as V
 from .syntax import dotted
 from .values import Val
 from .vocabulary import (
-    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_FACTORIES, OPTIMIZER_MODULE,
-    PREDICATE_PREFIXES, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS,
-    SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS,
-    TORCH_SEQUENCE
+    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_FACTORIES, NUMPY_REDUCTIONS,
+    OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS,
+    SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
+    TORCH_OBJECTS, TORCH_SEQUENCE
 )
 
 
@@ -170,6 +170,11 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
         value = arg.value
         if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):
             return V.NUMPY_ARRAY
+    if name in NUMPY_REDUCTIONS and node.args and node.args[0].keyword is None \
+            and value_of(node.args[0].value).kind not in ("number", "bool", "str", "param"):
+        # `np.prod(shift_count)` of what the code does not show a Python number (a parameter handed straight
+        # in is what its callers pass: a float there is folded)
+        return V.NUMPY_ARRAY
     return V.UNKNOWN
 
 

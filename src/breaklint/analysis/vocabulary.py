@@ -271,6 +271,11 @@ NUMPY_UNTRACED = frozenset(f"numpy.{name}" for name in (
 # `float(np.linspace(0, 1, k)[i])`) is a tensor's value (probed on torch 2.13 and 2.14.1: GB0033)
 NUMPY_FACTORIES = frozenset(f"numpy.{name}" for name in (
     "arange", "zeros", "ones", "empty", "full", "linspace", "logspace", "geomspace", "eye", "identity", "tri"))
+# NumPy's reductions: `torch._numpy` runs one on anything but a Python float as torch ops, an element of a
+# tuple of sizes or a kept shape among it (`int(np.prod(shape))` breaks: GB0033 of a sequence or an array,
+# GB0208 of a Python int; probed on torch 2.13 and 2.14.1)
+NUMPY_REDUCTIONS = frozenset(f"numpy.{name}" for name in (
+    "prod", "sum", "max", "min", "amax", "amin", "mean", "cumprod", "cumsum"))
 NUMPY_FILE_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
     "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "fromregex",
     "memmap"))
