@@ -1663,3 +1663,62 @@ def test_a_tuple_with_a_starred_element_keeps_the_elements_before_it() -> None:
 def test_dynamo_breaks_on_the_mask_read_after_the_starred_tuple(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, STARRED_TUPLES, "starred_tuples.py") == [
         "picked = target[last]", "return (target[known], *(t[known] for t in tensors))"]
+
+
+GENERATORS = """
+import torch
+from torch import nn
+
+SQRT2 = (2 * torch.ones(1)).sqrt()
+
+
+class Transform(nn.Module):
+    def __init__(self, rng: torch.Generator = None):
+        super().__init__()
+        self.rng = torch.Generator() if rng is None else rng
+
+    def forward(self, x):
+        return self.shift(x)
+
+
+class Shift(Transform):
+    def shift(self, x):
+        order = torch.randperm(x.shape[0], generator=self.rng)
+        return x[order]
+
+
+class Quiet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rng = None
+
+    def forward(self, x):
+        return x + torch.randn(x.shape, generator=self.rng)
+
+
+class Pad(nn.Module):
+    def forward(self, x):
+        w = x.shape[-1]
+        pad = int((SQRT2 * w - w).ceil())
+        return torch.nn.functional.pad(x, (pad, pad))
+
+
+def cases():
+    x = torch.randn(4, 4)
+    return [(Shift(), (x,)), (Quiet(), (x,)), (Pad(), (x,))]
+"""
+
+
+def test_a_generator_kept_by_a_base_and_a_tensor_made_at_module_level() -> None:
+    """`self.rng = torch.Generator() if rng is None else rng` holds a generator either way, and a subclass
+    drawing with it (`generator=self.rng`, an attribute its base sets) breaks; one that holds `None` traces. A
+    module-level tensor (`SQRT2 = (2 * torch.ones(1)).sqrt()`) read back as an int breaks. Dynamo agrees."""
+    assert reported(GENERATORS) == [
+        ("order = torch.randperm(x.shape[0], generator=self.rng)", "BL421"),
+        ("pad = int((SQRT2 * w - w).ceil())", "BL103"),
+    ]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_generator_and_the_module_tensor(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, GENERATORS, "generators.py") == sorted(line for line, _ in reported(GENERATORS))

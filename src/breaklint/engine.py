@@ -24,7 +24,7 @@ from .analysis.resume import (
 )
 from .analysis.scoping import SettingsScopes
 from .analysis.summary import NOT_CALLS, CallRef, Candidate, MustBe, within
-from .analysis.values import Val
+from .analysis.values import GENERATOR, Val
 from .analyze import FileResult, _analyze_kept, _entry, analyze_source
 from .config import Config
 from .diagnostics import _engine_finding
@@ -301,6 +301,8 @@ def _stands(value: Val, must_be: MustBe) -> bool:
         return value.is_sparse
     if must_be == "bools":
         return value.is_bool_tensor
+    if must_be == "generator":
+        return value == GENERATOR
     return value.shown if must_be == "known" else value.is_tensor
 
 

@@ -82,8 +82,9 @@ class Names:
                     # an object of the class called; what torch makes is a tensor, told by the evaluation,
                     # except for an optimizer or a schedule of `torch.optim` (BL436)
                     of_class = bool(made) and (not made.startswith("torch.") or made.startswith(OPTIMIZER_MODULE))
+                    # else what the evaluation tells: `SQRT2 = (2 * torch.ones(1)).sqrt()` is a tensor
                     value = self.record_value(made or "", stmt.value) \
-                        or (V.Val("object", ref=made) if of_class else V.UNKNOWN)
+                        or (V.Val("object", ref=made) if of_class else self.value(stmt.value))
                 else:
                     value = self.literal_value(stmt.value) or V.UNKNOWN
                 old = self.globals.get(name)

@@ -288,9 +288,10 @@ class ModuleSummary:
 # What a candidate's symbolic `requires` must turn out to be, once the tree decides it, for the finding
 # to stand (`engine._stands`): a tensor, known or only assumed; a "known" one, shown by the code on one
 # path at least (values.py, `Val.shown`), for a value that is usually a Python one (a slice bound passed
-# in as a parameter); a "sparse" one (values.SPARSE: what a helper returns); or a tensor of "bools" (a
-# mask a helper returns or a caller passes).
-MustBe = Literal["tensor", "known", "sparse", "bools"]
+# in as a parameter); a "sparse" one (values.SPARSE: what a helper returns); a tensor of "bools" (a
+# mask a helper returns or a caller passes); or not a tensor but a "generator" (values.GENERATOR: an
+# attribute a base class of another file sets).
+MustBe = Literal["tensor", "known", "sparse", "bools", "generator"]
 
 
 @dataclass(frozen=True, slots=True)

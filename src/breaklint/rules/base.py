@@ -79,7 +79,7 @@ class Rule(cst.BatchableCSTVisitor):
         what kind of tensor a symbolic `requires` must turn out (`summary.MustBe`): a "known" one
         (shown by the code on one path at least), not one only assumed, for a value that is usually a Python one (a slice bound passed in as a
         parameter); a "sparse" one (what a helper returns); a tensor of "bools" (a mask a helper
-        returns or a caller passes)."""
+        returns or a caller passes); a torch "generator" (an attribute a base class sets)."""
         self.ctx.add_finding(self, node, message, suggestion or self.SUGGESTION, fix, requires=requires, test=test,
                              fix_needs=fix_needs, unless=unless, only_with=only_with, must_be=must_be)
 

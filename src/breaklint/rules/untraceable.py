@@ -202,6 +202,13 @@ class RngStateCall(CallRule):
             return "generator."  # `self.rng.manual_seed(seed)`
         return found
 
+    def check_call(self, node: cst.Call) -> None:
+        super().check_call(node)
+        handed = keyword(node, "generator")
+        if handed is not None and self.matches(node) is None and (value := self.ctx.value(handed.value)).symbolic:
+            # `generator=self.rng` of an attribute a base class of another file sets: the tree decides
+            self.report(node, self.describe(node, "generator="), requires=value, must_be="generator")
+
     def describe(self, node: cst.Call, what: str) -> str:
         if what == "generator.":
             return (f"`{self.ctx.source(node)}` calls a method of a `torch.Generator`, which dynamo does not "
