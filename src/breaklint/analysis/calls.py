@@ -321,26 +321,26 @@ class Calls:
 
 
 def _chain_call(func: cst.BaseExpression) -> list[tuple[str, str]]:
-    """`self.modules.optim.zero_grad()`, a method of an attribute of an attribute (or deeper) of `self`, by
-    plain names: a "chaincall" edge ("modules.optim:zero_grad"), which reach follows down the classes the
-    attributes hold or their annotations declare; [] for anything else."""
-    if type(func) is not cst.Attribute:
-        return []
-    names, node = [], func.value
-    while type(node) is cst.Attribute:
-        names.append(node.attr.value)
-        node = node.value
-    if len(names) < 2 or type(node) is not cst.Name or node.value != "self":
-        return []
-    return [("chaincall", f"{'.'.join(reversed(names))}:{func.attr.value}")]
+    """`self.modules.optim.zero_grad()`, a method of an attribute of an attribute (or deeper) of `self`: a
+    "chaincall" edge ("modules.optim:zero_grad"), which reach follows down the classes the attributes hold
+    or their annotations declare; [] for anything else."""
+    path = _self_path(func.value) if type(func) is cst.Attribute else []
+    return [("chaincall", f"{'.'.join(path)}:{func.attr.value}")] if len(path) >= 2 else []
 
 
 def _deep_self_attribute(node: cst.BaseExpression) -> bool:
     """`self.model.head`: an attribute of an attribute (or deeper) of `self`."""
-    depth = 0
+    return len(_self_path(node)) >= 2
+
+
+def _self_path(node: cst.BaseExpression) -> list[str]:
+    """`self.model.head` -> ["model", "head"]: the attributes read down from `self`, by plain names; [] for
+    anything else."""
+    names: list[str] = []
     while type(node) is cst.Attribute:
-        node, depth = node.value, depth + 1
-    return depth >= 2 and type(node) is cst.Name and node.value == "self"
+        names.append(node.attr.value)
+        node = node.value
+    return names[::-1] if type(node) is cst.Name and node.value == "self" else []
 
 
 def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,

@@ -42,7 +42,8 @@ def note_compiled(ctx, node: cst.Call, target: cst.BaseExpression) -> None:
     """Record what compiling `target` traces. At module level by name (`Summary.entries`: a function,
     a module class, a module-level instance or a method of one, `Cls(...).method`); in a function
     as the edges a call of `target` there would have (`FunctionInfo.compiles`): `self.step`,
-    `self.model`, a local instance or its method (`trainer.train_step`)."""
+    `self.model`, a local instance or its method (`trainer.train_step`); a parameter of the function as it
+    came, as the function's (`FunctionInfo.compiled_params`)."""
     ref, instances = ctx.qualify(target), ctx.summary.instances
     if ref and ref in instances:
         ctx.summary.entries.append(instances[ref])  # `torch.compile(model)`, `model = Model()` above
@@ -61,8 +62,7 @@ def note_compiled(ctx, node: cst.Call, target: cst.BaseExpression) -> None:
         ctx.function.compiled_params.append(param)  # what the callers hand over (reach)
         return
     pos = ctx.positions.span(node)
-    # not what a parameter is handed (callers of a function compile does not reach are not followed) nor a
-    # method found by its name alone
+    # not a method found by its name alone
     ctx.function.compiles.extend(CallRef(kind, to, *pos) for kind, to in ctx._call_refs(target, ref)
                                  if kind not in ("duck", "paramcall"))
 

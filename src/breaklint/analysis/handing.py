@@ -147,8 +147,8 @@ class Handing(Tree):
         return False
 
     def called_from_outside(self, function: str) -> bool:
-        """Whether `function` is a root that what compiles it is called with from outside the tree (a module's
-        forward, an entry point, `torch.compile(self.step)`), not only one the tree hands a compiling wrapper."""
+        """Whether `function` is a root whose arguments come from outside the tree (a module's forward, an entry
+        point, `torch.compile(self.step)`), not only one the tree hands a compiling wrapper and then calls itself."""
         return function in self.root_set and function not in self.handed_roots
 
     def attribute_supplied(self, cls: str, attr: str) -> bool:
@@ -325,8 +325,8 @@ def handed_method(held: str) -> tuple[str, str] | None:
 
 def compiled_arguments(tree: Handing) -> tuple[list[str], list[str]]:
     """The functions that torch.compile traces because the tree hands them to a function that compiles its
-    parameter (`CudaGraphWrapper(self.compute_grad)` of `self._func = torch.compile(func)`): what calling
-    what each call hands over runs. The calls count whether compile reaches them or not (a wrapper is
+    parameter (`CudaGraphWrapper(self.compute_grad)` of `self._func = torch.compile(func)`): what runs where
+    what each call hands over is called. The calls count whether compile reaches them or not (a wrapper is
     built outside compiled code), as a constructor's do. Two lists: those a function hands over (its own
     code then calls what compile returned), and those the module level hands over or a decorator
     compiles (`step = maybe_compile(train_step)`, `@compile_step`: called from outside, as any

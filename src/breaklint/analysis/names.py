@@ -79,10 +79,9 @@ class Names:
                     value = kept  # `RNG = torch.Generator().manual_seed(0)`, `ENGINE = SobolEngine(d)`
                 elif type(stmt.value) is cst.Call:
                     made = self.qualify(stmt.value.func)
-                    # an object of the class called; what torch makes is a tensor, told by the evaluation,
-                    # except for an optimizer or a schedule of `torch.optim` (BL436)
+                    # an object of the class called, or an optimizer or a schedule of `torch.optim` (BL436); else
+                    # what the evaluation tells (`SQRT2 = (2 * torch.ones(1)).sqrt()`: a tensor)
                     of_class = bool(made) and (not made.startswith("torch.") or made.startswith(OPTIMIZER_MODULE))
-                    # else what the evaluation tells: `SQRT2 = (2 * torch.ones(1)).sqrt()` is a tensor
                     value = self.record_value(made or "", stmt.value) \
                         or (V.Val("object", ref=made) if of_class else self.value(stmt.value))
                 else:

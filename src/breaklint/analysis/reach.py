@@ -340,8 +340,8 @@ def _chain_targets(reach: Reach, cls: str, target: str) -> list[tuple[str, int]]
 
 def _subclass_attributes(reach: Reach, cls: str, attr: str) -> list[tuple[str | None, str]]:
     """(class built, or None and the class declared) of what each of `cls`'s subclasses stores in
-    `reach.<attr>` (`reach.transform = Standardize(m)` in a subclass's constructor, which a method of
-    the base calls: `reach.transform.untransform(y)` in `Model.posterior`), once per class."""
+    `self.<attr>` (`self.transform = Standardize(m)` in a subclass's constructor, which a method of
+    the base calls: `self.transform.untransform(y)` in `Model.posterior`), once per class."""
     found: dict[str, str | None] = {}
     for sub in reach.subclasses(cls):
         if (built := reach.attribute_class(sub, attr)) is not None:

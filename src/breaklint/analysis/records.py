@@ -173,5 +173,6 @@ class Records:
         held = self.qualify(annotation) if type(annotation) in (cst.Name, cst.Attribute) else None
         return held if held and not held.startswith(("torch.", "typing.")) else None
 
+
 def _head(annotation: cst.BaseExpression) -> cst.BaseExpression:
     return annotation.value if type(annotation) is cst.Subscript else annotation

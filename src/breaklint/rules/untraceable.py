@@ -206,7 +206,8 @@ class RngStateCall(CallRule):
         super().check_call(node)
         handed = keyword(node, "generator")
         if handed is not None and self.matches(node) is None and (value := self.ctx.value(handed.value)).symbolic:
-            # `generator=self.rng` of an attribute a base class of another file sets: the tree decides
+            # `generator=self.rng` of an attribute a base class sets, or a parameter: reported where the tree
+            # decides it is a generator
             self.report(node, self.describe(node, "generator="), requires=value, must_be="generator")
 
     def describe(self, node: cst.Call, what: str) -> str:
