@@ -112,6 +112,15 @@ class RecurrentModuleCall(Rule):
         if self.ctx.active() and passed and self._holds_recurrent() and (recurrent := self._recurrent(node.value)):
             self._touch(node.value, "passes", recurrent)
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        # `if self.lstm_critic is not None:`: the module is wrapped as it is read, to be compared
+        if not self.ctx.active() or not self._holds_recurrent():
+            return
+        for side in (node.left, *(target.comparator for target in node.comparisons)):
+            if type(side) in (cst.Attribute, cst.Subscript) and (recurrent := self._recurrent(side)):
+                self._touch(side, "tests", recurrent)
+                return
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # `self.lstm.flatten_parameters()`, `self.rnn.hidden_size`: the module is wrapped as it is read
         if not self.ctx.active() or type(node.value) not in (cst.Attribute, cst.Subscript, cst.Name) \
