@@ -26,6 +26,7 @@ from pathlib import Path
 from unseen import measure, runnable  # first: it puts the static pass of `--src` on the path
 
 import numpy as np
+import structlog
 import torch
 
 import d3rlpy  # noqa: E402
@@ -34,7 +35,8 @@ from d3rlpy.dataset import MDPDataset  # noqa: E402
 from d3rlpy.torch_utility import TorchMiniBatch  # noqa: E402
 
 warnings.filterwarnings("ignore")
-logging.disable(logging.INFO)
+# d3rlpy's own messages (structlog) only from warnings up: torch's graph-break log stays on
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 ROOT = Path(d3rlpy.__file__).resolve().parent
 DISCRETE = {"DQNConfig", "DoubleDQNConfig", "NFQConfig"}
 LEFT_OUT = {"LearnableConfig", "TQLearningConfig", "TransformerConfig", "RandomPolicyConfig",
