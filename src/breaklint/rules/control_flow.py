@@ -491,4 +491,6 @@ class AssertObject(Rule):
         else:
             return None
         last = made.rsplit(".", 1)[-1]
-        return last if last[:1].isupper() and not made.startswith("torch.Generator") else None
+        # of torch's own objects, a module or an optimizer (not a generator, a device or a dtype, which dynamo models)
+        ours = not made.startswith("torch.") or made.startswith(("torch.nn.", "torch.optim."))
+        return last if last[:1].isupper() and ours else None
