@@ -408,13 +408,9 @@ class OptimizerStepCall(Rule):
     CALL_METHODS = frozenset({"step"})
 
     def on_method_call(self, node: cst.Call) -> None:
-        call = method_call(node)
-        if call is None or call[1] not in self.CALL_METHODS or not self.ctx.active():
+        if (found := _optimizer_method(self, node, GRAPH_BREAKING_OPTIMIZERS)) is None:
             return
-        value = self.ctx.value(call[0])
-        if value.kind != "object" or value.ref not in GRAPH_BREAKING_OPTIMIZERS:
-            return
-        self.report(node, f"`{self.ctx.source(node)}` steps a `{value.ref}`, whose `step` torch wraps in "
+        self.report(node, f"`{self.ctx.source(node)}` steps a `{found[1]}`, whose `step` torch wraps in "
                           "`torch._dynamo.graph_break()` calls to set the grad mode around the update: the graph "
                           "breaks there, twice")
 
@@ -432,11 +428,17 @@ class OptimizerDisabledMethod(Rule):
     CALL_METHODS = frozenset({"zero_grad", "state_dict", "load_state_dict", "add_param_group"})
 
     def on_method_call(self, node: cst.Call) -> None:
-        call = method_call(node)
-        if call is None or call[1] not in self.CALL_METHODS or not self.ctx.active():
+        if (found := _optimizer_method(self, node, TORCH_OPTIMIZERS)) is None:
             return
-        value = self.ctx.value(call[0])
-        if value.kind != "object" or value.ref not in TORCH_OPTIMIZERS:
-            return
-        self.report(node, f"`{self.ctx.source(node)}` calls `{call[1]}` of a `{value.ref}`, which torch marks "
+        self.report(node, f"`{self.ctx.source(node)}` calls `{found[0]}` of a `{found[1]}`, which torch marks "
                           "`torch._disable_dynamo`: dynamo skips the method and breaks the graph to run it")
+
+
+def _optimizer_method(rule: Rule, node: cst.Call, classes: frozenset[str]) -> tuple[str, str] | None:
+    """(method, optimizer class) of a call in compiled code of one of `rule.CALL_METHODS` on an optimizer the
+    code makes or declares of one of `classes`; None for any other call."""
+    call = method_call(node)
+    if call is None or call[1] not in rule.CALL_METHODS or not rule.ctx.active():
+        return None
+    value = rule.ctx.value(call[0])
+    return (call[1], value.ref) if value.kind == "object" and value.ref in classes else None
