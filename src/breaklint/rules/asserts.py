@@ -51,7 +51,7 @@ class AssertObject(Rule):
             return
         made = self._instance_of(node.test)
         if made is not None:
-            self.report(node.test, f"`assert {self.ctx.source(node.test)}` tests the truth of an object (a `{made}`): "
+            self.report(node.test, f"`assert {self.ctx.source(node.test)}` tests the truth of an object of `{made}`: "
                                    "dynamo cannot make it an assertion of the graph, breaks there and runs the "
                                    "whole function eagerly")
             self._reported[-1] = self._depth[-1] <= 0
