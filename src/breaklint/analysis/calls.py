@@ -12,8 +12,8 @@ import libcst as cst
 from .compiling import compiled_target, note_compiled
 from .methods import guessable, is_protocol
 from .summary import GENERATOR_CONSUMERS, CallRef
-from .syntax import (class_like, container_elements, is_own_class, is_super_call, self_call, torch_module_class,
-                     torch_modules_built)
+from .syntax import (class_like, container_elements, is_own_class, is_super_call, self_call, self_path,
+                     torch_module_class, torch_modules_built)
 from .values import Val, join
 from .vocabulary import MODULE_CONTAINERS, TYPE_TESTS, number_arguments
 
@@ -324,23 +324,13 @@ def _chain_call(func: cst.BaseExpression) -> list[tuple[str, str]]:
     """`self.modules.optim.zero_grad()`, a method of an attribute of an attribute (or deeper) of `self`: a
     "chaincall" edge ("modules.optim:zero_grad"), which reach follows down the classes the attributes hold
     or their annotations declare; [] for anything else."""
-    path = _self_path(func.value) if type(func) is cst.Attribute else []
+    path = self_path(func.value) if type(func) is cst.Attribute else []
     return [("chaincall", f"{'.'.join(path)}:{func.attr.value}")] if len(path) >= 2 else []
 
 
 def _deep_self_attribute(node: cst.BaseExpression) -> bool:
     """`self.model.head`: an attribute of an attribute (or deeper) of `self`."""
-    return len(_self_path(node)) >= 2
-
-
-def _self_path(node: cst.BaseExpression) -> list[str]:
-    """`self.model.head` -> ["model", "head"]: the attributes read down from `self`, by plain names; [] for
-    anything else."""
-    names: list[str] = []
-    while type(node) is cst.Attribute:
-        names.append(node.attr.value)
-        node = node.value
-    return names[::-1] if type(node) is cst.Name and node.value == "self" else []
+    return len(self_path(node)) >= 2
 
 
 def _consumed_by(ctx: Calls, node: cst.Call, name: str | None,

@@ -290,7 +290,7 @@ class ModuleSummary:
 # path at least (values.py, `Val.shown`), for a value that is usually a Python one (a slice bound passed
 # in as a parameter); a "sparse" one (values.SPARSE: what a helper returns); a tensor of "bools" (a
 # mask a helper returns or a caller passes); or not a tensor but a "generator" (values.GENERATOR: an
-# attribute a base class of another file sets).
+# attribute a base class sets, a parameter).
 MustBe = Literal["tensor", "known", "sparse", "bools", "generator"]
 
 

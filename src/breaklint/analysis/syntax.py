@@ -47,6 +47,16 @@ def self_attribute(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def self_path(node: cst.BaseExpression) -> list[str]:
+    """`self.model.head` -> ["model", "head"]: the attributes read down from `self`, by plain names; [] for
+    anything else."""
+    names: list[str] = []
+    while type(node) is cst.Attribute:
+        names.append(node.attr.value)
+        node = node.value
+    return names[::-1] if type(node) is cst.Name and node.value == "self" else []
+
+
 def string_index(node: cst.Subscript) -> str | None:
     """`x["key"]`: "key"; None for any other subscript (several elements, a slice, an index that is no
     string literal, a bytes literal)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.syntax import self_path
 from .base import Rule, register
 
 
@@ -78,15 +79,12 @@ class AssertObject(Rule):
     def _declared(self, test: cst.BaseExpression) -> str | None:
         """The class an attribute of `self` (or an attribute of one, down records and classes of this file)
         declares: a class-level annotation, a record's field, a constructor's parameter annotated and kept."""
-        path: list[str] = []
-        while type(test) is cst.Attribute:
-            path.append(test.attr.value)
-            test = test.value
+        path = self_path(test)
         owner = self.ctx.class_info()
-        if type(test) is not cst.Name or test.value != "self" or owner is None:
+        if not path or owner is None:
             return None
         held = None
-        for attr in reversed(path):
+        for attr in path:
             if owner is None or (held := owner.declared.get(attr)) is None:
                 return None
             owner = self.ctx.summary.classes.get(held)
