@@ -1722,3 +1722,58 @@ def test_a_generator_kept_by_a_base_and_a_tensor_made_at_module_level() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_generator_and_the_module_tensor(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, GENERATORS, "generators.py") == sorted(line for line, _ in reported(GENERATORS))
+
+
+NAMED_BUFFERS = """
+import torch
+from torch import nn
+
+
+class Fields(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.sizes = sorted(sizes)
+        for s in self.sizes:
+            self.register_buffer("indices_{}".format(s), torch.tensor([0, s]))
+            self.register_buffer(f"{s}_scale", torch.ones(s))
+
+    def forward(self, x):
+        out = []
+        for s in self.sizes:
+            scale = getattr(self, f"{s}_scale")
+            indices = getattr(self, f"indices_{s}")
+            out.append(x[:, indices[0]:indices[1]] * scale)
+        return torch.cat(out, 1)
+
+
+class Mixed(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.sizes = sorted(sizes)
+        for s in self.sizes:
+            if s > 2:
+                self.register_buffer(f"bounds_{s}", torch.tensor([0, s]))
+            else:
+                setattr(self, f"bounds_{s}", [0, s])
+
+    def forward(self, x):
+        bounds = getattr(self, f"bounds_{self.sizes[0]}")
+        return x[:, bounds[0]:bounds[1]]
+
+
+def cases():
+    x = torch.randn(4, 5)
+    return [(Fields([2, 3]), (x,)), (Mixed([2, 3]), (x,))]
+"""
+
+
+def test_a_buffer_registered_under_a_formatted_name_is_a_tensor_read_back() -> None:
+    """`self.register_buffer("indices_{}".format(s), ...)` then `getattr(self, f"indices_{s}")`: a tensor,
+    so its elements as slice bounds break; names of a pattern also `setattr` to something else (a list
+    here) are left alone. Dynamo agrees."""
+    assert reported(NAMED_BUFFERS) == [("out.append(x[:, indices[0]:indices[1]] * scale)", "BL103")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_named_buffer_slice_only(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, NAMED_BUFFERS, "named_buffers.py") == sorted(line for line, _ in reported(NAMED_BUFFERS))

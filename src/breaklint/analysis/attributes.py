@@ -14,7 +14,7 @@ from . import values as V
 from .passing import handed_attributes
 from .summary import ClassInfo
 from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
-                     dotted, iter_statements, literal_elements, named_entries, unseeded)
+                     dotted, iter_statements, literal_elements, name_pattern, named_entries, unseeded)
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES, RECEIVER_KIND_METHODS,
                          SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
@@ -163,6 +163,13 @@ class Attributes:
                     info.tensor_attrs.add(args[0].value.evaluated_value)
                     if len(args) > 1 and self._makes_sparse(args[1].value):
                         info.sparse_attrs.add(args[0].value.evaluated_value)
+                elif args and (pattern := name_pattern(args[0].value)) is not None:
+                    # `self.register_buffer(f"indices_{s}", ...)`: read back as `getattr(self, f"indices_{s}")`
+                    info.tensor_attrs.add(pattern)
+            elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Name \
+                    and call.func.value == "setattr" and "setattr" not in self.aliases and len(call.args) == 3 \
+                    and (pattern := name_pattern(call.args[1].value)) is not None:
+                info.attr_values[pattern] = V.UNKNOWN  # names of that pattern may hold something else too
 
     def _registered(self, call: cst.Call, info: ClassInfo, params: dict[str, cst.Param], fn: cst.FunctionDef) -> None:
         """A module stored without an assignment: `self.add_module("rnn", nn.LSTM(...))` (or

@@ -11,7 +11,7 @@ import libcst as cst
 from . import values as V
 from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .literals import integer
-from .syntax import call_arguments, dotted, is_own_class, is_super_call, self_call, string_index
+from .syntax import call_arguments, dotted, is_own_class, is_super_call, name_pattern, self_call, string_index
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
@@ -228,6 +228,11 @@ class Evaluation:
         if type(func) is cst.Name and func.value not in self.aliases:
             if func.value == "getattr" and node.args and self.qualify(node.args[0].value) in SPARSE_CLASS_MODULES:
                 return V.SPARSE_CLASS  # `cls = getattr(torch.sparse, type_name)`
+            if func.value == "getattr" and len(node.args) == 2 and self._self_attr(node) is None \
+                    and type(node.args[0].value) is cst.Name and node.args[0].value.value == "self" \
+                    and (cls := self.class_info()) is not None and (pattern := name_pattern(node.args[1].value)) \
+                    in cls.tensor_attrs and pattern not in cls.attr_values:
+                return V.TENSOR  # `getattr(self, f"indices_{s}")` of buffers registered as `f"indices_{s}"` only
             if self.value(func) == V.SPARSE_CLASS:
                 return V.SPARSE  # `cls(indices, values, size)`
             builtin = builtin_value(func.value, node, self.value, self._attribute_value)

@@ -4,6 +4,7 @@ and the fixes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Callable, Iterator, TypeVar
 
@@ -65,6 +66,27 @@ def string_index(node: cst.Subscript) -> str | None:
         return None
     key = index.evaluated_value
     return key if isinstance(key, str) else None
+
+
+def name_pattern(node: cst.BaseExpression) -> str | None:
+    """The names a string built at run time can take, as a pattern with `*` for what is filled in:
+    `f"indices_{s}"`, `"indices_{}".format(s)` and `"indices_" + str(s)` -> "indices_*",
+    `f"{s}_running_var"` -> "*_running_var"; None for a literal, or a string with no text of its own."""
+    parts: list[str] = []
+    if type(node) is cst.FormattedString:
+        for part in node.parts:
+            parts.append(part.value if type(part) is cst.FormattedStringText else "*")
+    elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "format" \
+            and type(node.func.value) is cst.SimpleString and isinstance(text := node.func.value.evaluated_value, str):
+        parts.append(re.sub(r"\{[^{}]*\}", "*", text))
+    elif type(node) is cst.BinaryOperation and type(node.operator) is cst.Add:
+        for side in (node.left, node.right):
+            text = side.evaluated_value if type(side) is cst.SimpleString else None
+            parts.append(text if isinstance(text, str) else "*")
+    else:
+        return None
+    pattern = re.sub(r"\*+", "*", "".join(parts))
+    return pattern if "*" in pattern and pattern.replace("*", "").replace("_", "").isalnum() else None
 
 
 def leaves_block(body: cst.BaseSuite) -> bool:
