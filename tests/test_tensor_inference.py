@@ -1777,3 +1777,58 @@ def test_a_buffer_registered_under_a_formatted_name_is_a_tensor_read_back() -> N
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_named_buffer_slice_only(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, NAMED_BUFFERS, "named_buffers.py") == sorted(line for line, _ in reported(NAMED_BUFFERS))
+
+
+PACKED = """
+import torch
+from torch import nn
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence
+
+
+class Steps(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.Linear(4, 4)
+
+    def forward(self, input):
+        is_packed = isinstance(input, PackedSequence)
+        if is_packed:
+            data, batch_sizes, _, _ = input
+            steps = data.split(tuple(batch_sizes))
+            return torch.cat([self.cell(step) for step in steps])
+        sizes = [2, 1]
+        return self.cell(input).split(list(sizes))[0]
+
+
+class Rebound(nn.Module):
+    def forward(self, input, sizes: list[int]):
+        packed = isinstance(input, PackedSequence)
+        input = self.parts(input, sizes)
+        if packed:
+            data, batch_sizes, _, _ = input
+            return data.split(tuple(batch_sizes))[0]
+        return input[0]
+
+    def parts(self, input, sizes):
+        return (input.data, sizes, None, None)
+
+
+def cases():
+    x = torch.randn(5, 3, 4)
+    packed = pack_padded_sequence(x, torch.tensor([5, 4, 2]))
+    return [(Steps(), (packed,)), (Steps(), (torch.randn(3, 4),)),
+            (Rebound(), (packed, [5, 4, 2]))]
+"""
+
+
+def test_a_packed_sequence_unpacked_where_a_kept_type_test_holds() -> None:
+    """`is_packed = isinstance(input, PackedSequence)` then `if is_packed:` narrows `input` as the test
+    itself would; a packed sequence's batch sizes are a tensor, and `tuple(batch_sizes)` as `split`'s
+    sizes breaks. A test kept in a local no longer narrows once the name it tested is bound again (to what a
+    method returns: a tuple holding a list of Python ints here), and a list of Python ints (`list(sizes)`) is no tensor. Dynamo agrees."""
+    assert reported(PACKED) == [("steps = data.split(tuple(batch_sizes))", "BL303")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_packed_batch_sizes_only(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, PACKED, "packed.py") == sorted(line for line, _ in reported(PACKED))

@@ -226,6 +226,10 @@ class Bindings:
                 scope.tuples.pop(target.target.value, None)
                 if type(original_node.value) is cst.Tuple:
                     scope.tuples[target.target.value] = original_node.value
+                scope.tests.pop(target.target.value, None)
+                if type(test := original_node.value) is cst.Call and type(test.func) is cst.Name \
+                        and test.func.value == "isinstance" and test.args and type(test.args[0].value) is cst.Name:
+                    scope.tests[target.target.value] = (test, scope.values.get(test.args[0].value.value))
                 if made := self.built_from(original_node.value):  # under an `if`, what it held may stay
                     scope.made[target.target.value] = _joined(scope.made, target.target.value, made, self._if_frames)
                 else:

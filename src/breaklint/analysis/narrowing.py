@@ -15,6 +15,12 @@ from .values import Val
 # modules whose classes are never tensors (an isinstance test against one of them tells "not a tensor")
 NOT_TENSOR_MODULES = ("pathlib.", "collections.", "datetime.", "decimal.", "fractions.", "enum.", "io.", "PIL.")
 
+# an RNN's packed batch, a named tuple: its data and its batch sizes are tensors (the sizes a CPU
+# tensor of ints, a tensor to dynamo all the same); the indices may be None
+PACKED_SEQUENCES = ("torch.nn.utils.rnn.PackedSequence", "torch.nn.utils.rnn.PackedSequence_")
+PACKED = V.record_of({"data": V.TENSOR, "batch_sizes": V.TENSOR, "sorted_indices": V.UNKNOWN,
+                      "unsorted_indices": V.UNKNOWN})
+
 # what `isinstance(x, dict)` tells: a dict whose values are those of what the callers pass, where they
 # decide `x`; else no tensor
 _DICT = Val("dict")
@@ -101,6 +107,8 @@ class Narrowing:
             if (type(test.operator) is cst.And) == holds:
                 return {**self._type_facts(test.left, holds), **self._type_facts(test.right, holds)}
             return {}
+        if type(test) is cst.Name:
+            test = self._held_test(test.value) or test
         if not (type(test) is cst.Call and test.args):
             return {}
         tested = test.args[0].value
@@ -135,6 +143,14 @@ class Narrowing:
             return {name: V.OBJECT}
         return {}
 
+    def _held_test(self, local: str) -> cst.Call | None:
+        """`is_packed = isinstance(input, PackedSequence)` then `if is_packed:`: the test a local holds,
+        while the name it tests holds what it held then (`Scope.tests`)."""
+        held = self._scopes[-1].tests.get(local) if self._scopes else None
+        if held is None or self._scopes[-1].values.get(held[0].args[0].value.value) is not held[1]:
+            return None
+        return held[0]
+
     def _type_value(self, node: cst.BaseExpression) -> Val | None:
         """What an instance of the type `node` names holds; None for a type this cannot tell."""
         qual = self.qualify(node) or ""
@@ -153,6 +169,8 @@ class Narrowing:
             return V.OBJECT
         if qual in ("list", "tuple"):
             return V.Val("seq")
+        if qual in PACKED_SEQUENCES:
+            return PACKED
         if qual.startswith(NOT_TENSOR_MODULES):
             return V.OBJECT  # `isinstance(source, (str, int, Path))`: a path is no tensor
         return None

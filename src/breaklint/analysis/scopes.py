@@ -54,6 +54,9 @@ class Scope:
     # local name -> the tuple literal it was bound to (`vector = (np.ndarray, torch.Tensor)`), which
     # an isinstance test may name
     tuples: dict[str, cst.Tuple] = field(default_factory=dict)
+    # local name -> the type test it holds (`is_packed = isinstance(input, PackedSequence)`), with what the
+    # name tested held then: `if is_packed:` narrows that name while it still holds it
+    tests: dict[str, tuple[cst.Call, Val | None]] = field(default_factory=dict)
     # (local, key) -> what the function stored under that string key (`state["step"] = torch.zeros(())`),
     # joined over its stores: a read of the key gives it (an optimizer's state, a cache)
     items: dict[tuple[str, str], Val] = field(default_factory=dict)

@@ -335,6 +335,9 @@ class TensorAsSize(Rule):
                 elements = [arg.value]
             for el in elements:
                 value = self.ctx.value(el)
+                if value.kind == "seq" and len(value.parts) == 1 and value.parts[0].is_tensor \
+                        and type(el) is cst.Call:
+                    value = value.parts[0]  # `tuple(batch_sizes)`, `list(lengths)`: each element a tensor
                 if computed_tensor(value) or filled_with_tensor(value):
                     self.report(node, f"`{self.ctx.source(node)}` takes its {what} from the value of tensor "
                                       f"`{self.ctx.source(el)}`", requires=value, unless=unless)
