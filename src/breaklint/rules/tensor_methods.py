@@ -153,6 +153,8 @@ class InputMetadataMutation(Rule):
         attr = self.ctx._self_attr(node)
         if attr is not None:  # a buffer, parameter or tensor kept on the module, not stored by this call
             return attr not in self._stored[-1] and self.ctx.value(node).is_tensor
+        if self.ctx.is_module_ref(node.value):  # `self.to_kv.weight`: a parameter or buffer of a submodule
+            return True
         if node.attr.value == "grad":  # a gradient: backward wrote it, outside the graph
             base = self.ctx.value(node.value)
             return base.is_tensor or base.symbolic or base.kind == "unknown"
