@@ -129,7 +129,8 @@ def _memory_efficient():
                         (Attention, {"memory_efficient": False}),
                         (Attention, {"memory_efficient": True, "causal": True, "q_bucket_size": 16,
                                      "k_bucket_size": 16}),
-                        (CosineSimAttention, {"memory_efficient": True, "q_bucket_size": 16, "k_bucket_size": 16}),
+                        (CosineSimAttention, {"memory_efficient": True, "q_bucket_size": 16, "k_bucket_size": 16,
+                                              "seq_len": N}),
                         (FlashAttention, {"q_bucket_size": 16, "k_bucket_size": 16}),
                         (FlashAttention, {"causal": True, "q_bucket_size": 16, "k_bucket_size": 16})):
         layer = cls(dim=D, dim_head=16, heads=2, **kwargs)
