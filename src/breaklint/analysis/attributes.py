@@ -156,20 +156,8 @@ class Attributes:
                 method = self._self_attr(hook)
                 held = [f"{info.qualname}.{method}"] if method is not None else self._held_functions(hook)
                 info.hooks.extend(h for h in held if h not in info.hooks)
-            elif type(stmt) is cst.Expr and type(stmt.value) is cst.Call \
-                    and self._self_attr(stmt.value.func) in ("register_buffer", "register_parameter"):
-                args = stmt.value.args
-                if args and type(args[0].value) is cst.SimpleString:
-                    info.tensor_attrs.add(args[0].value.evaluated_value)
-                    if len(args) > 1 and self._makes_sparse(args[1].value):
-                        info.sparse_attrs.add(args[0].value.evaluated_value)
-                elif args and (pattern := name_pattern(args[0].value)) is not None:
-                    # `self.register_buffer(f"indices_{s}", ...)`: read back as `getattr(self, f"indices_{s}")`
-                    info.tensor_attrs.add(pattern)
-            elif type(stmt) is cst.Expr and type(call := stmt.value) is cst.Call and type(call.func) is cst.Name \
-                    and call.func.value == "setattr" and "setattr" not in self.aliases and len(call.args) == 3 \
-                    and (pattern := name_pattern(call.args[1].value)) is not None:
-                info.attr_values[pattern] = V.UNKNOWN  # names of that pattern may hold something else too
+            elif type(stmt) is cst.Expr and type(stmt.value) is cst.Call:
+                _registered_tensors(self, stmt.value, info)
 
     def _registered(self, call: cst.Call, info: ClassInfo, params: dict[str, cst.Param], fn: cst.FunctionDef) -> None:
         """A module stored without an assignment: `self.add_module("rnn", nn.LSTM(...))` (or
@@ -322,6 +310,24 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+
+
+def _registered_tensors(ctx: Attributes, call: cst.Call, info: ClassInfo) -> None:
+    """`self.register_buffer("mean", ...)` (or `register_parameter`): a tensor attribute, a sparse one
+    where the call surely makes one. Under a formatted name (`f"indices_{s}"`, `"indices_{}".format(s)`),
+    the pattern of the names (`indices_*`), which `getattr(self, f"indices_{s}")` reads back, unless the
+    class also `setattr`s names of that pattern, which may then hold something else."""
+    args = call.args
+    if ctx._self_attr(call.func) in ("register_buffer", "register_parameter") and args:
+        if type(args[0].value) is cst.SimpleString:
+            info.tensor_attrs.add(args[0].value.evaluated_value)
+            if len(args) > 1 and ctx._makes_sparse(args[1].value):
+                info.sparse_attrs.add(args[0].value.evaluated_value)
+        elif (pattern := name_pattern(args[0].value)) is not None:
+            info.tensor_attrs.add(pattern)
+    elif type(call.func) is cst.Name and call.func.value == "setattr" and "setattr" not in ctx.aliases \
+            and len(args) == 3 and (pattern := name_pattern(args[1].value)) is not None:
+        info.attr_values[pattern] = V.UNKNOWN
 
 
 def _instances_held(ctx: Attributes, value: cst.BaseExpression) -> list[str]:

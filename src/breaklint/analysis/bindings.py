@@ -200,6 +200,7 @@ class Bindings:
             kept = [("param", target.target.value)] if _passed_before_if(self, target.target) else []
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
             _note_keyed(self._scopes[-1], target.target, original_node.value, self._self_attr)
+            _note_test(self._scopes[-1], target.target, original_node.value)
             if type(target.target) in (cst.Tuple, cst.List):
                 self._hold_elements(target.target, original_node.value)
             if type(target.target) is cst.Name:
@@ -226,10 +227,6 @@ class Bindings:
                 scope.tuples.pop(target.target.value, None)
                 if type(original_node.value) is cst.Tuple:
                     scope.tuples[target.target.value] = original_node.value
-                scope.tests.pop(target.target.value, None)
-                if type(test := original_node.value) is cst.Call and type(test.func) is cst.Name \
-                        and test.func.value == "isinstance" and test.args and type(test.args[0].value) is cst.Name:
-                    scope.tests[target.target.value] = (test, scope.values.get(test.args[0].value.value))
                 if made := self.built_from(original_node.value):  # under an `if`, what it held may stay
                     scope.made[target.target.value] = _joined(scope.made, target.target.value, made, self._if_frames)
                 else:
@@ -356,6 +353,17 @@ def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,
         scope.keyed[target.value] = element_of(attr)
     elif (attr := self_attr(value)) is not None:
         scope.keyed[target.value] = attr
+
+
+def _note_test(scope, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    """`is_packed = isinstance(input, PackedSequence)`: the local holds that test, with what the name it
+    tests holds now (`Scope.tests`); any other binding of the local ends that."""
+    if type(target) is not cst.Name:
+        return
+    scope.tests.pop(target.value, None)
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "isinstance" \
+            and value.args and type(value.args[0].value) is cst.Name:
+        scope.tests[target.value] = (value, scope.values.get(value.args[0].value.value))
 
 
 def _string_key(target: cst.BaseExpression) -> tuple[str, str] | None:
