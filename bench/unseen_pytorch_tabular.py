@@ -16,7 +16,9 @@ Run it where torch and PyTorch Tabular are installed together (here: `pip instal
 static pass reports. Results: bench/results/unseen_pytorch_tabular.txt.
 """
 
+import contextlib
 import logging
+import tempfile
 import warnings
 from importlib.metadata import version
 from pathlib import Path
@@ -58,8 +60,9 @@ def _build(config, frame):
     data = DataConfig(target=["y" if config.task == "regression" else "k"], continuous_cols=["a", "b"],
                       categorical_cols=["c", "d"])
     trainer = TrainerConfig(max_epochs=1, accelerator="cpu", batch_size=8, progress_bar="none")
-    tabular = TabularModel(data_config=data, model_config=config, optimizer_config=OptimizerConfig(),
-                           trainer_config=trainer, verbose=False, suppress_lightning_logger=True)
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):  # (it keeps a file of runs there)
+        tabular = TabularModel(data_config=data, model_config=config, optimizer_config=OptimizerConfig(),
+                               trainer_config=trainer, verbose=False, suppress_lightning_logger=True)
     datamodule = tabular.prepare_dataloader(train=frame, validation=frame)
     model = tabular.prepare_model(datamodule)
     return model, next(iter(datamodule.train_dataloader()))

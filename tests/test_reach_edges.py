@@ -1770,3 +1770,72 @@ def test_a_method_down_a_chain_of_declared_attributes_is_reached() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_down_the_chain(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, CHAINED, "chained.py") == ["print(\"clipping\")"]
+
+
+FORWARDED = {
+    "acts.py": '''
+    import torch
+
+
+    def plain(x):
+        return torch.relu(x)
+
+
+    def counted(x):
+        return x * int((x > 0).sum())
+
+
+    def _private(x):
+        print("never chosen by name")
+        return x
+    ''',
+    "layers.py": '''
+    from torch import nn
+
+    from . import acts
+
+
+    class Tree(nn.Module):
+        def __init__(self, dim, choice=acts.plain, scale=1.0):
+            super().__init__()
+            self.lin = nn.Linear(dim, dim)
+            self.choice, self.scale = choice, scale
+
+        def forward(self, x):
+            return self.choice(self.lin(x)) * self.scale
+
+
+    class Block(nn.Module):
+        def __init__(self, dim, Layer=Tree, **kwargs):
+            super().__init__()
+            self.tree = Layer(dim, **kwargs)
+
+        def forward(self, x):
+            return self.tree(x)
+
+
+    class Model(nn.Module):
+        def __init__(self, dim, choice="counted"):
+            super().__init__()
+            self.block = Block(dim, choice=getattr(acts, choice))
+
+        def forward(self, x):
+            return self.block(x)
+    ''',
+}
+
+
+def test_a_function_chosen_by_name_and_handed_on_through_keywords_is_reached(tmp_path: Path) -> None:
+    """`getattr(acts, choice)` of a name the code does not show may be any public function of the module;
+    handed to `Block(dim, choice=...)`, whose `**kwargs` go on to `Layer(dim, **kwargs)` (a class the
+    parameter's default names), it lands in `Tree.__init__`'s `choice`, kept by a tuple assignment
+    (`self.choice, self.scale = choice, scale`): calling `self.choice` runs `counted` (and `plain`, the
+    default). A private function (`_private`) is not one a name from outside picks. (Run under dynamo
+    with `choice="counted"`: it breaks on `counted`'s line.)"""
+    from breaklint.engine import lint
+
+    package = write_package(tmp_path, FORWARDED)
+    config = Config(root=tmp_path)
+    config.entry_points = ["pkg.layers.Model"]
+    found = lint([package], config).all
+    assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [("acts.py", 10, "BL103")]

@@ -122,7 +122,8 @@ def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Can
 def _tree_candidates(reach: Reach, results: list[FileResult],
                      python: tuple[int, int]) -> dict[Path, list[Candidate]]:
     """Findings that only the whole tree shows, by file: a call of a function excluded from
-    compilation (BL410), a pydantic model built (BL411: its base may be in another file), a call
+    compilation (BL410), a pydantic model built (BL411: its base may be in another file), a static method of
+    an autograd Function compiled with TorchScript (BL411), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
     (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), of one of the tree's classes
     deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413) or of one a base class builds, or a
@@ -135,6 +136,12 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
         short = target.rsplit(".", 1)[-1]
         found.append((caller, call, "BL410", f"call to `{short}`, which is excluded from compilation "
                                              "(`torch.compiler.disable`): dynamo breaks the graph around it", ()))
+    for caller, call, target in reach.script_calls:
+        owner, _, short = target.rpartition(".")
+        found.append((caller, call, "BL411", f"`{owner.rsplit('.', 1)[-1]}.{short}` is a TorchScript function kept as a "
+                      "static method of an autograd Function: dynamo reads it off the class as the compiled script, "
+                      "which it cannot trace, and breaks the graph at the call (a script function kept anywhere "
+                      "else it inlines)", ()))
     for target, edges in reach.callers.items():
         if check := reach.functions[target].type_check:
             found.extend((caller, call, "BL447", _type_check_message(reach, target, check), ())

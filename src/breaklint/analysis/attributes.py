@@ -63,8 +63,7 @@ class Attributes:
         for stmt in iter_statements(fn.body):
             if type(stmt) in (cst.Assign, cst.AnnAssign):
                 targets = [t.target for t in stmt.targets] if type(stmt) is cst.Assign else [stmt.target]
-                value = stmt.value
-                for target in targets:
+                for target, value in _paired(targets, stmt.value):
                     attr = self._self_attr(target)
                     if attr is None or value is None:
                         continue
@@ -310,6 +309,18 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+
+
+def _paired(targets: list[cst.BaseExpression], value: cst.BaseExpression | None):
+    """Each target of an assignment with what it is bound to: a tuple of targets bound to a tuple of as
+    many values (`self.choice, self.bin = choice, bin`) pairs them one by one."""
+    for target in targets:
+        if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
+                and len(target.elements) == len(value.elements) \
+                and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements)):
+            yield from ((t.value, v.value) for t, v in zip(target.elements, value.elements))
+        else:
+            yield target, value
 
 
 def _registered_tensors(ctx: Attributes, call: cst.Call, info: ClassInfo) -> None:

@@ -58,6 +58,8 @@ class Calls:
             for arg in node.args:
                 if arg.star:
                     after_star = True
+                    if arg.star == "**" and type(arg.value) is cst.Name and fn.var_keywords == arg.value.value:
+                        passed["**"] = [f"@{fn.qualname}#**"]  # what the callers hand over by keyword, on
                     continue
                 key = arg.keyword.value if arg.keyword is not None else None if after_star else str(position)
                 position += arg.keyword is None and not after_star
@@ -268,7 +270,7 @@ class Calls:
         if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
         if type(value) in (cst.Call, cst.IfExp):
-            return _built_here(self, value)
+            return _built_here(self, value) or (self.module_members(value) if type(value) is cst.Call else [])
         fn = self.function
         if (param := self._parameter(value)) is not None or (  # what the callers hand over; `self`: its class's
                 type(value) is cst.Name and fn.cls and not fn.is_static and fn.params[:1] == [param := value.value]):

@@ -101,7 +101,8 @@ class Handing(Tree):
         of the tree, reached or not (modules are built outside compiled code); other functions, the
         reached calls."""
         fn, seen = self.functions.get(function), set() if seen is None else seen
-        if fn is None or name not in fn.params or f"{function}#{name}" in seen:
+        if fn is None or f"{function}#{name}" in seen or name not in fn.params and not (
+                name.startswith("**") and fn.var_keywords):
             return []
         seen.add(f"{function}#{name}")  # (once per question: a hand-over met again adds nothing new)
         sites = self._sites(function)
@@ -244,7 +245,7 @@ class Handing(Tree):
             names = {setter.rpartition(".")[2] for setter in setters}
             for fn in self.functions.values():
                 for call in fn.calls:
-                    if not call.passed or not (call.kind in ("name", "super")
+                    if not call.passed or not (call.kind in ("name", "super", "paramcall")
                                                or call.kind == "self" and call.target in names):
                         continue
                     for target, offset in self.targets(fn.cls, call):
@@ -312,8 +313,19 @@ def _passes(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> bool:
 
 
 def _handed_for(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> list[str]:
-    """What `call` of `fn` hands over for parameter `name` (`CallRef.passed`), by keyword or position."""
-    return call.passed.get(name if name in call.kwargs else str(fn.params.index(name) - offset), [])
+    """What `call` of `fn` hands over for parameter `name` (`CallRef.passed`), by keyword or position; a
+    parameter the call does not name, where it hands on its caller's `**kwargs` (`Module(dim, **kwargs)`),
+    is what that caller's callers hand over by keyword ("@caller#**name")."""
+    if name.startswith("**"):  # a keyword landing in `fn`'s own `**kwargs`
+        return call.passed.get(name[2:], []) if name[2:] in call.kwargs else _forwarded(call, name[2:])
+    if name in call.kwargs:
+        return call.passed.get(name, [])
+    index = fn.params.index(name) - offset
+    return call.passed.get(str(index), []) if index < len(call.args) else _forwarded(call, name)
+
+
+def _forwarded(call: CallRef, name: str) -> list[str]:
+    return [f"{held}{name}" for held in call.passed.get("**", ())]
 
 
 def handed_method(held: str) -> tuple[str, str] | None:

@@ -66,6 +66,10 @@ class Tree:
         self.tables: dict[str, list[str]] = {q: t for s in summaries
                                              for q, t in ((f"{s.module}.{k}", v) for k, v in s.function_tables.items())}
         self.module_bases = set(module_bases)
+        for s in summaries:  # "module.*": what `getattr(module, name)` of a name the code does not show may give
+            self.tables[f"{s.module}.*"] = [q for q in (*s.functions, *s.classes) if q.rpartition(".")[0] == s.module
+                                             and not q.rpartition(".")[2].startswith("_")] + [
+                f"{s.module}.{k}" for k, v in s.imports.items() if v.startswith(f"{s.module}.") and not k.startswith("_")]
         # names a module imports (a package's `__init__` re-exporting `from .loop import f`)
         self.imported: dict[str, str] = {f"{s.module}.{k}": v for s in summaries for k, v in s.imports.items()}
         # module-level objects -> the class they were made from

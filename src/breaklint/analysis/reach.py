@@ -22,7 +22,8 @@ from collections import deque
 from .handing import Handing, compiled_arguments
 from .hierarchy import AUTOGRAD_FUNCTIONS, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
-from .summary import NOT_CALLS, CallRef, ModuleSummary
+from .vocabulary import JIT_SCRIPT
+from .summary import NOT_CALLS, CallRef, FunctionInfo, ModuleSummary
 
 
 # The number of leading parameters a call binds where it hands the callee none of its arguments (past
@@ -40,6 +41,7 @@ class Reach(Handing):
         self.entries = [e for s in summaries for e in s.entries]
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
         self.operator_calls: list[tuple[str, CallRef, str]] = []  # caller, call, an op of torch.library called
+        self.script_calls: list[tuple[str, CallRef, str]] = []  # caller, call, a TorchScript function dynamo skips
         self.pydantic_builds: list[tuple[str, CallRef, str]] = []  # caller, call, pydantic model built
         # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
         # callee's break says nothing of whether that call breaks
@@ -150,9 +152,11 @@ class Reach(Handing):
             if loose:
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
-            if (callee := self.functions[target]).disabled or callee.operator:  # (an op runs untraced, as a node)
+            callee = self.functions[target]
+            if callee.disabled or callee.operator or _opaque_script(self, callee):  # (an op runs as a node)
                 if call.kind not in NOT_CALLS:  # a read has no call to report, nor a wrapper or hook
-                    (self.disabled_calls if callee.disabled else self.operator_calls).append((qual, call, target))
+                    (self.disabled_calls if callee.disabled else self.operator_calls if callee.operator
+                     else self.script_calls).append((qual, call, target))
             else:
                 queue.append(target)
 
@@ -410,3 +414,11 @@ def _hooks(tree: Reach, cls: str) -> list[str]:
 def is_pattern(entry: str) -> bool:
     """Whether a configured entry point is a glob pattern (`mylib.ops.fused_*`), not a dotted name."""
     return any(c in entry for c in "*?[")
+
+
+def _opaque_script(tree: Reach, fn: FunctionInfo) -> bool:
+    """A static method of an autograd Function compiled with TorchScript (`@staticmethod @script def
+    _forward(x)`, called as `Entmoid15._forward(x)`): dynamo reads it off the class as the script function
+    itself, which it skips, where it inlines one kept anywhere else (its Python function)."""
+    return fn.is_static and fn.cls is not None and any(d in JIT_SCRIPT for d in fn.decorators) \
+        and tree.base_among(fn.cls, AUTOGRAD_FUNCTIONS)

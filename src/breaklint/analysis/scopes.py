@@ -135,6 +135,8 @@ class Scopes:
         # `.apply` runs, handing it the gradients of the outputs, tensors
         gradients = cls is not None and info.is_static and node.name.value == "backward" \
             and any(base in AUTOGRAD_FUNCTIONS for base in cls.bases)
+        if type(node.params.star_kwarg) is cst.Param:
+            info.var_keywords = node.params.star_kwarg.name.value
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)

@@ -122,6 +122,7 @@ class FunctionInfo:
     scalar_peers: dict[str, list[str]] = field(default_factory=dict)
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
+    var_keywords: str = ""  # the name of its `**kwargs` parameter, where it has one
     # the functions and classes it returns (`return LOSSES[self.kind]`, `return {"euler": Euler}[m]`):
     # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
