@@ -11,7 +11,8 @@ import libcst as cst
 
 from .compiling import compiled_target, note_compiled
 from .methods import guessable, is_protocol
-from .summary import GENERATOR_CONSUMERS, CallRef
+from .passing import module_members
+from .summary import GENERATOR_CONSUMERS, CallRef, FunctionInfo
 from .syntax import (class_like, container_elements, is_own_class, is_super_call, self_call, self_path,
                      torch_module_class, torch_modules_built)
 from .values import Val, join
@@ -54,17 +55,7 @@ class Calls:
         if klass:
             self._note_build(node, klass, args, kwargs)
         if refs:
-            position, after_star = 0, False
-            for arg in node.args:
-                if arg.star:
-                    after_star = True
-                    if arg.star == "**" and type(arg.value) is cst.Name and fn.var_keywords == arg.value.value:
-                        passed["**"] = [f"@{fn.qualname}#**"]  # what the callers hand over by keyword, on
-                    continue
-                key = arg.keyword.value if arg.keyword is not None else None if after_star else str(position)
-                position += arg.keyword is None and not after_star
-                if key is not None and (handed := self.handed(arg.value)):
-                    passed[key] = handed
+            passed = _passed(self, node, fn)
         conditions = {text: half for level in self._guards for text, half in level} if refs else {}
         straight = bool(refs) and self.straight_line
         held, held_by = self._held_method(node, refs)
@@ -270,7 +261,7 @@ class Calls:
         if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
         if type(value) in (cst.Call, cst.IfExp):
-            return _built_here(self, value) or (self.module_members(value) if type(value) is cst.Call else [])
+            return _built_here(self, value) or (module_members(self, value) if type(value) is cst.Call else [])
         fn = self.function
         if (param := self._parameter(value)) is not None or (  # what the callers hand over; `self`: its class's
                 type(value) is cst.Name and fn.cls and not fn.is_static and fn.params[:1] == [param := value.value]):
@@ -320,6 +311,24 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _passed(ctx: Calls, node: cst.Call, fn: FunctionInfo) -> dict[str, list[str]]:
+    """What each argument of `node` hands over (`CallRef.passed`), by keyword or position; "**" for the
+    caller's own `**kwargs` handed on (`Layer(dim, **kwargs)`): what its callers hand over by keyword."""
+    passed: dict[str, list[str]] = {}
+    position, after_star = 0, False
+    for arg in node.args:
+        if arg.star:
+            after_star = True
+            if arg.star == "**" and type(arg.value) is cst.Name and fn.var_keywords == arg.value.value:
+                passed["**"] = [f"@{fn.qualname}#**"]
+            continue
+        key = arg.keyword.value if arg.keyword is not None else None if after_star else str(position)
+        position += arg.keyword is None and not after_star
+        if key is not None and (handed := ctx.handed(arg.value)):
+            passed[key] = handed
+    return passed
 
 
 def _chain_call(func: cst.BaseExpression) -> list[tuple[str, str]]:

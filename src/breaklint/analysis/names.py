@@ -10,6 +10,7 @@ import libcst as cst
 
 from . import registries
 from . import values as V
+from .passing import module_members
 from .summary import ClassInfo, element_of
 from .syntax import (dotted, iter_statements, named_entries, self_attribute, string_index, type_checking,
                      unseeded)
@@ -217,7 +218,7 @@ class Names:
         if type(value) is cst.Call:
             # `functools.partial(focal_loss, gamma=2)`: calling it runs the function it wraps
             wrapped = self.partial_of(value)
-            return self._held_functions(wrapped) if wrapped is not None else self.module_members(value)
+            return self._held_functions(wrapped) if wrapped is not None else module_members(self, value)
         if type(value) is cst.Subscript and type(value.value) in (cst.Dict, cst.List, cst.Tuple):
             # `{"euler": Euler, "rk4": RK4}[method]`: each function or class the literal holds
             return [f for f in self.held_in_literal(value.value) if not f.startswith("self:")]
@@ -237,20 +238,6 @@ class Names:
                 if qual and not qual.startswith(("torch.", "math.", "numpy.", "operator.")):
                     return [qual]
         return []
-
-    def module_members(self, call: cst.Call) -> list[str]:
-        """`getattr(activations, config.bin_function)`: a name of an imported module, by a name the code does
-        not show, as "module.*" (each public function and class of the module, if it is one of the tree's:
-        `Tree.tables`); [] for any other call."""
-        if not (type(call.func) is cst.Name and call.func.value == "getattr" and "getattr" not in self.aliases
-                and len(call.args) == 2 and not any(a.star or a.keyword for a in call.args)
-                and type(call.args[1].value) not in (cst.SimpleString, cst.ConcatenatedString)):
-            return []
-        owner = call.args[0].value
-        qual = self.qualify(owner) if type(owner) in (cst.Name, cst.Attribute) else None
-        head = (dotted(owner) or "").split(".")[0]
-        return [f"{qual}.*"] if qual and head in self.aliases and not self.is_bound(head) \
-            and not qual.startswith(("torch.", "numpy.", "math.", "operator.")) else []
 
     def partial_of(self, call: cst.Call) -> cst.BaseExpression | None:
         """What `functools.partial(fn, ...)` wraps (`fn`, its first argument, given by position); None

@@ -1,4 +1,4 @@
-"""What a class's methods hand one another: the parameter of a helper method that each of its calls in
+"""What a class's methods hand one another, and what `getattr(module, name)` may hand over: the parameter of a helper method that each of its calls in
 the class passes the same module of the instance (`self._run(self.rnn, x)`, or `self._layer(cell, x)`
 in a loop over `self.cells`), so that calling the parameter (`cell(x)`) runs what that attribute holds.
 Asked by the attributes pre-pass (`Attributes.scan_class`) once a class's attributes are known; the
@@ -90,3 +90,19 @@ def _handed(value: cst.BaseExpression, loops: dict[str, str], params: dict[str, 
     if type(value) is cst.Name:
         return loops.get(value.value) or params.get(value.value)
     return None
+
+
+def module_members(ctx, call: cst.Call) -> list[str]:
+    """`getattr(activations, config.bin_function)`: a name of an imported module, by a name the code does
+    not show, as "module.*" (each public function and class of the module, if it is one of the tree's:
+    `Tree.tables`); [] for any other call. `ctx`: the file's context (its imports, `qualify`, `is_bound`)."""
+    if not (type(call.func) is cst.Name and call.func.value == "getattr" and "getattr" not in ctx.aliases
+            and len(call.args) == 2 and not any(a.star or a.keyword for a in call.args)
+            and type(call.args[1].value) not in (cst.SimpleString, cst.ConcatenatedString)):
+        return []
+    owner = call.args[0].value
+    qual = ctx.qualify(owner) if type(owner) in (cst.Name, cst.Attribute) else None
+    head = (dotted(owner) or "").split(".")[0]
+    return [f"{qual}.*"] if qual and head in ctx.aliases and not ctx.is_bound(head) \
+        and not qual.startswith(("torch.", "numpy.", "math.", "operator.")) else []
+
