@@ -1839,3 +1839,129 @@ def test_a_function_chosen_by_name_and_handed_on_through_keywords_is_reached(tmp
     config.entry_points = ["pkg.layers.Model"]
     found = lint([package], config).all
     assert sorted((f.path.name, f.line, f.code) for f in found if f.kind == "break") == [("acts.py", 10, "BL103")]
+
+
+KEPT_ON_CTX = '''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x)
+
+    def backward_pass(self, y, dy):
+        y.requires_grad = True
+        return y, dy * 2
+
+
+class Other(nn.Module):
+    def backward_pass(self, y, dy):
+        print("never handed to the function")
+        return y, dy
+
+
+class Reversible(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, blocks):
+        ctx.blocks = blocks
+        for block in blocks:
+            x = block(x)
+        ctx.y = x.detach()
+        return x
+
+    @staticmethod
+    def backward(ctx, dy):
+        y = ctx.y
+        for block in ctx.blocks[::-1]:
+            y, dy = block.backward_pass(y, dy)
+        return dy, None
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pre = nn.Linear(4, 4)
+        self.blocks = nn.ModuleList([Block(), Block()])
+
+    def forward(self, x):
+        return Reversible.apply(self.pre(x), self.blocks) * 2
+
+
+def cases():
+    return [(Net(), (torch.randn(2, 4),))]
+'''
+
+
+def test_a_method_of_what_forward_keeps_on_ctx_runs_in_backward() -> None:
+    """`ctx.blocks = blocks` in an autograd Function's `forward`, then `for block in ctx.blocks[::-1]:
+    block.backward_pass(y, dy)` in its `backward`: what `.apply` was handed for `blocks` (the module's
+    `ModuleList` of `Block`) runs `Block.backward_pass`, which dynamo traces with the forward where an input
+    needs its gradient; `Other`'s method of the same name does not run."""
+    found = lint_source(dedent(KEPT_ON_CTX), Path("m.py"), Config())
+    lines = dedent(KEPT_ON_CTX).splitlines()
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ("y.requires_grad = True", "BL424")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_what_backward_runs(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, KEPT_ON_CTX, "kept_on_ctx.py") == ["y.requires_grad = True"]
+
+
+ELEMENTS_OF_A_PARAMETER = '''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def step(self, x):
+        print("stepping")
+        return self.lin(x)
+
+
+class Unused(nn.Module):
+    def step(self, x):
+        return x.sum().item()
+
+
+def run(blocks, x):
+    for block in blocks[::-1]:
+        x = block.step(x)
+    return x
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(), Block()])
+
+    def forward(self, x):
+        return run(self.blocks, x)
+
+
+def cases():
+    return [(Net(), (torch.randn(2, 4),))]
+'''
+
+
+def test_a_method_of_an_element_of_a_parameter_runs_on_what_the_callers_hand_over() -> None:
+    """`for block in blocks[::-1]: block.step(x)` in a helper handed `self.blocks`: `Block.step` runs (the
+    container's elements being what it holds), `Unused.step`, of the same name, does not."""
+    found = lint_source(dedent(ELEMENTS_OF_A_PARAMETER), Path("m.py"), Config())
+    lines = dedent(ELEMENTS_OF_A_PARAMETER).splitlines()
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
+        ("print(\"stepping\")", "BL401")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_elements_method(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, ELEMENTS_OF_A_PARAMETER, "elements.py") == ["print(\"stepping\")"]

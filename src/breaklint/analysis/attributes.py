@@ -11,10 +11,11 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
-from .passing import handed_attributes
+from .hierarchy import AUTOGRAD_FUNCTIONS
+from .passing import handed_attributes, kept_on_ctx
 from .summary import ClassInfo
 from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
-                     dotted, iter_statements, literal_elements, name_pattern, named_entries, unseeded)
+                     dotted, iter_statements, literal_elements, name_pattern, named_entries, paired, unseeded)
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES, RECEIVER_KIND_METHODS,
                          SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
@@ -35,6 +36,8 @@ class Attributes:
                 if any(self.qualify(d.decorator) in PROPERTIES for d in stmt.decorators):
                     info.properties.add(stmt.name.value)
                 self._scan_self_attrs(stmt, info)
+                if stmt.name.value == "forward" and any(b in AUTOGRAD_FUNCTIONS for b in info.bases):
+                    kept_on_ctx(stmt, info)
         if info.submodules or info.callables:
             self.handed_modules[info.qualname] = handed_attributes(node, info, self.aliases)
 
@@ -63,7 +66,7 @@ class Attributes:
         for stmt in iter_statements(fn.body):
             if type(stmt) in (cst.Assign, cst.AnnAssign):
                 targets = [t.target for t in stmt.targets] if type(stmt) is cst.Assign else [stmt.target]
-                for target, value in _paired(targets, stmt.value):
+                for target, value in paired(targets, stmt.value):
                     attr = self._self_attr(target)
                     if attr is None or value is None:
                         continue
@@ -309,18 +312,6 @@ class Attributes:
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
-
-
-def _paired(targets: list[cst.BaseExpression], value: cst.BaseExpression | None):
-    """Each target of an assignment with what it is bound to: a tuple of targets bound to a tuple of as
-    many values (`self.choice, self.bin = choice, bin`) pairs them one by one."""
-    for target in targets:
-        if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
-                and len(target.elements) == len(value.elements) \
-                and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements)):
-            yield from ((t.value, v.value) for t, v in zip(target.elements, value.elements))
-        else:
-            yield target, value
 
 
 def _registered_tensors(ctx: Attributes, call: cst.Call, info: ClassInfo) -> None:

@@ -11,7 +11,7 @@ import libcst as cst
 
 from .compiling import compiled_target, note_compiled
 from .methods import guessable, is_protocol
-from .passing import module_members
+from .passing import ctx_attribute, module_members
 from .summary import GENERATOR_CONSUMERS, CallRef, FunctionInfo
 from .syntax import (class_like, container_elements, is_own_class, is_super_call, self_call, self_path,
                      torch_module_class, torch_modules_built)
@@ -159,10 +159,11 @@ class Calls:
                 and (returned := self.returned_held(func.value.value)):
             # `bm = make_noise(shape)` then `bm.sample(t)`: the method of what the call returned
             refs.extend(("retcall", f"{held}:{func.attr.value}") for held in returned)
-        elif (param := self._parameter(func.value if type(func) is cst.Attribute else func)) is not None:
-            # `sde.f(t, y)`, `fn(x)` on a parameter: what the callers hand over decides (reach)
-            called = func.attr.value if type(func) is cst.Attribute else ""
-            refs.append(("paramcall", f"{fn.qualname}#{param}:{called}"))
+        elif type(func) is cst.Attribute and (kept := ctx_attribute(self, func.value)) is not None:
+            refs.append(("attrcall", f"{kept}.{func.attr.value}"))  # `block.backward_pass(...)` over `ctx.blocks`
+        elif (param := _parameter_held(self, func.value if type(func) is cst.Attribute else func)) is not None:
+            # `sde.f(t, y)`, `fn(x)` on a parameter, or `block.step(x)` on an element of one: what the callers hand over
+            refs.append(("paramcall", f"{param}:{func.attr.value if type(func) is cst.Attribute else ''}"))
         elif (method := self.self_getattr(func)) is not None:
             refs.append(("self", method))  # `getattr(self, "name")(...)`; a "prefix*" for each match
         elif type(func) is cst.Attribute and type(func.value) is cst.Call \
@@ -311,6 +312,25 @@ class Calls:
         fn = self.function
         held = self._scopes[-1].values.get(node.value)
         return node.value if held is not None and held.kind == "param" and held.ref == fn.qualname else None
+
+
+def _parameter_held(ctx: Calls, node: cst.BaseExpression) -> str | None:
+    """"function#parameter" for a bare name that holds what the callers passed for a parameter, or an
+    element of it (a loop's variable over it, or over a slice of it: `for block in blocks[::-1]`, a
+    container's elements being what it holds to reach); the parameter may be a sibling method's
+    (`ctx.blocks` in an autograd Function's `backward` holds what `forward` was handed)."""
+    if type(node) is not cst.Name or not ctx._scopes:
+        return None
+    fn = ctx.function
+    held, name = ctx._scopes[-1].values.get(node.value), node.value
+    while held is not None and held.kind == "elem" and len(held.parts) == 1:
+        held = held.parts[0]
+        name = held.name
+    if held is None or held.kind != "param":
+        return None
+    if held.ref == fn.qualname:
+        return f"{fn.qualname}#{name}"
+    return f"{held.ref}#{held.name}" if fn.cls and held.ref.rpartition(".")[0] == fn.cls else None
 
 
 def _passed(ctx: Calls, node: cst.Call, fn: FunctionInfo) -> dict[str, list[str]]:

@@ -1,4 +1,5 @@
-"""What a class's methods hand one another, and what `getattr(module, name)` may hand over: the parameter of a helper method that each of its calls in
+"""What a class's methods hand one another (an autograd Function's `forward` its `backward` too, through
+`ctx`), and what `getattr(module, name)` may hand over: the parameter of a helper method that each of its calls in
 the class passes the same module of the instance (`self._run(self.rnn, x)`, or `self._layer(cell, x)`
 in a loop over `self.cells`), so that calling the parameter (`cell(x)`) runs what that attribute holds.
 Asked by the attributes pre-pass (`Attributes.scan_class`) once a class's attributes are known; the
@@ -12,7 +13,7 @@ from collections.abc import Collection
 import libcst as cst
 
 from .summary import ClassInfo
-from .syntax import dotted, self_attribute, stepped
+from .syntax import dotted, iter_statements, self_attribute, stepped
 from .walk import find
 
 # how many methods deep a module is followed as it is handed on (`forward` to `_layer` to `_apply`)
@@ -106,3 +107,35 @@ def module_members(ctx, call: cst.Call) -> list[str]:
     return [f"{qual}.*"] if qual and head in ctx.aliases and not ctx.is_bound(head) \
         and not qual.startswith(("torch.", "numpy.", "math.", "operator.")) else []
 
+
+def kept_on_ctx(fn: cst.FunctionDef, info: ClassInfo) -> None:
+    """`ctx.blocks = blocks` in an autograd Function's `forward(ctx, x, blocks)`: what `.apply`'s callers
+    hand over for that parameter is what `backward` finds in `ctx.blocks` (`ClassInfo.from_params`, as a
+    setter's: "forward#blocks")."""
+    params = [p.name.value for p in [*fn.params.posonly_params, *fn.params.params]]
+    if not params:
+        return
+    for stmt in iter_statements(fn.body):
+        if type(stmt) is not cst.Assign or type(stmt.value) is not cst.Name or stmt.value.value not in params[1:]:
+            continue
+        for target in stmt.targets:
+            held = target.target
+            if type(held) is cst.Attribute and type(held.value) is cst.Name and held.value.value == params[0]:
+                info.from_params.setdefault(held.attr.value, f"forward#{stmt.value.value}")
+
+
+def ctx_attribute(ctx, node: cst.BaseExpression) -> str | None:
+    """The attribute of `ctx` a name holds (or an element of), in a static method of an autograd Function
+    whose `forward` keeps a parameter there (`ClassInfo.from_params`): `block` in `for block in
+    ctx.blocks[::-1]` -> "blocks" (`kept_on_ctx`). `ctx` here: the file's walk, in that method."""
+    fn, cls = ctx.function, ctx.class_info()
+    if type(node) is not cst.Name or not ctx._scopes or cls is None or not fn.is_static or not fn.params:
+        return None
+    held = ctx._scopes[-1].values.get(node.value)
+    while held is not None and held.kind == "elem" and len(held.parts) == 1 and not held.name.startswith("."):
+        held = held.parts[0]
+    if held is None or held.kind != "elem" or not held.name.startswith(".") or len(held.parts) != 1:
+        return None
+    base, attr = held.parts[0], held.name[1:]
+    return attr if base.kind == "param" and base.ref == fn.qualname and base.name == fn.params[0] \
+        and cls.from_params.get(attr, "").startswith("forward#") else None

@@ -404,3 +404,15 @@ def shape_indices(node: cst.Subscript) -> list[cst.BaseExpression]:
             and shape.func.attr.value == "size"):
         return [element.slice.value for element in node.slice if type(element.slice) is cst.Index]
     return []
+
+
+def paired(targets: list[cst.BaseExpression], value: cst.BaseExpression | None):
+    """Each target of an assignment with what it is bound to: a tuple of targets bound to a tuple of as
+    many values (`self.choice, self.bin = choice, bin`) pairs them one by one."""
+    for target in targets:
+        if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
+                and len(target.elements) == len(value.elements) \
+                and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements)):
+            yield from ((t.value, v.value) for t, v in zip(target.elements, value.elements))
+        else:
+            yield target, value
