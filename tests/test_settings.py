@@ -351,8 +351,8 @@ def test_a_setting_whose_effect_differs_between_releases_follows_target_torch() 
     from breaklint import calibration
 
     versions = calibration.table()
-    assert calibration.counts("BL419", versions, "trace_autograd_ops") == {"2.11.0": (4, 7), "2.13.0": (2, 7),
-                                                                          "2.14.1": (2, 7)}
+    assert calibration.counts("BL419", versions, "trace_autograd_ops") == {"2.11.0": (4, 8), "2.13.0": (2, 8),
+                                                                          "2.14.1": (2, 8)}
     source = """
         import torch
         torch._dynamo.config.trace_autograd_ops = True

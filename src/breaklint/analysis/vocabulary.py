@@ -98,6 +98,8 @@ TORCH_OBJECTS = {"torch.Generator": V.GENERATOR, "torch._C.Generator": V.GENERAT
 OPTIMIZER_MODULE = "torch.optim."
 GRAPH_BREAKING_OPTIMIZERS = frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
     "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"))
+# the base class of torch's optimizers, as an annotation declares what a wrapper is handed
+OPTIMIZER_BASES = frozenset({f"{OPTIMIZER_MODULE}Optimizer", f"{OPTIMIZER_MODULE}optimizer.Optimizer"})
 # every optimizer class of `torch.optim` (and their base), whose `zero_grad`, `state_dict`, `load_state_dict`
 # and `add_param_group` torch marks `torch._disable_dynamo` (BL448)
 TORCH_OPTIMIZERS = GRAPH_BREAKING_OPTIMIZERS | frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (

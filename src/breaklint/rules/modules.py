@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS, TORCH_OPTIMIZERS
+from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS, OPTIMIZER_BASES, TORCH_OPTIMIZERS
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import TRACE_AUTOGRAD, keyword, maybe_tensor, method_call
@@ -47,7 +47,8 @@ class AutogradCall(Rule):
     NAME = "autograd-call"
     KIND = "break"
     MESSAGE = ("`torch.autograd.grad`, `torch.autograd.backward`, `.backward()` or a `torch.autograd.functional` "
-               "derivative (`jacobian`, `hessian`, `vjp`, ...) in compiled code")
+               "derivative (`jacobian`, `hessian`, `vjp`, ...) in compiled code, or an optimizer's closure called in "
+               "its `step`")
     SUGGESTION = ("set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the "
                   "gradient outside the compiled region")
     GB_TYPES = ("GB9186", "GB0123", "GB8985", "GB0055")
@@ -64,6 +65,12 @@ class AutogradCall(Rule):
         if call and call[1] == "backward" and maybe_tensor(self.ctx, call[0]):
             return ".backward()"
         return None
+
+    def _steps_closure(self, node: cst.Call) -> bool:
+        """`closure()` in an optimizer's `step(self, closure=None)`: the `closure` torch.optim's `step` takes."""
+        fn = self.ctx.function
+        return type(node.func) is cst.Name and node.func.value == "closure" and fn is not None \
+            and fn.cls is not None and fn.qualname.rpartition(".")[2] == "step" and "closure" in fn.params
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         lines = []
@@ -90,6 +97,12 @@ class AutogradCall(Rule):
         if what is not None:
             self.report(node, f"`{self.ctx.source(node)}` runs autograd inside compiled code: with "
                               "`trace_autograd_ops` off dynamo breaks the graph to run it eagerly",
+                        unless=(TRACE_AUTOGRAD,))
+            return
+        if self._steps_closure(node):
+            self.report(node, f"`{self.ctx.source(node)}` calls the closure an optimizer's `step` is handed, which "
+                              "by torch.optim's protocol evaluates the model again and calls `backward()`: with "
+                              "`trace_autograd_ops` off dynamo breaks the graph to run the backward eagerly",
                         unless=(TRACE_AUTOGRAD,))
             return
         call = method_call(node)
@@ -408,7 +421,14 @@ class OptimizerStepCall(Rule):
     CALL_METHODS = frozenset({"step"})
 
     def on_method_call(self, node: cst.Call) -> None:
-        if (found := _optimizer_method(self, node, GRAPH_BREAKING_OPTIMIZERS)) is None:
+        if (found := _optimizer_method(self, node, GRAPH_BREAKING_OPTIMIZERS | OPTIMIZER_BASES)) is None:
+            return
+        if found[1] in OPTIMIZER_BASES:  # `base: torch.optim.Optimizer`, handed over: most likely one of torch's
+            self.report(node, f"`{self.ctx.source(node)}` steps an optimizer declared `torch.optim.Optimizer`: "
+                              "torch's own (`SGD`, `Adam`, `AdamW`, ...) wrap their `step` in "
+                              "`torch._dynamo.graph_break()` calls, so the graph breaks there, twice, unless the "
+                              "optimizer handed over is `LBFGS`, `SparseAdam`, `Adafactor`, `Muon` or another "
+                              "library's")
             return
         self.report(node, f"`{self.ctx.source(node)}` steps a `{found[1]}`, whose `step` torch wraps in "
                           "`torch._dynamo.graph_break()` calls to set the grad mode around the update: the graph "
