@@ -1832,3 +1832,47 @@ def test_a_packed_sequence_unpacked_where_a_kept_type_test_holds() -> None:
 @pytest.mark.dynamo
 def test_dynamo_breaks_on_the_packed_batch_sizes_only(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, PACKED, "packed.py") == sorted(line for line, _ in reported(PACKED))
+
+
+SLICE_DIFFERENCES = """
+import torch
+
+
+class Graphs:
+    def __init__(self, ptr, weight):
+        self.ptr = ptr
+        self.weight = weight
+
+
+@torch.compile
+def per_atom(ref: Graphs, forces):
+    counts = ref.ptr[1:] - ref.ptr[:-1]
+    w = torch.repeat_interleave(ref.weight, counts)
+    return (w.unsqueeze(-1) * forces).mean()
+
+
+@torch.compile
+def widths(dims: list, x):
+    steps = [b - a for a, b in zip(dims[:-1], dims[1:])]
+    joined = dims[:1] + dims[1:]
+    return x.split(steps), len(joined)
+
+
+def cases():
+    return [(per_atom, (Graphs(torch.tensor([0, 3, 5]), torch.rand(2)), torch.rand(5, 3))),
+            (widths, ([0, 2, 5], torch.rand(5)))]
+"""
+
+
+def test_arithmetic_of_two_slices_is_an_array() -> None:
+    """`ref.ptr[1:] - ref.ptr[:-1]`: lists and tuples have no `-`, so two slices subtracted are an array or a
+    tensor, whatever the object holds (its class tells nothing here); as `repeat_interleave`'s repeats they
+    break. Their elements subtracted
+    (`b - a` over `zip(dims[:-1], dims[1:])`) and slices joined with `+` are no such thing. Dynamo agrees."""
+    assert reported(SLICE_DIFFERENCES) == [("w = torch.repeat_interleave(ref.weight, counts)", "BL301")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_repeats_of_a_slice_difference(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, SLICE_DIFFERENCES, "slices.py") == sorted(
+        line for line, _ in reported(SLICE_DIFFERENCES))

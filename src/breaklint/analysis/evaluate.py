@@ -432,7 +432,21 @@ def _binary_value(ctx: Evaluation, node: cst.BinaryOperation) -> Val:
     if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
             and not (right.is_tensor and not right.bool_shaped):
         return V.op(left, right, comparison=True)
+    if type(node.operator) in _ARRAY_ONLY and _sliced(node.left) and _sliced(node.right) \
+            and not (left.is_tensor or right.is_tensor):
+        # `ptr[1:] - ptr[:-1]`: arithmetic of two slices, which lists and tuples do not have: an array or a
+        # tensor, a tensor to dynamo either way
+        return V.tensor(known=False)
     return V.op(left, right)
+
+
+# the operators of arithmetic that Python's sequences lack (`+` joins them, `*` repeats them)
+_ARRAY_ONLY = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply)
+
+
+def _sliced(node: cst.BaseExpression) -> bool:
+    """`ptr[1:]`, `x[:, :-1]`: a subscript with a slice among its elements."""
+    return type(node) is cst.Subscript and any(type(el.slice) is cst.Slice for el in node.slice)
 
 
 def _concatenated(left: Val, right: Val) -> Val:
