@@ -1876,3 +1876,34 @@ def test_arithmetic_of_two_slices_is_an_array() -> None:
 def test_dynamo_breaks_on_the_repeats_of_a_slice_difference(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, SLICE_DIFFERENCES, "slices.py") == sorted(
         line for line, _ in reported(SLICE_DIFFERENCES))
+
+
+KEYWORD_ONLY = """
+import torch
+
+
+def gate(*args, record=False, scale=1.0):
+    if record:
+        return args[0] * 2
+    return args[0] * scale
+
+
+@torch.compile
+def f(x):
+    return gate(x * 2)
+
+
+def cases():
+    return [(f, (torch.rand(3),))]
+"""
+
+
+def test_a_positional_argument_never_lands_in_a_keyword_only_parameter() -> None:
+    """`gate(x * 2)` of `def gate(*args, record=False, ...)`: the tensor goes to `*args`, and `record`, which
+    only a keyword can give, keeps its default: `if record:` is no branch on a tensor. Dynamo agrees."""
+    assert reported(KEYWORD_ONLY) == []
+
+
+@pytest.mark.dynamo
+def test_dynamo_does_not_break_on_the_keyword_only_flag(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, KEYWORD_ONLY, "keyword_only.py") == []

@@ -307,9 +307,10 @@ class Handing(Tree):
 
 
 def _passes(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> bool:
-    """Whether `call` of `fn` gives parameter `name` an argument (by keyword, by position, or maybe
-    through `*args`)."""
-    return call.star or name in call.kwargs or fn.params.index(name) - offset < len(call.args)
+    """Whether `call` of `fn` gives parameter `name` an argument (by keyword, by position unless it is
+    keyword-only, or maybe through `*args`)."""
+    return call.star or name in call.kwargs or not 0 <= fn.positional <= fn.params.index(name) \
+        and fn.params.index(name) - offset < len(call.args)
 
 
 def _handed_for(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> list[str]:
@@ -321,7 +322,8 @@ def _handed_for(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> list
     if name in call.kwargs:
         return call.passed.get(name, [])
     index = fn.params.index(name) - offset
-    return call.passed.get(str(index), []) if index < len(call.args) else _forwarded(call, name)
+    positional = index < len(call.args) and not 0 <= fn.positional <= fn.params.index(name)
+    return call.passed.get(str(index), []) if positional else _forwarded(call, name)
 
 
 def _forwarded(call: CallRef, name: str) -> list[str]:

@@ -137,6 +137,8 @@ class Scopes:
             and any(base in AUTOGRAD_FUNCTIONS for base in cls.bases)
         if type(node.params.star_kwarg) is cst.Param:
             info.var_keywords = node.params.star_kwarg.name.value
+        if node.params.kwonly_params:
+            info.positional = len(node.params.posonly_params) + len(node.params.params)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)

@@ -123,6 +123,7 @@ class FunctionInfo:
     returns: Val = UNKNOWN
     is_static: bool = False  # @staticmethod: no bound first parameter
     var_keywords: str = ""  # the name of its `**kwargs` parameter, where it has one
+    positional: int = -1  # how many of `params` a call may give by position (the rest are keyword-only); -1: all
     # the functions and classes it returns (`return LOSSES[self.kind]`, `return {"euler": Euler}[m]`):
     # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
