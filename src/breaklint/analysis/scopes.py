@@ -135,10 +135,7 @@ class Scopes:
         # `.apply` runs, handing it the gradients of the outputs, tensors
         gradients = cls is not None and info.is_static and node.name.value == "backward" \
             and any(base in AUTOGRAD_FUNCTIONS for base in cls.bases)
-        if type(node.params.star_kwarg) is cst.Param:
-            info.var_keywords = node.params.star_kwarg.name.value
-        if node.params.kwonly_params:
-            info.positional = len(node.params.posonly_params) + len(node.params.params)
+        _note_signature(info, node.params)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             name = param.name.value
             info.params.append(name)
@@ -454,3 +451,12 @@ def _stored_defaults(node: cst.FunctionDef, instance: str, defaults: dict[str, s
               and any(type(t.target) is cst.Attribute and dotted(t.target.value) == instance
                       for t in stmt.targets)}
     return {name: held for name, held in defaults.items() if name in stored}
+
+
+def _note_signature(info: FunctionInfo, params: cst.Parameters) -> None:
+    """What a call's arguments are matched against besides the parameters' names: the name of its
+    `**kwargs` (what it hands on), and how many parameters come before the keyword-only ones."""
+    if type(params.star_kwarg) is cst.Param:
+        info.var_keywords = params.star_kwarg.name.value
+    if params.kwonly_params:
+        info.positional = len(params.posonly_params) + len(params.params)
