@@ -1939,13 +1939,30 @@ def run(blocks, x):
     return x
 
 
+class Holder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block()])
+
+    def step(self, x):
+        print("the holder's own step")
+        return x
+
+
+def run_held(holder, x):
+    for block in holder.blocks:
+        x = block.step(x)
+    return x
+
+
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.blocks = nn.ModuleList([Block(), Block()])
+        self.holder = Holder()
 
     def forward(self, x):
-        return run(self.blocks, x)
+        return run(self.blocks, x) + run_held(self.holder, x)
 
 
 def cases():
@@ -1955,7 +1972,8 @@ def cases():
 
 def test_a_method_of_an_element_of_a_parameter_runs_on_what_the_callers_hand_over() -> None:
     """`for block in blocks[::-1]: block.step(x)` in a helper handed `self.blocks`: `Block.step` runs (the
-    container's elements being what it holds), `Unused.step`, of the same name, does not."""
+    container's elements being what it holds), `Unused.step`, of the same name, does not; nor does the
+    `step` of an object whose attribute the loop walks (`for block in holder.blocks`)."""
     found = lint_source(dedent(ELEMENTS_OF_A_PARAMETER), Path("m.py"), Config())
     lines = dedent(ELEMENTS_OF_A_PARAMETER).splitlines()
     assert [(lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break"] == [
