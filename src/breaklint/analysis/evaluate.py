@@ -434,14 +434,15 @@ def _binary_value(ctx: Evaluation, node: cst.BinaryOperation) -> Val:
         return V.op(left, right, comparison=True)
     if type(node.operator) in _ARRAY_ONLY and _sliced(node.left) and _sliced(node.right) \
             and not (left.is_tensor or right.is_tensor):
-        # `ptr[1:] - ptr[:-1]`: arithmetic of two slices, which lists and tuples do not have: an array or a
-        # tensor, a tensor to dynamo either way
+        # `ptr[1:] - ptr[:-1]`: arithmetic of two slices, which lists, tuples and strings do not have: an
+        # array or a tensor, a tensor to dynamo either way
         return V.tensor(known=False)
     return V.op(left, right)
 
 
-# the operators of arithmetic that Python's sequences lack (`+` joins them, `*` repeats them)
-_ARRAY_ONLY = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply)
+# the operators of arithmetic that Python's sequences lack (`+` joins them, `*` repeats them, and `%`
+# formats a string with a tuple)
+_ARRAY_ONLY = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply)
 
 
 def _sliced(node: cst.BaseExpression) -> bool:

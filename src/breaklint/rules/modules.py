@@ -408,6 +408,10 @@ class GradFnRead(Rule):
             and self.ctx.is_bound(node.value)
 
 
+# the optimizers whose `step` BL436 reports: torch's that break, and their base as an annotation declares it
+STEPPED_OPTIMIZERS = GRAPH_BREAKING_OPTIMIZERS | OPTIMIZER_BASES
+
+
 @register
 class OptimizerStepCall(Rule):
     CODE = "BL436"
@@ -421,7 +425,7 @@ class OptimizerStepCall(Rule):
     CALL_METHODS = frozenset({"step"})
 
     def on_method_call(self, node: cst.Call) -> None:
-        if (found := _optimizer_method(self, node, GRAPH_BREAKING_OPTIMIZERS | OPTIMIZER_BASES)) is None:
+        if (found := _optimizer_method(self, node, STEPPED_OPTIMIZERS)) is None:
             return
         if found[1] in OPTIMIZER_BASES:  # `base: torch.optim.Optimizer`, handed over: most likely one of torch's
             self.report(node, f"`{self.ctx.source(node)}` steps an optimizer declared `torch.optim.Optimizer`: "
