@@ -222,7 +222,8 @@ CATALOG = {'BL101': ('tensor-item',
  'BL419': ('autograd-call',
            'break',
            '`torch.autograd.grad`, `torch.autograd.backward`, `.backward()` or a `torch.autograd.functional` '
-           'derivative (`jacobian`, `hessian`, `vjp`, ...) in compiled code',
+           "derivative (`jacobian`, `hessian`, `vjp`, ...) in compiled code, or an optimizer's closure "
+           'called in its `step`',
            'set `torch._dynamo.config.trace_autograd_ops = True` (dynamo then traces them), or take the '
            'gradient outside the compiled region',
            ('GB9186', 'GB0123', 'GB8985', 'GB0055'),

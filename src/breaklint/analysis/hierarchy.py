@@ -23,6 +23,8 @@ PLAIN_BASES = {
 NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.", "torch.autograd.Function",
                        "torch.utils.", "torch.optim.", "torch.distributions.")
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+# TorchScript's compiler as a decorator (a static method of an autograd Function made so, reach.py)
+JIT_SCRIPT = frozenset({"torch.jit.script", "torch.jit._script.script"})
 # pydantic's model base: building a model validates it in pydantic-core, which dynamo cannot trace
 PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.

@@ -20,10 +20,9 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing, compiled_arguments
-from .hierarchy import AUTOGRAD_FUNCTIONS, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
+from .hierarchy import AUTOGRAD_FUNCTIONS, JIT_SCRIPT, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
 from .summary import NOT_CALLS, CallRef, FunctionInfo, ModuleSummary
-from .vocabulary import JIT_SCRIPT
 
 
 # The number of leading parameters a call binds where it hands the callee none of its arguments (past

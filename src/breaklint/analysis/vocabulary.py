@@ -10,9 +10,6 @@ from . import values as V
 from .methods import SAME_KIND_METHODS, TENSOR_METHODS
 
 
-# TorchScript's compiler as a decorator
-JIT_SCRIPT = frozenset({"torch.jit.script", "torch.jit._script.script"})
-
 COMPILE = {"torch.compile"}
 # calls that make a compiler, which the next call applies: `torch._dynamo.optimize("inductor")(fn)`
 COMPILER_FACTORIES = frozenset({"torch._dynamo.optimize"})

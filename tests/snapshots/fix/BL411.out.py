@@ -215,6 +215,35 @@ def makes_a_loader(x):
     return x + 1 if loader is not None else x
 
 
+class Entmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = Entmoid._forward(x)  # expect: BL411
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    @torch.jit.script
+    def _forward(x):
+        return torch.sigmoid(x * 2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y * (1 - y) * 2
+
+
+@torch.jit.script
+def _scripted_twice(x):
+    return x * 2
+
+
+@torch.compile
+def applies_a_scripted_function(x):
+    y = Entmoid.apply(x * 2)
+    return y + _scripted_twice(x)  # a script function kept at module level: dynamo inlines it
+
+
 def cases():
     _build_ops()
     x = torch.randn(8)
@@ -222,4 +251,5 @@ def cases():
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
-            (keys_a_cache, (x,)), (calls_an_extension, (x,)), (wraps_a_dataset, (x,)), (makes_a_loader, (x,))]
+            (keys_a_cache, (x,)), (calls_an_extension, (x,)), (wraps_a_dataset, (x,)), (makes_a_loader, (x,)),
+            (applies_a_scripted_function, (x.clone().requires_grad_(),))]
