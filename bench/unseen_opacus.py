@@ -46,18 +46,18 @@ def _recurrent(out):
                              (".batch_first", {"batch_first": True}), (".dropout", {"num_layers": 2, "dropout": 0.2})):
             layer = cls(4, H, **kwargs)
             inp = x.transpose(0, 1) if kwargs.get("batch_first") else x
-            out.append((f"{cls.__name__}{name}", layer, (inp,)))
+            out.append((f"{cls.__name__}{name}", layer, layer, (inp,)))
         layer = cls(4, H)
         h0 = torch.zeros(1, N, H)
         state = (h0, torch.zeros(1, N, H)) if cls is DPLSTM else h0
-        out.append((f"{cls.__name__}.state", lambda t, m=layer, s=state: m(t, s), (x,)))
+        out.append((f"{cls.__name__}.state", layer, lambda t, m=layer, s=state: m(t, s), (x,)))
         packed = nn.utils.rnn.pack_padded_sequence(x, torch.tensor([5, 4, 2]))
-        out.append((f"{cls.__name__}.packed", lambda t, m=layer, p=packed: m(p)[0].data, (x,)))
+        out.append((f"{cls.__name__}.packed", layer, lambda t, m=layer, p=packed: m(p)[0].data, (x,)))
     for cls in (DPRNNCell, DPGRUCell, DPLSTMCell):
         cell = cls(4, H, bias=True)
         h = torch.zeros(N, H)
-        args = (x[0], h, torch.zeros(N, H)) if cls is DPLSTMCell else (x[0], h)
-        out.append((cls.__name__, cell, args))
+        args = (x[0], (h, torch.zeros(N, H))) if cls is DPLSTMCell else (x[0], h)
+        out.append((cls.__name__, cell, cell, args))
 
 
 def _attention(out):
@@ -67,28 +67,24 @@ def _attention(out):
         layer = DPMultiheadAttention(16, 4, **kwargs)
         kv = torch.randn(T, N, 12) if "kdim" in kwargs else q
         if kwargs.get("batch_first"):
-            out.append((f"DPMultiheadAttention{name}", lambda a, m=layer: m(a, a, a)[0], (q.transpose(0, 1),)))
+            out.append((f"DPMultiheadAttention{name}", layer, lambda a, m=layer: m(a, a, a)[0], (q.transpose(0, 1),)))
         else:
-            out.append((f"DPMultiheadAttention{name}", lambda a, b, m=layer: m(a, b, b)[0], (q, kv)))
+            out.append((f"DPMultiheadAttention{name}", layer, lambda a, b, m=layer: m(a, b, b)[0], (q, kv)))
     layer = DPMultiheadAttention(16, 4)
     padding = torch.zeros(N, T, dtype=torch.bool)
     padding[0, -1] = True
-    out.append(("DPMultiheadAttention.key_padding_mask", lambda a, m=layer, p=padding: m(a, a, a, key_padding_mask=p)[0],
-                (q,)))
+    out.append(("DPMultiheadAttention.key_padding_mask", layer,
+                lambda a, m=layer, p=padding: m(a, a, a, key_padding_mask=p)[0], (q,)))
     causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-    out.append(("DPMultiheadAttention.attn_mask", lambda a, m=layer, c=causal: m(a, a, a, attn_mask=c)[0], (q,)))
-    out.append(("SequenceBias", SequenceBias(16), (q,)))
+    out.append(("DPMultiheadAttention.attn_mask", layer, lambda a, m=layer, c=causal: m(a, a, a, attn_mask=c)[0], (q,)))
+    bias = SequenceBias(16)
+    out.append(("SequenceBias", bias, bias, (q,)))
 
 
 def _wrapped(out):
-    for mode in ("hooks", "ew"):
-        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
-        try:
-            wrapped = GradSampleModule(model, grad_sample_mode=mode)
-        except Exception as e:  # noqa: BLE001 - a mode this torch does not run
-            print("left out: GradSampleModule", mode, type(e).__name__, str(e)[:100])
-            continue
-        out.append((f"GradSampleModule.{mode}", wrapped, (torch.randn(N, 4),)))
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    wrapped = GradSampleModule(model)  # its hooks compute per-sample gradients
+    out.append(("GradSampleModule", wrapped, wrapped, (torch.randn(N, 4),)))
 
 
 def cases():
@@ -97,17 +93,9 @@ def cases():
     _recurrent(out)
     _attention(out)
     _wrapped(out)
-    # each in training and in evaluation mode
-    return runnable([(f"{name}@{'train' if t else 'eval'}", lambda *a, f=fn, t=t: _mode(f, t)(*a), args)
-                     for name, fn, args in out for t in (True, False)])
-
-
-def _mode(fn, training):
-    module = getattr(fn, "__self__", None) if not isinstance(fn, nn.Module) else fn
-    for m in ([module] if isinstance(module, nn.Module) else []) + [v for v in getattr(fn, "__defaults__", None) or ()
-                                                                   if isinstance(v, nn.Module)]:
-        m.train(training)
-    return fn
+    # each in training and in evaluation mode (`module.train(...)` returns the module)
+    return runnable([(f"{name}@{'train' if t else 'eval'}", lambda *a, m=module, f=fn, t=t: (m.train(t), f(*a))[1], args)
+                     for name, module, fn, args in out for t in (True, False)])
 
 
 if __name__ == "__main__":

@@ -406,7 +406,8 @@ def shape_indices(node: cst.Subscript) -> list[cst.BaseExpression]:
     return []
 
 
-def paired(targets: list[cst.BaseExpression], value: cst.BaseExpression | None):
+def paired(targets: list[cst.BaseExpression],
+           value: cst.BaseExpression | None) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """Each target of an assignment with what it is bound to: a tuple of targets bound to a tuple of as
     many values (`self.choice, self.bin = choice, bin`) pairs them one by one."""
     for target in targets:
