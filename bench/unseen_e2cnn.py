@@ -1,9 +1,9 @@
 """e2cnn, a library the analysis was never shown (in neither half of the harness, not reserved): its
 E(2)-equivariant layers over the rotation and dihedral groups of order 4 and 8 (steerable convolutions,
-plain and transposed, and their differential-operator form; pointwise, norm, gated, induced, vector
-field and nonlinearities; inner, norm, induced and group-norm batch norms; pooling over
-the plane and over the group; dropout; upsampling; masking; restriction to a subgroup; reshuffling,
-disentangling and a whole sequential network), on `GeometricTensor`s of a few field types, in training
+plain, strided and transposed, and their differential-operator form; pointwise, norm, gated and
+vector-field nonlinearities; inner, norm and group-norm batch norms; pooling over the plane (max,
+average, antialiased, adaptive, by norm) and over the group; field and pointwise dropout; upsampling;
+masking; reshuffling, disentangling, the identity and a whole sequential network), on `GeometricTensor`s of a few field types, in training
 and evaluation mode, under dynamo against the static pass on the same tree.
 
 Run it where torch and e2cnn are installed together (here: `pip install torch==2.14.1 e2cnn==0.2.3`),
