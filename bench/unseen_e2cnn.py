@@ -3,8 +3,9 @@ E(2)-equivariant layers over the rotation and dihedral groups of order 4 and 8 (
 plain, strided and transposed, and their differential-operator form; pointwise, norm, gated and
 vector-field nonlinearities; inner, norm and group-norm batch norms; pooling over the plane (max,
 average, antialiased, adaptive, by norm) and over the group; field and pointwise dropout; upsampling;
-masking; reshuffling, disentangling, the identity and a whole sequential network), on `GeometricTensor`s of a few field types, in training
-and evaluation mode, under dynamo against the static pass on the same tree.
+masking; reshuffling, disentangling, the identity and a whole sequential network), on
+`GeometricTensor`s of a few field types, in training and evaluation mode, under dynamo against the static
+pass on the same tree.
 
 Run it where torch and e2cnn are installed together (here: `pip install torch==2.14.1 e2cnn==0.2.3`),
 from the repository root:
