@@ -309,7 +309,7 @@ class Handing(Tree):
 def _passes(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> bool:
     """Whether `call` of `fn` gives parameter `name` an argument (by keyword, by position unless it is
     keyword-only, or maybe through `*args`)."""
-    return call.star or name in call.kwargs or not 0 <= fn.positional <= fn.params.index(name) \
+    return call.star or name in call.kwargs or not fn.keyword_only(name) \
         and fn.params.index(name) - offset < len(call.args)
 
 
@@ -322,7 +322,7 @@ def _handed_for(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> list
     if name in call.kwargs:
         return call.passed.get(name, [])
     index = fn.params.index(name) - offset
-    positional = index < len(call.args) and not 0 <= fn.positional <= fn.params.index(name)
+    positional = index < len(call.args) and not fn.keyword_only(name)
     return call.passed.get(str(index), []) if positional else _forwarded(call, name)
 
 

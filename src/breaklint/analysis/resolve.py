@@ -353,8 +353,8 @@ def _argument(fn: FunctionInfo, call: CallRef, offset: int, name: str) -> Val | 
         return call.kwargs[name]
     if name not in fn.params:
         return None
-    if 0 <= fn.positional <= fn.params.index(name):
-        return None  # keyword-only: a call gives it by keyword or not at all
+    if fn.keyword_only(name):
+        return None
     index = fn.params.index(name) - offset
     if index < 0:
         return None

@@ -186,6 +186,10 @@ class FunctionInfo:
         and exception handlers."""
         return not within(self.guarded_spans, line)
 
+    def keyword_only(self, name: str) -> bool:
+        """Whether parameter `name` comes after `*` or `*args`: a call gives it by keyword or not at all."""
+        return 0 <= self.positional <= self.params.index(name)
+
     @property
     def wraps(self) -> bool:
         """Whether it returns a function it defines (`def cached(fn): def wrapped(...): ...; return wrapped`)."""
