@@ -83,7 +83,8 @@ def measure_each(libraries: dict[str, tuple[Callable[[], list[Case]], list[str]]
             return runnable(build())
         module = importlib.import_module(lib)
         distribution = packages_distributions().get(lib, [lib.replace("_", "-")])[0]  # blitz: blitz-bayesian-pytorch
-        measure(Path(module.__file__).resolve().parent, cases, entries, f"{distribution} {version(distribution)}",
+        path = Path(module.__file__).resolve()  # a package's folder, or a module of one file (tabm.py)
+        measure(path.parent if path.name == "__init__.py" else path, cases, entries, f"{distribution} {version(distribution)}",
                 None if SITES is None else SITES.with_name(f"{SITES.name}.{lib}.json"))
 
 

@@ -10,7 +10,7 @@ import pytest
 from breaklint.config import Config
 from breaklint.engine import lint, lint_source
 
-from test_reach_edges import dynamo_lines
+from test_reach_edges import dynamo_lines, write_package
 
 
 def findings(source: str) -> list[tuple[int, str]]:
@@ -1907,3 +1907,126 @@ def test_a_positional_argument_never_lands_in_a_keyword_only_parameter() -> None
 @pytest.mark.dynamo
 def test_dynamo_does_not_break_on_the_keyword_only_flag(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, KEYWORD_ONLY, "keyword_only.py") == []
+
+
+NUMPY_OF_PARAMETERS = """
+import numpy as np
+import torch
+
+
+def any_missing(row_mask, col_mask):
+    need = np.any(~row_mask) or np.any(~col_mask)
+    return need
+
+
+def rounded_up(h, w):
+    return int(np.ceil(h / w)) * w
+
+
+@torch.compile
+def keep(x):
+    m = x.numpy() > 0
+    return x * 2, any_missing(m, m), rounded_up(x.shape[0], 3)
+
+
+@torch.compile
+def symmetric(x):
+    a = x.numpy()
+    same = np.allclose(a, a.T, atol=1e-6)
+    if same:
+        return x * 2
+    return x + float(np.allclose(1.0, 1.0))
+
+
+def cases():
+    return [(keep, (torch.randn(4),)), (symmetric, (torch.randn(3, 3),))]
+"""
+
+
+def test_numpy_of_a_parameter_is_what_the_callers_hand_it() -> None:
+    """`np.any(~row_mask)` of a parameter: an array where the callers pass one (`x.numpy() > 0`), whose truth
+    `or` takes; `np.ceil(h / w)` of sizes is a number dynamo folds. `np.allclose` reads a Python bool where
+    it is made (BL103), of arrays or of Python numbers alike, and the `if` on that bool is no branch on a
+    tensor. Dynamo agrees."""
+    assert _breaks(NUMPY_OF_PARAMETERS) == [
+        ("need = np.any(~row_mask) or np.any(~col_mask)", "BL202"),
+        ("same = np.allclose(a, a.T, atol=1e-6)", "BL103"),
+        ("return x + float(np.allclose(1.0, 1.0))", "BL103")]
+
+
+def _breaks(source: str) -> list[tuple[str, str]]:
+    """`reported`, less the host copies (`x.numpy()`, BL501), which are hazards."""
+    return [(line, code) for line, code in reported(source) if code != "BL501"]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_numpy_truth_and_the_allclose(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, NUMPY_OF_PARAMETERS, "numpy_params.py") == sorted(
+        line for line, _ in _breaks(NUMPY_OF_PARAMETERS))
+
+
+COMPILED_CALLER = """
+import torch
+
+from pkg._bisect import bisect_left
+from pkg.plain import bisect_right
+
+
+@torch.compile
+def bucket(x, edges: list):
+    i = bisect_left(edges, 0.5)
+    j = bisect_right(edges, 0.5)
+    return x * i + j
+
+
+def cases():
+    return [(bucket, (torch.ones(3), [0.1, 0.4, 0.9]))]
+"""
+PLAIN_MODULE = """
+def bisect_right(a, x):
+    return sum(1 for v in a if v <= x)
+"""
+
+
+def _compiled_findings(package: Path) -> list[tuple[str, str]]:
+    config = Config(root=package.parent)
+    lines = (package / "caller.py").read_text(encoding="utf-8").splitlines()
+    return [(lines[f.line - 1].strip(), f.code) for f in lint([package], config, use_cache=False).findings]
+
+
+def test_a_function_of_a_compiled_module_beside_the_code_breaks(tmp_path: Path) -> None:
+    """`from pkg._bisect import bisect_left` where the package holds `_bisect.pyx` (or a built `.so`) and no
+    `_bisect.py`: a compiled extension, which dynamo cannot trace (BL411); `plain.py`'s function beside
+    it is Python, and traced. A `.pyx` with a `.py` of the same name is no extension of the code's."""
+    package = write_package(tmp_path, {"caller.py": COMPILED_CALLER, "plain.py": PLAIN_MODULE})
+    (package / "_bisect.pyx").write_text("def bisect_left(a, x):\n    return 0\n", encoding="utf-8")
+    (package / "plain.pyx").write_text("", encoding="utf-8")
+    assert _compiled_findings(package) == [("i = bisect_left(edges, 0.5)", "BL411")]
+    (package / "_bisect.pyx").unlink()
+    assert _compiled_findings(package) == []
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_the_compiled_module_function(tmp_path: Path) -> None:
+    """The same package with a real compiled module beside the code: Python's own `_bisect` extension,
+    copied in (its init function is found by the file's name)."""
+    import _bisect
+    import shutil
+    import sys
+
+    built = getattr(_bisect, "__file__", None)
+    if built is None:  # an interpreter that builds `_bisect` in has no file to copy
+        pytest.skip("this Python has no shared `_bisect` extension to copy")
+    package = write_package(tmp_path, {"caller.py": COMPILED_CALLER, "plain.py": PLAIN_MODULE})
+    shutil.copy(built, package / Path(built).name)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from breaklint.dynamic.calibrate import calibrate
+
+        lines = (package / "caller.py").read_text(encoding="utf-8").splitlines()
+        broke = sorted(lines[n - 1].strip() for n in calibrate(package / "caller.py").sites)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+    assert broke == [line for line, _ in _compiled_findings(package)] == ["i = bisect_left(edges, 0.5)"]

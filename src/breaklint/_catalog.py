@@ -162,7 +162,7 @@ CATALOG = {'BL101': ('tensor-item',
            '`torch._numpy` lacks)',
            'use the torch equivalent, wrap the call as a custom op (`torch.library.custom_op`), or move it '
            'outside the compiled region',
-           ('GB0007', 'GB0156', 'GB0098', 'GB0294', 'GB0008', 'GB0055'),
+           ('GB0007', 'GB0156', 'GB0098', 'GB0294', 'GB0008', 'GB0055', 'GB0087'),
            True,
            'high'),
  'BL412': ('introspection-call',

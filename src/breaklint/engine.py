@@ -34,7 +34,7 @@ from .finding import Finding
 from .memory import results_kept
 from .pool import _analyze_in_pool, _size
 from .registry import CATALOG, rule_info
-from .source import module_name_for
+from .source import compiled_modules, module_name_for
 
 
 # Worker processes pay for themselves once there are this many bytes to analyze (about half a second
@@ -152,6 +152,14 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                       "it in pydantic-core, a compiled extension dynamo cannot trace, and breaks the "
                       "graph to run it (its validators are then traced as frames of their own)", ()))
     found.extend(_recurrent_touches(reach))
+    compiled = compiled_modules({r.path: r.module for r in results if r.summary is not None})
+    for caller in sorted(reach.reached) if compiled else ():
+        for call in reach.functions[caller].calls:
+            owner = call.target.rpartition(".")[0] if call.kind == "name" else ""
+            if owner in compiled:
+                found.append((caller, call, "BL411", f"`{call.target.rpartition('.')[2]}` comes from `{owner}`, a "
+                              "compiled extension module (no Python source beside it): dynamo cannot trace it, and "
+                              "breaks the graph at the call", ()))
     if python < calibration.PYTHON_BOUND["BL439"]:
         for caller, read, getter in locked_cache_reads(reach):
             owner, _, name = getter.rpartition(".")

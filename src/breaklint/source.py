@@ -65,6 +65,34 @@ def module_name_for(path: Path) -> str:
     return ".".join(parts) or path.stem
 
 
+# what a compiled extension module's file ends with, built (`.so`, `.pyd`) or to be built (Cython's `.pyx`)
+COMPILED_SUFFIXES = (".so", ".pyd", ".pyx")
+
+
+def compiled_modules(files: dict[Path, str]) -> set[str]:
+    """The modules beside the linted files that are compiled extensions: a `name.cpython-311-x86_64-linux-gnu.so`
+    (`.pyd`) built, or a `name.pyx` to be built, where neither `name.py` nor a package `name/` is. `files`:
+    each linted file with its module's name (`module_name_for`); each folder is listed once."""
+    out: set[str] = set()
+    listed: set[Path] = set()
+    for path, module in files.items():
+        folder = Path(os.path.realpath(path)).parent
+        if folder in listed:
+            continue
+        listed.add(folder)
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            continue
+        package = module if path.stem == "__init__" else module.rpartition(".")[0]
+        for name in names:
+            stem = name.split(".", 1)[0]
+            if name.endswith(COMPILED_SUFFIXES) and stem.isidentifier() and f"{stem}.py" not in names \
+                    and stem not in names:
+                out.add(f"{package}.{stem}" if package else stem)
+    return out
+
+
 def relative_posix(path: str | Path, root: Path) -> str | None:
     """`path` relative to `root` as a POSIX path, both with links resolved; None when it lies outside.
     (`os.path.realpath`, unlike `Path.resolve`, never raises, even on a symlink loop.)"""

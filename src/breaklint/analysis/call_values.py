@@ -10,10 +10,10 @@ from . import values as V
 from .syntax import dotted
 from .values import Val
 from .vocabulary import (
-    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_FACTORIES, NUMPY_REDUCTIONS,
-    OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS,
-    SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
-    TORCH_OBJECTS, TORCH_SEQUENCE
+    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_COMPARED_INTO_BOOL,
+    NUMPY_FACTORIES, NUMPY_REDUCTIONS, NUMPY_TAKES_ARRAYS, OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS,
+    SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
+    TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, TORCH_SEQUENCE
 )
 
 
@@ -166,6 +166,8 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
     array (`np.arange(n)`, `np.zeros(k)`) makes a tensor to it whatever it is handed."""
     if name in NUMPY_FACTORIES:
         return V.NUMPY_MADE
+    if name in NUMPY_COMPARED_INTO_BOOL:
+        return V.BOOL  # `np.allclose(a, b)`: a Python bool, read where it is made (BL103)
     for arg in node.args:
         value = arg.value
         if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):
@@ -175,7 +177,16 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
         # `np.prod(shift_count)` of what the code does not show a Python number (a parameter handed straight
         # in is what its callers pass: a float there is folded)
         return V.NUMPY_ARRAY
-    return V.UNKNOWN
+    # `np.any(~row_mask)` of what the tree decides (a parameter, a call's result): an array, a tensor to dynamo,
+    # where one turns out a tensor or a sequence, or a shape for a function that takes arrays (`np.asarray`,
+    # `np.any`); a constant dynamo folds where all are Python numbers (`np.ceil(h / 7)`); unknown where the
+    # tree knows nothing of them (`Values.resolve`)
+    decided = tuple(dict.fromkeys(v for arg in node.args if arg.keyword is None
+                                  and (v := value_of(arg.value)).symbolic))
+    if not decided:
+        return V.UNKNOWN
+    found = Val("op", name=V.NUMPY_RESULTS[1] if name in NUMPY_TAKES_ARRAYS else V.NUMPY_RESULTS[0], parts=decided)
+    return V.UNKNOWN if found.depth() > V.MAX_DEPTH else found  # too deep to carry, as every value is
 
 
 def _getattr_read(node: cst.Call) -> cst.Attribute | None:

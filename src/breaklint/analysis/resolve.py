@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
-from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, OPEN, SPARSE, TENSOR, UNKNOWN, Val, elem, field,
-                     guessed_tensor, item, join, op, override, param, record_of, ret, returned_by, tensor)
+from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, NUMPY_ARRAY, NUMPY_RESULTS, OPEN, SPARSE, TENSOR, UNKNOWN,
+                     Val, elem, field, guessed_tensor, item, join, op, override, param, record_of, ret, returned_by,
+                     tensor)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
@@ -90,6 +91,8 @@ class Values:
             # yet found (`state["mask"] = state["mask"].clone()`): the next round may find it
             guessed = held.kind == "unknown" and value.name == "keepguess" and not on_cycle
             return GUESSED_TENSOR if guessed else op(held)
+        if kind == "op" and value.name in NUMPY_RESULTS:  # a NumPy call's result (`np.any(~row_mask)`)
+            return _numpy_of([self.resolve(p) for p in value.parts], takes_arrays=value.name == NUMPY_RESULTS[1])
         if kind in ("op", "cmp"):
             parts = [self.resolve(p) for p in value.parts]
             if value.name == "guess" and all(p.kind == "unknown" for p in parts):
@@ -375,3 +378,12 @@ def _single_function(reach: Reach, value: Val) -> tuple[str, int, FunctionInfo] 
         return None
     target, offset = found[0]
     return target, offset, reach.functions[target]
+
+
+def _numpy_of(operands: list[Val], takes_arrays: bool) -> Val:
+    """A NumPy call's result on operands now decided: an array (a tensor to dynamo) of a tensor or a sequence,
+    or of a shape for a function that takes arrays; else what arithmetic on them gives (dynamo folds a
+    NumPy function of Python numbers into a constant)."""
+    if any(p.is_tensor or p.kind == "seq" or (p.kind == "size" and takes_arrays) for p in operands):
+        return NUMPY_ARRAY
+    return op(*operands)

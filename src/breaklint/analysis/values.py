@@ -287,6 +287,10 @@ def op(*parts: Val, comparison: bool = False) -> Val:
     return _bound(v)
 
 
+# the names of NumPy calls' values on what the tree decides (`numpy_value`): elementwise, and taking arrays
+NUMPY_RESULTS = ("numpy", "numpy array")
+
+
 def sparse_when_all(operands: list[Val]) -> Val:
     """A product of two matrices (`torch.sparse.mm(a, b)`) or a concatenation (`torch.cat([a, b])`)
     some of whose operands the tree decides: sparse when every operand turns out sparse
@@ -306,6 +310,8 @@ def method_result(receiver: Val, comparison: bool = False, guess: bool = False) 
     same method on a name nothing tells of is (`Values.resolve`). A chain keeps the mark of any of its links."""
     if guess and _shows_tensor(receiver):
         return SHOWN_BOOL_TENSOR if comparison else SHOWN_TENSOR
+    if guess and receiver.kind == "op" and receiver.name in NUMPY_RESULTS:
+        return guessed_tensor(comparison)  # `np.asarray(b).sum(0)`: a method of the array NumPy gave
     parts: list[Val] = []
     for part in _flatten_ops(receiver):
         if part not in parts:
@@ -338,7 +344,7 @@ def _guessed(value: Val) -> bool:
 
 
 def _flatten_ops(value: Val) -> list[Val]:
-    if value.kind in ("op", "cmp"):
+    if value.kind in ("op", "cmp") and value.name not in NUMPY_RESULTS:  # (an array whatever its operands)
         return [leaf for p in value.parts for leaf in _flatten_ops(p)]
     return [value]
 

@@ -231,7 +231,7 @@ UNREADABLE = V.Val("unknown", name="unreadable annotation")
 # value, `range(np.prod(...))` breaks). These modules have no counterpart there (dynamo skips every
 # numpy file, so calling them breaks the graph: BL411), and these functions give no array.
 NUMPY_SKIPPED = ("numpy.polynomial.", "numpy.ma.", "numpy.char.", "numpy.strings.", "numpy.lib.",
-                 "numpy.emath.", "numpy.rec.", "numpy.ctypeslib.")
+                 "numpy.emath.", "numpy.rec.", "numpy.ctypeslib.", "numpy.testing.")
 # NumPy's functions that `torch._numpy` has no counterpart of (torch 2.11 to 2.14, NumPy 1.26 to 2.4):
 # dynamo breaks the graph at a call of any of them, whatever it is handed ("attempted to trace numpy
 # function unsupported by PyTorch"). NumPy 2's new names for functions `torch._numpy` has (`acos`,
@@ -278,11 +278,26 @@ NUMPY_FACTORIES = frozenset(f"numpy.{name}" for name in (
 # GB0208 of a Python int; probed on torch 2.13 and 2.14.1)
 NUMPY_REDUCTIONS = frozenset(f"numpy.{name}" for name in (
     "prod", "sum", "max", "min", "amax", "amin", "mean", "cumprod", "cumsum"))
+# NumPy's functions that take arrays, which make one of a shape as of a list (`np.array(x.shape[2:])`),
+# where one that computes elementwise on a Python number gives a number dynamo folds (`np.ceil(h / 7)`)
+NUMPY_TAKES_ARRAYS = NUMPY_REDUCTIONS | frozenset(f"numpy.{name}" for name in (
+    "array", "asarray", "any", "all", "argmax", "argmin", "argsort", "sort", "nonzero", "flatnonzero", "where",
+    "unique", "concatenate", "stack", "transpose", "reshape", "squeeze", "expand_dims", "flip", "diff"))
+# The `order=` that `torch._numpy` takes of each NumPy function with one (its default): any other raises
+# NotImplementedError while dynamo runs the call, and the graph breaks there (GB0087; probed on torch 2.13 and
+# 2.14.1: `np.asarray(a, order="C")` breaks, `np.zeros(n, order="C")` traces)
+NUMPY_ORDERS = {**{f"numpy.{name}": "K" for name in ("array", "asarray", "copy", "empty_like", "full_like",
+                                                     "ones_like", "zeros_like", "einsum")},
+                **{f"numpy.{name}": "C" for name in ("empty", "full", "ones", "zeros", "eye", "reshape", "ravel")}}
+# NumPy's comparisons into a Python bool: dynamo runs them as `torch.allclose` / `torch.equal` (`torch._numpy`),
+# on any array-like, and reads the bool where it is made (probed on torch 2.13 and 2.14.1: GB0033 at the call,
+# no break where the bool is tested); BL103's
+NUMPY_COMPARED_INTO_BOOL = frozenset(f"numpy.{name}" for name in ("allclose", "array_equal", "array_equiv"))
 NUMPY_FILE_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
     "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "fromregex",
     "memmap"))
 NUMPY_NOT_ARRAYS = (
-    *NUMPY_SKIPPED, "numpy.testing.", "numpy.typing.", "numpy.dtype", "numpy.iinfo", "numpy.finfo",
+    *NUMPY_SKIPPED, "numpy.typing.", "numpy.dtype", "numpy.iinfo", "numpy.finfo",
     "numpy.issubdtype", "numpy.isscalar", "numpy.ndim", "numpy.shape", "numpy.size", "numpy.result_type",
     "numpy.promote_types", "numpy.can_cast", "numpy.errstate", "numpy.printoptions", "numpy.set_printoptions",
     "numpy.get_printoptions", "numpy.seterr", "numpy.geterr", "numpy.broadcast_shapes", "numpy.random.seed",

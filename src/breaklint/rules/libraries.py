@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import LOCK_FACTORIES, NUMPY_SKIPPED, NUMPY_UNTRACED
+from ..analysis.vocabulary import LOCK_FACTORIES, NUMPY_ORDERS, NUMPY_SKIPPED, NUMPY_UNTRACED
 from .base import register
 from .by_name import CallRule
 from ._util import keyword
 
 _EXTENSION = "<extension>"  # what `OpaqueExtensionCall.matches` gives for a function of a C++ extension
 _OBJECTS = "<objects>"  # and for a NumPy array of Python objects
+_ORDER = "<order>"  # and for a NumPy call asking for a memory order `torch._numpy` does not take
 # NumPy's array makers that take a dtype: dynamo traces each (`torch._numpy`) but for `dtype=object`
 NUMPY_ARRAY_MAKERS = frozenset({"numpy.array", "numpy.asarray", "numpy.empty", "numpy.zeros", "numpy.ones",
                                 "numpy.full"})
@@ -30,8 +31,9 @@ class OpaqueExtensionCall(CallRule):
     )
     # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
     # GB0008: anomaly detection's constructor, and `torch.utils.data`'s classes, which dynamo will not
-    # inline; GB0055: a NumPy array of objects
-    GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055")
+    # inline; GB0055: a NumPy array of objects; GB0087: a NumPy `order=` `torch._numpy` does not take; GB0156: a
+    # function of a compiled extension module (on torch 2.14 a type of its own, which 2.13's registry lacks)
+    GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055", "GB0087")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
     PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
@@ -59,6 +61,11 @@ class OpaqueExtensionCall(CallRule):
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in self.ctx.extensions \
                 and self.ctx.qualify(func) == f"{func.value.value}.{func.attr.value}":  # (not a local of that name)
             return _EXTENSION
+        qual = self.ctx.qualify(func)
+        order = keyword(node, "order") if qual in NUMPY_ORDERS else None
+        if order is not None and type(order.value) is cst.SimpleString \
+                and order.value.evaluated_value != NUMPY_ORDERS[qual]:
+            return _ORDER
         what = super().matches(node)
         if what in NUMPY_ARRAY_MAKERS:
             return _OBJECTS if self._object_dtype(node) else None
@@ -82,6 +89,10 @@ class OpaqueExtensionCall(CallRule):
         if what is _OBJECTS:
             return (f"`{self.ctx.source(node)}` makes a NumPy array of Python objects: `torch._numpy` has no object "
                     "dtype, so the graph breaks at the call, and again where the code after it first uses the array")
+        if what is _ORDER:
+            order = keyword(node, "order").value.evaluated_value
+            return (f"`{self.ctx.source(node)}` asks for `order={order!r}`, which `torch._numpy`, through which dynamo "
+                    "traces NumPy, does not take: the graph breaks at the call")
         if what == "tensorly.einsum":
             return (f"`{self.ctx.source(node)}`: this module turns on tensorly's opt_einsum plugin "
                     "(`use_opt_einsum()`), which runs the contraction through opt_einsum's cached expressions, "

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..analysis import values as V
 from ..analysis.summary import MustBe
-from ..analysis.vocabulary import MODULE_CONTAINERS
+from ..analysis.vocabulary import MODULE_CONTAINERS, NUMPY_COMPARED_INTO_BOOL
 from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
@@ -226,6 +226,11 @@ class TensorScalarCast(Rule):
         Python bool read from their values (the tolerances that may follow are not operands)."""
         method = _torch_method(self.ctx, node, COMPARED_INTO_BOOL)
         qual = self.ctx.qualify(node.func)
+        if qual in NUMPY_COMPARED_INTO_BOOL:  # NumPy's, run as torch's on whatever they are handed (`np.allclose`)
+            self.report(node, f"`{self.ctx.source(node)}` compares into a Python bool: dynamo traces NumPy as torch "
+                              "ops and reads the result", "compare and keep an array (`np.isclose(a, b).all()`, "
+                              "`(a == b).all()`), and test it outside the compiled region")
+            return True
         if method is None and qual not in COMPARED_INTO_BOOL:
             return False
         operands = [a.value for a in positional(node)]

@@ -211,6 +211,17 @@ def close_to(x, y):
     return x + done
 
 
+@torch.compile
+def symmetric(a):
+    same = np.allclose(a, a.T, atol=1e-10)  # expect: BL103
+    return a * 2 if same else a  # a Python bool: no branch on a tensor
+
+
+@torch.compile
+def unchanged(x, y):
+    return np.array_equal(x, y), x + 1  # expect: BL103
+
+
 def crop(mask, box):
     return mask[box[1]:box[3], box[0]:box[2]]  # expect: BL103
 
@@ -469,6 +480,7 @@ def cases():
             (gather_in_a_comprehension, (x,)),
             (clear_kept_a_tensor, (x,)), (smallest_in_order, (x,)), (gather_by_rows, (x,)), (weight_of_the_best, (x,)), (covariance, (x,)), (covariance_kept, (x,)), (finite_only, (x,)),
             (redraw_until_shuffled, (6,)), (same_as, (x, x * 2)), (converged, (x, x * 2)), (close_to, (x, x * 2)),
+            (symmetric, (np.eye(3),)), (unchanged, (x, x * 2)),
             (crops, (torch.randn(8, 8), torch.rand(3, 4))), (repeat_by_count, (x,)),
             (repeat_by_shape, (x,)), (width_by_numpy, (x,)), (offset_by_numpy, (x,)),
             (channels_last_by_numpy, (x,)), (channels_last_by_range, (x,)), (sum_along_the_longest, (x,)), (nonzero_test, (x,)),

@@ -52,6 +52,18 @@ def numpy_without_counterpart(x):
 
 
 @torch.compile
+def numpy_in_an_order(a):
+    c = np.asarray(a, dtype=np.float64, order="C")  # expect: BL411
+    return c.sum() + np.zeros((2, 2), order="C").sum()  # the order `torch._numpy` takes: traced
+
+
+@torch.compile
+def numpy_testing(a):
+    np.testing.assert_allclose(a, a)  # expect: BL411
+    return a * 2
+
+
+@torch.compile
 def numpy_class_without_counterpart(x):
     x = x * 2
     kernel = np.poly1d([0.5, 0.5]) ** 3  # expect: BL411
@@ -247,7 +259,8 @@ def applies_a_scripted_function(x):
 def cases():
     _build_ops()
     x = torch.randn(8)
-    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_index_iterator, (x,)), (boxes_per_image, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+    return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_in_an_order, (np.ones(3),)),
+            (numpy_testing, (np.ones(3),)), (numpy_index_iterator, (x,)), (boxes_per_image, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
