@@ -1910,6 +1910,9 @@ def test_dynamo_does_not_break_on_the_keyword_only_flag(tmp_path: Path) -> None:
 
 
 NUMPY_OF_PARAMETERS = """
+import functools
+import operator
+
 import numpy as np
 import torch
 
@@ -1938,8 +1941,16 @@ def symmetric(x):
     return x + float(np.allclose(1.0, 1.0))
 
 
+@torch.compile
+def summed(x):
+    p = functools.reduce(operator.add, [x.numpy(), x.numpy()])
+    if np.any(p > 0):
+        return x + 1
+    return x - 1
+
+
 def cases():
-    return [(keep, (torch.randn(4),)), (symmetric, (torch.randn(3, 3),))]
+    return [(keep, (torch.randn(4),)), (symmetric, (torch.randn(3, 3),)), (summed, (torch.randn(4),))]
 """
 
 
@@ -1947,11 +1958,13 @@ def test_numpy_of_a_parameter_is_what_the_callers_hand_it() -> None:
     """`np.any(~row_mask)` of a parameter: an array where the callers pass one (`x.numpy() > 0`), whose truth
     `or` takes; `np.ceil(h / w)` of sizes is a number dynamo folds. `np.allclose` reads a Python bool where
     it is made (BL103), of arrays or of Python numbers alike, and the `if` on that bool is no branch on a
-    tensor. Dynamo agrees."""
+    tensor. `np.any` of what the tree knows nothing of (`functools.reduce`'s result) makes an array, as a
+    NumPy function that takes arrays does of anything but a Python number. Dynamo agrees."""
     assert _breaks(NUMPY_OF_PARAMETERS) == [
         ("need = np.any(~row_mask) or np.any(~col_mask)", "BL202"),
         ("same = np.allclose(a, a.T, atol=1e-6)", "BL103"),
-        ("return x + float(np.allclose(1.0, 1.0))", "BL103")]
+        ("return x + float(np.allclose(1.0, 1.0))", "BL103"),
+        ("if np.any(p > 0):", "BL201")]
 
 
 def _breaks(source: str) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from .syntax import dotted
 from .values import Val
 from .vocabulary import (
     BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_COMPARED_INTO_BOOL,
-    NUMPY_FACTORIES, NUMPY_REDUCTIONS, NUMPY_TAKES_ARRAYS, OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS,
+    NUMPY_FACTORIES, NUMPY_TAKES_ARRAYS, OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS,
     SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
     TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, TORCH_SEQUENCE
 )
@@ -172,10 +172,11 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
         value = arg.value
         if type(value) in (cst.List, cst.Tuple) or value_of(value).is_tensor or _whole_shape(value):
             return V.NUMPY_ARRAY
-    if name in NUMPY_REDUCTIONS and node.args and node.args[0].keyword is None \
+    if name in NUMPY_TAKES_ARRAYS and node.args and node.args[0].keyword is None \
             and value_of(node.args[0].value).kind not in ("number", "bool", "str", "param"):
-        # `np.prod(shift_count)` of what the code does not show a Python number (a parameter handed straight
-        # in is what its callers pass: a float there is folded)
+        # `np.prod(shift_count)`, `np.any(valid)` of what the code does not show a Python number: a function that
+        # takes arrays makes one even of a shape's int (`np.any(h)` breaks; a parameter handed straight in is
+        # what its callers pass, decided below)
         return V.NUMPY_ARRAY
     # `np.any(~row_mask)` of what the tree decides (a parameter, a call's result): an array, a tensor to dynamo,
     # where one turns out a tensor or a sequence, or a shape for a function that takes arrays (`np.asarray`,

@@ -382,8 +382,8 @@ def _single_function(reach: Reach, value: Val) -> tuple[str, int, FunctionInfo] 
 
 def _numpy_of(operands: list[Val], takes_arrays: bool) -> Val:
     """A NumPy call's result on operands now decided: an array (a tensor to dynamo) of a tensor or a sequence,
-    or of a shape for a function that takes arrays; else what arithmetic on them gives (dynamo folds a
-    NumPy function of Python numbers into a constant)."""
-    if any(p.is_tensor or p.kind == "seq" or (p.kind == "size" and takes_arrays) for p in operands):
+    or, for a function that takes arrays, of a shape or of what the tree knows nothing of; else what
+    arithmetic on them gives (dynamo folds an elementwise NumPy function of Python numbers into a constant)."""
+    if any(p.is_tensor or p.kind == "seq" or (takes_arrays and p.kind in ("size", "unknown")) for p in operands):
         return NUMPY_ARRAY
     return op(*operands)
