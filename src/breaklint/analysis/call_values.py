@@ -160,10 +160,12 @@ def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | No
 
 
 def numpy_value(name: str, node: cst.Call, value_of) -> Val:
-    """A NumPy call under compile: dynamo folds one on Python numbers into a constant
+    """A NumPy call under compile: dynamo folds an elementwise one on Python numbers into a constant
     (`np.ceil(h / 7)`), and runs one given a tensor or a sequence, a shape among them
     (`np.prod(x.shape[1:])`), as torch ops: a tensor to it, an array to the code. One that makes an
-    array (`np.arange(n)`, `np.zeros(k)`) makes a tensor to it whatever it is handed."""
+    array (`np.arange(n)`, `np.zeros(k)`) makes a tensor to it whatever it is handed, and one that takes
+    arrays (`np.any`, `np.asarray`) whatever it is handed but a Python number; one that compares into a
+    bool (`np.allclose`) gives a Python bool."""
     if name in NUMPY_FACTORIES:
         return V.NUMPY_MADE
     if name in NUMPY_COMPARED_INTO_BOOL:
