@@ -188,7 +188,7 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
                                   and (v := value_of(arg.value)).symbolic))
     if not decided:
         return V.UNKNOWN
-    found = Val("op", name=V.NUMPY_RESULTS[1] if name in NUMPY_TAKES_ARRAYS else V.NUMPY_RESULTS[0], parts=decided)
+    found = Val("op", name=V.NUMPY_TAKING_ARRAYS if name in NUMPY_TAKES_ARRAYS else V.NUMPY_ELEMENTWISE, parts=decided)
     return V.UNKNOWN if found.depth() > V.MAX_DEPTH else found  # too deep to carry, as every value is
 
 

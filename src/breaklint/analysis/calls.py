@@ -323,8 +323,8 @@ def _parameter_held(ctx: Calls, node: cst.BaseExpression) -> str | None:
         return None
     fn = ctx.function
     held, name = ctx._scopes[-1].values.get(node.value), node.value
-    while held is not None and held.kind == "elem" and len(held.parts) == 1 and held.name.lstrip("-").isdigit() \
-            or held is not None and held.kind == "elem" and len(held.parts) == 1 and held.name == "":
+    while held is not None and held.kind == "elem" and len(held.parts) == 1 \
+            and (held.name == "" or held.name.lstrip("-").isdigit()):
         held = held.parts[0]  # (an element, not an attribute `.layers` or a key `['layers']` of it)
         name = held.name
     if held is None or held.kind != "param":

@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
-from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, NUMPY_ARRAY, NUMPY_RESULTS, OPEN, SPARSE, TENSOR, UNKNOWN,
-                     Val, elem, field, guessed_tensor, item, join, op, override, param, record_of, ret, returned_by,
-                     tensor)
+from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, NUMPY_ARRAY, NUMPY_RESULTS, NUMPY_TAKING_ARRAYS, OPEN,
+                     SPARSE, TENSOR, UNKNOWN, Val, elem, field, guessed_tensor, item, join, op, override, param,
+                     record_of, ret, returned_by, tensor)
 
 
 # What a compile root's unannotated parameter is taken to hold: an assumed tensor (values.py), told
@@ -92,7 +92,7 @@ class Values:
             guessed = held.kind == "unknown" and value.name == "keepguess" and not on_cycle
             return GUESSED_TENSOR if guessed else op(held)
         if kind == "op" and value.name in NUMPY_RESULTS:  # a NumPy call's result (`np.any(~row_mask)`)
-            return _numpy_of([self.resolve(p) for p in value.parts], takes_arrays=value.name == NUMPY_RESULTS[1])
+            return _numpy_of([self.resolve(p) for p in value.parts], takes_arrays=value.name == NUMPY_TAKING_ARRAYS)
         if kind in ("op", "cmp"):
             parts = [self.resolve(p) for p in value.parts]
             if value.name == "guess" and all(p.kind == "unknown" for p in parts):

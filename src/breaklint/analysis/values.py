@@ -288,7 +288,7 @@ def op(*parts: Val, comparison: bool = False) -> Val:
 
 
 # the names of NumPy calls' values on what the tree decides (`numpy_value`): elementwise, and taking arrays
-NUMPY_RESULTS = ("numpy", "numpy array")
+NUMPY_ELEMENTWISE, NUMPY_TAKING_ARRAYS = NUMPY_RESULTS = ("numpy", "numpy array")
 
 
 def sparse_when_all(operands: list[Val]) -> Val:

@@ -61,10 +61,9 @@ class OpaqueExtensionCall(CallRule):
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in self.ctx.extensions \
                 and self.ctx.qualify(func) == f"{func.value.value}.{func.attr.value}":  # (not a local of that name)
             return _EXTENSION
-        qual = self.ctx.qualify(func)
-        order = keyword(node, "order") if qual in NUMPY_ORDERS else None
-        if order is not None and type(order.value) is cst.SimpleString \
-                and order.value.evaluated_value != NUMPY_ORDERS[qual]:
+        order = keyword(node, "order")  # (looked for first: most calls have none, and need no second `qualify`)
+        if order is not None and type(order.value) is cst.SimpleString and (qual := self.ctx.qualify(func)) \
+                in NUMPY_ORDERS and order.value.evaluated_value != NUMPY_ORDERS[qual]:
             return _ORDER
         what = super().matches(node)
         if what in NUMPY_ARRAY_MAKERS:
