@@ -45,6 +45,14 @@ def runnable(cases: Iterable[Case]) -> list[Case]:
     return kept
 
 
+def modes(name: str, module, args: tuple, run: Callable | None = None) -> list[Case]:
+    """A module's cases in training and evaluation mode (`name@train`, `name@eval`); `run(module, *args)` is
+    how each calls it, and what of its output it returns (default: `module(*args)`)."""
+    call = run or (lambda mod, *a: mod(*a))
+    return [(f"{name}@{'train' if t else 'eval'}", lambda *a, mod=module, t=t: call(mod.train(t), *a), args)
+            for t in (True, False)]
+
+
 class _Missing:
     """What a stand-in module's names are (`stand_in`): a class, as some are subclassed at import, that
     raises when used."""

@@ -23,7 +23,7 @@ Results: bench/results/unseen_attention_variants.txt.
 
 import warnings
 
-from unseen import measure_each  # first: it puts the static pass of `--src` on the path
+from unseen import measure_each, modes  # first: it puts the static pass of `--src` on the path
 
 import torch
 
@@ -31,27 +31,17 @@ warnings.filterwarnings("ignore")
 B, N, D = 2, 64, 32
 
 
-def _modes(name, module, args, loss=None):
-    """A module's cases in training and evaluation mode (`loss`: what of its output the case returns)."""
-    out = []
-    for training in (True, False):
-        run = (lambda *a, m=module, t=training: m.train(t)(*a)) if loss is None else \
-            (lambda *a, m=module, t=training: loss(m.train(t), *a))
-        out.append((f"{name}@{'train' if training else 'eval'}", run, args))
-    return out
-
-
 def _mega():
     from mega_pytorch import Mega, MegaLayer, MultiHeadedEMA
     x = torch.randn(B, N, D)
     out = []
-    out += _modes("MegaLayer", MegaLayer(dim=D, ema_heads=4, attn_dim_qk=16, attn_dim_value=32), (x,))
-    out += _modes("MegaLayer.laplacian", MegaLayer(dim=D, laplacian_attn_fn=True), (x,))
-    out += _modes("MultiHeadedEMA.bidirectional", MultiHeadedEMA(dim=D, heads=4, bidirectional=True), (x,))
-    out += _modes("MultiHeadedEMA", MultiHeadedEMA(dim=D, heads=4), (x,))
+    out += modes("MegaLayer", MegaLayer(dim=D, ema_heads=4, attn_dim_qk=16, attn_dim_value=32), (x,))
+    out += modes("MegaLayer.laplacian", MegaLayer(dim=D, laplacian_attn_fn=True), (x,))
+    out += modes("MultiHeadedEMA.bidirectional", MultiHeadedEMA(dim=D, heads=4, bidirectional=True), (x,))
+    out += modes("MultiHeadedEMA", MultiHeadedEMA(dim=D, heads=4), (x,))
     tokens = torch.randint(0, 100, (B, N))
-    out += _modes("Mega", Mega(num_tokens=100, dim=D, depth=2), (tokens,))
-    out += _modes("Mega.causal", Mega(num_tokens=100, dim=D, depth=1, causal=True, pre_norm=True), (tokens,))
+    out += modes("Mega", Mega(num_tokens=100, dim=D, depth=2), (tokens,))
+    out += modes("Mega.causal", Mega(num_tokens=100, dim=D, depth=1, causal=True, pre_norm=True), (tokens,))
     return out
 
 
@@ -59,16 +49,16 @@ def _axial():
     from axial_attention import AxialAttention, AxialImageTransformer, AxialPositionalEmbedding
     image = torch.randn(B, 3, 16, 16)
     out = []
-    out += _modes("AxialAttention", AxialAttention(dim=3, dim_index=1, heads=1, num_dimensions=2), (image,))
-    out += _modes("AxialAttention.sum_axial_out_false",
-                  AxialAttention(dim=3, dim_index=1, heads=1, num_dimensions=2, sum_axial_out=False), (image,))
-    out += _modes("AxialPositionalEmbedding", AxialPositionalEmbedding(dim=3, shape=(16, 16), emb_dim_index=1), (image,))
-    out += _modes("AxialImageTransformer", AxialImageTransformer(dim=4, depth=2, heads=2, dim_index=1,
-                                                                 axial_pos_emb_shape=(16, 16)),
-                  (torch.randn(B, 4, 16, 16),))
-    out += _modes("AxialImageTransformer.reversible",
-                  AxialImageTransformer(dim=4, depth=2, heads=2, dim_index=1, reversible=True),
-                  (torch.randn(B, 4, 16, 16),))
+    out += modes("AxialAttention", AxialAttention(dim=3, dim_index=1, heads=1, num_dimensions=2), (image,))
+    out += modes("AxialAttention.sum_axial_out_false",
+                 AxialAttention(dim=3, dim_index=1, heads=1, num_dimensions=2, sum_axial_out=False), (image,))
+    out += modes("AxialPositionalEmbedding", AxialPositionalEmbedding(dim=3, shape=(16, 16), emb_dim_index=1), (image,))
+    out += modes("AxialImageTransformer", AxialImageTransformer(dim=4, depth=2, heads=2, dim_index=1,
+                                                                axial_pos_emb_shape=(16, 16)),
+                 (torch.randn(B, 4, 16, 16),))
+    out += modes("AxialImageTransformer.reversible",
+                 AxialImageTransformer(dim=4, depth=2, heads=2, dim_index=1, reversible=True),
+                 (torch.randn(B, 4, 16, 16),))
     return out
 
 
@@ -78,15 +68,15 @@ def _compressive():
     model = CompressiveTransformer(num_tokens=100, dim=D, depth=2, seq_len=16, mem_len=16, cmem_len=4,
                                    cmem_ratio=4, heads=2, memory_layers=[1, 2])
     out = []
-    out += _modes("CompressiveTransformer", model, (tokens[:, :16],), loss=lambda m, t: m(t)[0])
+    out += modes("CompressiveTransformer", model, (tokens[:, :16],), run=lambda m, t: m(t)[0])
     memories = model(tokens[:, :16])[1]
-    out += _modes("CompressiveTransformer.memories", model, (tokens[:, 16:],),
-                  loss=lambda m, t, mem=memories: m(t, memories=mem)[0])
+    out += modes("CompressiveTransformer.memories", model, (tokens[:, 16:],),
+                 run=lambda m, t, mem=memories: m(t, memories=mem)[0])
     gated = CompressiveTransformer(num_tokens=100, dim=D, depth=1, seq_len=16, heads=2, mogrify_gru=True,
                                    reconstruction_loss_weight=1.0)
-    out += _modes("CompressiveTransformer.aux_loss", gated, (tokens[:, :16],), loss=lambda m, t: m(t)[2])
+    out += modes("CompressiveTransformer.aux_loss", gated, (tokens[:, :16],), run=lambda m, t: m(t)[2])
     wrapper = AutoregressiveWrapper(CompressiveTransformer(num_tokens=100, dim=D, depth=1, seq_len=16, heads=2))
-    out += _modes("AutoregressiveWrapper.loss", wrapper, (tokens,), loss=lambda m, t: m(t, return_loss=True))
+    out += modes("AutoregressiveWrapper.loss", wrapper, (tokens,), run=lambda m, t: m(t, return_loss=True))
     return out
 
 
@@ -94,13 +84,13 @@ def _conformer():
     from conformer import Conformer, ConformerBlock, ConformerConvModule
     x = torch.randn(B, N, D)
     out = []
-    out += _modes("ConformerBlock", ConformerBlock(dim=D, dim_head=16, heads=2, conv_kernel_size=7), (x,))
-    out += _modes("ConformerConvModule.causal", ConformerConvModule(dim=D, causal=True, kernel_size=7), (x,))
-    out += _modes("Conformer", Conformer(dim=D, depth=2, dim_head=16, heads=2, conv_kernel_size=7), (x,))
+    out += modes("ConformerBlock", ConformerBlock(dim=D, dim_head=16, heads=2, conv_kernel_size=7), (x,))
+    out += modes("ConformerConvModule.causal", ConformerConvModule(dim=D, causal=True, kernel_size=7), (x,))
+    out += modes("Conformer", Conformer(dim=D, depth=2, dim_head=16, heads=2, conv_kernel_size=7), (x,))
     mask = torch.ones(B, N, dtype=torch.bool)
     mask[0, N // 2:] = False
     block = ConformerBlock(dim=D, dim_head=16, heads=2, conv_kernel_size=7)
-    out += _modes("ConformerBlock.mask", block, (x,), loss=lambda m, t, k=mask: m(t, mask=k))
+    out += modes("ConformerBlock.mask", block, (x,), run=lambda m, t, k=mask: m(t, mask=k))
     return out
 
 
@@ -112,10 +102,10 @@ def _h_transformer():
                          (".shift_tokens", {"shift_tokens": True})):
         model = HTransformer1D(num_tokens=100, dim=D, depth=2, max_seq_len=128, heads=2, dim_head=16,
                                block_size=16, **kwargs)
-        out += _modes(f"HTransformer1D{name}", model, (tokens,))
+        out += modes(f"HTransformer1D{name}", model, (tokens,))
     mask = torch.ones(B, 128, dtype=torch.bool)
     mask[0, 100:] = False
-    out += _modes("HTransformer1D.mask", model, (tokens,), loss=lambda m, t, k=mask: m(t, mask=k))
+    out += modes("HTransformer1D.mask", model, (tokens,), run=lambda m, t, k=mask: m(t, mask=k))
     return out
 
 
@@ -135,8 +125,8 @@ def _memory_efficient():
                         (FlashAttention, {"causal": True, "q_bucket_size": 16, "k_bucket_size": 16})):
         layer = cls(dim=D, dim_head=16, heads=2, **kwargs)
         name = f"{cls.__name__}{'.causal' if kwargs.get('causal') else ''}{'.plain' if not kwargs.get('memory_efficient', True) else ''}"
-        out += _modes(name, layer, (x,))
-        out += _modes(f"{name}.mask", layer, (x,), loss=lambda m, t, k=mask: m(t, mask=k))
+        out += modes(name, layer, (x,))
+        out += modes(f"{name}.mask", layer, (x,), run=lambda m, t, k=mask: m(t, mask=k))
     return out
 
 
@@ -147,10 +137,10 @@ def _nystrom():
     mask[0, 40:] = False
     out = []
     attention = NystromAttention(dim=D, dim_head=16, heads=2, num_landmarks=16, pinv_iterations=6)
-    out += _modes("NystromAttention", attention, (x,))
-    out += _modes("NystromAttention.mask", attention, (x,), loss=lambda m, t, k=mask: m(t, mask=k))
-    out += _modes("NystromAttention.return_attn", attention, (x,), loss=lambda m, t: m(t, return_attn=True)[0])
-    out += _modes("Nystromformer", Nystromformer(dim=D, dim_head=16, heads=2, depth=2, num_landmarks=16), (x,))
+    out += modes("NystromAttention", attention, (x,))
+    out += modes("NystromAttention.mask", attention, (x,), run=lambda m, t, k=mask: m(t, mask=k))
+    out += modes("NystromAttention.return_attn", attention, (x,), run=lambda m, t: m(t, return_attn=True)[0])
+    out += modes("Nystromformer", Nystromformer(dim=D, dim_head=16, heads=2, depth=2, num_landmarks=16), (x,))
     return out
 
 

@@ -19,7 +19,7 @@ import warnings
 from importlib.metadata import version
 from pathlib import Path
 
-from unseen import measure, runnable  # first: it puts the static pass of `--src` on the path
+from unseen import measure, modes, runnable  # first: it puts the static pass of `--src` on the path
 
 import torch
 from torch import nn
@@ -30,13 +30,6 @@ import brevitas.nn as qnn  # noqa: E402
 warnings.filterwarnings("ignore")
 ROOT = Path(brevitas.__file__).resolve().parent
 ENTRY_POINTS: list[str] = []  # modules only: their forwards are reached on their own
-
-
-def _modes(name, module, args, run=None):
-    """A module's cases in training and evaluation mode (`run`: how the case calls it)."""
-    call = run or (lambda mod, *a: mod(*a))
-    return [(f"{name}@{'train' if t else 'eval'}", lambda *a, mod=module, t=t: call(mod.train(t), *a), args)
-            for t in (True, False)]
 
 
 def _plain(out):
@@ -78,16 +71,16 @@ def cases():
                 ("QuantTanh", qnn.QuantTanh(**kw), (image,)),
                 ("QuantEltwiseAdd", qnn.QuantEltwiseAdd(**kw), (image, image)),
                 ("QuantUpsamplingNearest2d", qnn.QuantUpsamplingNearest2d(scale_factor=2, **kw), (image,))):
-            out += _modes(name + tag, layer, args, run=lambda mod, *a: _plain(mod(*a)))
-    out += _modes("QuantEmbedding", qnn.QuantEmbedding(10, 8), (torch.randint(0, 10, (2, 5)),),
-                  run=lambda mod, i: _plain(mod(i)))
-    out += _modes("QuantMultiheadAttention", qnn.QuantMultiheadAttention(8, 2), (seq, seq, seq),
-                  run=lambda mod, q, k, v: _plain(mod(q, k, v)))
-    out += _modes("QuantScaledDotProductAttention", qnn.QuantScaledDotProductAttention(),
-                  (torch.randn(2, 2, 5, 4),) * 3, run=lambda mod, q, k, v: _plain(mod(q, k, v)))
-    out += _modes("QuantLSTM", qnn.QuantLSTM(8, 8), (seq,), run=lambda mod, x: _plain(mod(x)))
-    out += _modes("QuantRNN", qnn.QuantRNN(8, 8), (seq,), run=lambda mod, x: _plain(mod(x)))
-    out += _modes("QuantNet", _Net(), (image,), run=lambda mod, x: _plain(mod(x)))
+            out += modes(name + tag, layer, args, run=lambda mod, *a: _plain(mod(*a)))
+    out += modes("QuantEmbedding", qnn.QuantEmbedding(10, 8), (torch.randint(0, 10, (2, 5)),),
+                 run=lambda mod, i: _plain(mod(i)))
+    out += modes("QuantMultiheadAttention", qnn.QuantMultiheadAttention(8, 2), (seq, seq, seq),
+                 run=lambda mod, q, k, v: _plain(mod(q, k, v)))
+    out += modes("QuantScaledDotProductAttention", qnn.QuantScaledDotProductAttention(),
+                 (torch.randn(2, 2, 5, 4),) * 3, run=lambda mod, q, k, v: _plain(mod(q, k, v)))
+    out += modes("QuantLSTM", qnn.QuantLSTM(8, 8), (seq,), run=lambda mod, x: _plain(mod(x)))
+    out += modes("QuantRNN", qnn.QuantRNN(8, 8), (seq,), run=lambda mod, x: _plain(mod(x)))
+    out += modes("QuantNet", _Net(), (image,), run=lambda mod, x: _plain(mod(x)))
     ident = qnn.QuantIdentity(return_quant_tensor=True).eval()
     out.append(("QuantTensor.arithmetic", lambda a, b, q=ident: _plain(q(a) + q(b)) * _plain(q(a) * 2), (image, image)))
     return runnable(out)

@@ -16,17 +16,11 @@ Results: bench/results/unseen_small_methods.txt.
 
 import warnings
 
-from unseen import measure_each  # first: it puts the static pass of `--src` on the path
+from unseen import measure_each, modes  # first: it puts the static pass of `--src` on the path
 
 import torch
 
 warnings.filterwarnings("ignore")
-
-
-def _modes(name, module, args):
-    """A module's cases in training and evaluation mode."""
-    return [(f"{name}@{'train' if t else 'eval'}", lambda *a, m=module, t=t: m.train(t)(*a), args)
-            for t in (True, False)]
 
 
 def _kmeans():
@@ -47,15 +41,15 @@ def _rtdl():
     x = torch.randn(64, 3)
     bins = rne.compute_bins(x, n_bins=4)
     out = []
-    out += _modes("LinearEmbeddings", rne.LinearEmbeddings(3, 8), (x,))
-    out += _modes("LinearReLUEmbeddings", rne.LinearReLUEmbeddings(3, 8), (x,))
-    out += _modes("PeriodicEmbeddings", rne.PeriodicEmbeddings(3, 8, lite=False), (x,))
-    out += _modes("PeriodicEmbeddings.lite", rne.PeriodicEmbeddings(3, 8, lite=True), (x,))
-    out += _modes("PiecewiseLinearEncoding", rne.PiecewiseLinearEncoding(bins), (x,))
-    out += _modes("PiecewiseLinearEmbeddings.A", rne.PiecewiseLinearEmbeddings(bins, 8, activation=False,
-                                                                               version="A"), (x,))
-    out += _modes("PiecewiseLinearEmbeddings.B", rne.PiecewiseLinearEmbeddings(bins, 8, activation=True,
-                                                                               version="B"), (x,))
+    out += modes("LinearEmbeddings", rne.LinearEmbeddings(3, 8), (x,))
+    out += modes("LinearReLUEmbeddings", rne.LinearReLUEmbeddings(3, 8), (x,))
+    out += modes("PeriodicEmbeddings", rne.PeriodicEmbeddings(3, 8, lite=False), (x,))
+    out += modes("PeriodicEmbeddings.lite", rne.PeriodicEmbeddings(3, 8, lite=True), (x,))
+    out += modes("PiecewiseLinearEncoding", rne.PiecewiseLinearEncoding(bins), (x,))
+    out += modes("PiecewiseLinearEmbeddings.A", rne.PiecewiseLinearEmbeddings(bins, 8, activation=False,
+                                                                              version="A"), (x,))
+    out += modes("PiecewiseLinearEmbeddings.B", rne.PiecewiseLinearEmbeddings(bins, 8, activation=True,
+                                                                              version="B"), (x,))
     out.append(("compute_bins", lambda t: rne.compute_bins(t, n_bins=4)[0], (x,)))
     return out
 
@@ -68,12 +62,12 @@ def _tabm():
     for name, kwargs in (("", {}), (".mini", {"arch_type": "tabm-mini"}), (".packed", {"arch_type": "tabm-packed"}),
                          (".periodic", {"num_embeddings": rne.PeriodicEmbeddings(3, 8, lite=True)})):
         model = tabm.TabM.make(n_num_features=3, cat_cardinalities=[3, 3], d_out=1, k=4, **kwargs)
-        out += _modes(f"TabM{name}", model, (x_num, x_cat))
-    out += _modes("TabM.num_only", tabm.TabM.make(n_num_features=3, d_out=2, k=4), (x_num,))
-    out += _modes("LinearBatchEnsemble", tabm.LinearBatchEnsemble(3, 4, k=4, scaling_init="random-signs"),
-                  (torch.randn(16, 4, 3),))
-    out += _modes("BatchNorm1dEnsemble", tabm.BatchNorm1dEnsemble(3, k=4), (torch.randn(16, 4, 3),))
-    out += _modes("EnsembleView", tabm.EnsembleView(k=4), (x_num,))
+        out += modes(f"TabM{name}", model, (x_num, x_cat))
+    out += modes("TabM.num_only", tabm.TabM.make(n_num_features=3, d_out=2, k=4), (x_num,))
+    out += modes("LinearBatchEnsemble", tabm.LinearBatchEnsemble(3, 4, k=4, scaling_init="random-signs"),
+                 (torch.randn(16, 4, 3),))
+    out += modes("BatchNorm1dEnsemble", tabm.BatchNorm1dEnsemble(3, k=4), (torch.randn(16, 4, 3),))
+    out += modes("EnsembleView", tabm.EnsembleView(k=4), (x_num,))
     return out
 
 
