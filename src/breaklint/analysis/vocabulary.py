@@ -372,12 +372,22 @@ COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)), "roll": ((0,), ("shifts",)),
     "repeat_interleave": ((), ("output_size",)),  # (its tensor `repeats` alone is BL301's)
 }
+WINDOW_FUNCTIONS = frozenset(f"torch.{name}_window" for name in ("hann", "hamming", "blackman", "bartlett", "kaiser"))
 COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()
        if name != "unfold"},
     "torch.tril_indices": ((0, 1), ("row", "col")), "torch.triu_indices": ((0, 1), ("row", "col")),
     "torch.nn.functional.interpolate": ((1,), ("size",)), "torch.nn.functional.one_hot": ((1,), ("num_classes",)),
     "torch.tile": ((1,), ("dims",)), "torch.nn.functional.pad": ((1,), ("pad",)),
+    # the length of a window or of `fftfreq`'s frequencies, the length `n` (or lengths `s`) an FFT pads or
+    # cuts its input to, `combinations`' r, `vander`'s columns, an adaptive pooling's output size
+    **dict.fromkeys(("torch.fft.fftfreq", "torch.fft.rfftfreq"), ((0,), ("n",))),
+    **dict.fromkeys(WINDOW_FUNCTIONS, ((0,), ("window_length",))),
+    **dict.fromkeys((f"torch.fft.{name}" for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")), ((1,), ("n",))),
+    **dict.fromkeys((f"torch.fft.{name}{n}" for name in ("fft", "ifft", "rfft", "irfft") for n in "2n"), ((1,), ("s",))),
+    "torch.combinations": ((1,), ("r",)), "torch.vander": ((1,), ("N",)),
+    **dict.fromkeys((f"torch.nn.functional.adaptive_{kind}_pool{d}d" for kind in ("avg", "max") for d in "123"),
+                    ((1,), ("output_size",))),
 }
 
 

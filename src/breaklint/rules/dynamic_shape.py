@@ -265,7 +265,10 @@ class BooleanMaskIndex(Rule):
         return index if type(index) is cst.Name else None
 
 
-SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag"})
+SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag",
+                         "fftfreq", "rfftfreq", "combinations", "vander",
+                         *(name.rsplit(".", 1)[1] for name in COUNT_FUNCTIONS
+                           if name.startswith(("torch.fft.", "torch.nn.functional.adaptive_")) or name.endswith("_window"))})
 FAILING = frozenset({"roll", "pad", "randint"})
 NO_SETTING = SPECIALIZED | FAILING  # no setting lifts these
 # the message's word for what the calls whose integer argument is no size read from the tensor
