@@ -1983,3 +1983,58 @@ def test_a_method_of_an_element_of_a_parameter_runs_on_what_the_callers_hand_ove
 @pytest.mark.dynamo
 def test_dynamo_breaks_in_the_elements_method(tmp_path: Path) -> None:
     assert dynamo_lines(tmp_path, ELEMENTS_OF_A_PARAMETER, "elements.py") == ["print(\"stepping\")"]
+
+
+PROPERTY_SETTER = '''
+import torch
+from torch import nn
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._scale = torch.ones(1)
+        self.bias = 0.0  # stored in the constructor, which runs eagerly
+
+    @property
+    def scale(self):
+        print("reading the scale")
+        return self._scale
+
+    @scale.setter
+    def scale(self, value):
+        print("setting the scale")
+        self._scale = value
+
+    @property
+    def bias(self):
+        return self._bias
+
+    @bias.setter
+    def bias(self, value):
+        print("setting the bias")
+        self._bias = value
+
+    def forward(self, x, s):
+        self.scale = s
+        return x * self.scale + self.bias
+
+
+def cases():
+    return [(Scaled(), (torch.randn(2, 4), torch.ones(1)))]
+'''
+
+
+def test_a_property_keeps_its_getter_and_a_store_in_compiled_code_runs_its_setter() -> None:
+    """A property with a setter: the getter, which `self.scale` reads run, is not lost to the setter of its
+    name; `self.scale = s` in forward runs the setter; the constructor's store (eager) runs nothing."""
+    found = lint_source(dedent(PROPERTY_SETTER), Path("m.py"), Config())
+    lines = dedent(PROPERTY_SETTER).splitlines()
+    assert sorted((lines[f.line - 1].strip(), f.code) for f in found if f.kind == "break") == [
+        ('print("reading the scale")', "BL401"), ('print("setting the scale")', "BL401")]
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_in_the_getter_and_the_setter(tmp_path: Path) -> None:
+    assert dynamo_lines(tmp_path, PROPERTY_SETTER, "setter.py") == [
+        'print("reading the scale")', 'print("setting the scale")']

@@ -251,6 +251,8 @@ class Calls:
             if node.attr.value not in reads:
                 reads.append(node.attr.value)
                 self.function.read_spans.append(self.positions.span(node))
+            if node in self.assign_targets:  # `self.scale = s`: a property's setter, where the class has one
+                self.function.calls.append(CallRef("setter", node.attr.value, *self.positions.span(node)))
         elif node not in self.called and node not in self.assign_targets:
             _note_object_read(self, node)
 

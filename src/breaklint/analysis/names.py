@@ -12,7 +12,7 @@ from . import registries
 from . import values as V
 from .passing import module_members
 from .summary import ClassInfo, element_of
-from .syntax import (dotted, iter_statements, named_entries, self_attribute, string_index, type_checking,
+from .syntax import (dotted, iter_statements, method_name, named_entries, self_attribute, string_index, type_checking,
                      unseeded)
 from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
                          TRACE_DECORATORS)
@@ -192,7 +192,7 @@ class Names:
         else:
             self.class_attributes(node, info)
         # (all of them before any is scanned: `__init__` may store one defined below it)
-        info.methods.update(stmt.name.value for stmt in node.body.body if type(stmt) is cst.FunctionDef)
+        info.methods.update(method_name(stmt) for stmt in node.body.body if type(stmt) is cst.FunctionDef)
         self.scan_class(node, info)
         self.summary.classes[qual] = info
         self._classes.append(info)

@@ -251,6 +251,8 @@ class Reach(Handing):
             if not out:  # what a base's constructor kept of its callers', or a method filled in (`self.criterion`)
                 out.extend(self.calling([*self.handed(cls, call.target), *attribute_made(self, cls, call.target)]))
             return out
+        if call.kind == "setter":  # `self.scale = s`: the setter of a property, or of its overrides
+            return [(f, 1) for f in dispatched(self, cls, f"{call.target}.setter") if f is not None]
         if call.kind == "property":  # `self.scale` read: the getter of a property, or of its overrides
             found = dispatched(self, cls, call.target)
             return [(f, 1) for f in found if f is not None and f in self.functions and self.functions[f].is_property]

@@ -15,7 +15,7 @@ import libcst as cst
 from . import values as V
 from .hierarchy import AUTOGRAD_FUNCTIONS
 from .summary import ClassInfo, FunctionInfo, hide, put_back
-from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call, type_checking
+from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call, method_name, type_checking
 from .values import Val
 from .walk import find
 from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, MODULE_CONTAINERS, OPERATOR_MAKERS,
@@ -112,7 +112,7 @@ class Scopes:
             self._qualified = (None, None)  # names changed meaning
             return
         cls = self._classes[-1] if self._classes else None
-        qual = f"{self._prefix()}{node.name.value}"
+        qual = f"{self._prefix()}{method_name(node) if cls is not None else node.name.value}"
         info = FunctionInfo(
             qualname=qual,
             cls=cls.qualname if cls else None,

@@ -21,6 +21,17 @@ def decorator_callee(decorator: cst.Decorator) -> cst.BaseExpression:
     return found.func if type(found) is cst.Call else found
 
 
+def method_name(node: cst.FunctionDef) -> str:
+    """The name a method is known by in its class: a property's setter or deleter (`@scale.setter`,
+    `@Base.scale.setter`) is "scale.setter" ("scale.deleter"), its getter keeping "scale"."""
+    for decorator in node.decorators:
+        callee = decorator.decorator
+        if type(callee) is cst.Attribute and callee.attr.value in ("setter", "deleter") \
+                and (dotted(callee.value) or "").rpartition(".")[2] == node.name.value:
+            return f"{node.name.value}.{callee.attr.value}"
+    return node.name.value
+
+
 def type_checking(decorator: cst.Decorator, qualify: Callable[[cst.BaseExpression], str | None]) -> bool:
     """`@beartype`, `@beartype.beartype` or `@jaxtyped(typechecker=beartype)`: a decorator by which beartype
     checks each call's arguments and result against their annotations."""
