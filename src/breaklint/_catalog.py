@@ -53,6 +53,16 @@ CATALOG = {'BL101': ('tensor-item',
            ('GB0170', 'GB0033', 'GB0207', 'GB0059', 'GB0193', 'GB0124', 'GB0152', 'GB0811'),
            True,
            'medium'),
+ 'BL203': ('value-checking-call',
+           'break',
+           "a torch function that tests its inputs' values in Python before it computes "
+           '(`F.gaussian_nll_loss`, `nn.GaussianNLLLoss`): a branch on a tensor',
+           'compute the loss from its formula where it is compiled (for the Gaussian negative '
+           'log-likelihood, `0.5 * (torch.log(var) + (input - target) ** 2 / var)` with `var` clamped to '
+           '`eps`), or compute it outside the compiled code',
+           ('GB0033',),
+           True,
+           'high'),
  'BL301': ('dynamic-shape-op',
            'break',
            'an operator whose output shape depends on tensor values',
@@ -490,6 +500,15 @@ CATALOG = {'BL101': ('tensor-item',
            'assert what you mean to check (`assert helper is not None`, `assert isinstance(helper, '
            'Helper)`), which dynamo answers while it traces; or move the check out of the compiled code',
            ('GB0055',),
+           True,
+           'high'),
+ 'BL450': ('transformer-mask-detection',
+           'break',
+           '`nn.TransformerEncoder`, `nn.TransformerDecoder` or `nn.Transformer` called with an attention '
+           "mask and no `is_causal` flag: it reads the mask's values to find out whether it is causal",
+           "say what the mask is: `is_causal=True` with a causal mask (`tgt_is_causal=True` for a decoder's "
+           '`tgt_mask`), `is_causal=False` otherwise; the stack then reads no value of the mask',
+           ('GB0124',),
            True,
            'high'),
  'BL501': ('device-to-host-sync',
