@@ -14,6 +14,7 @@ repository root:
 pass reports; with `--sites FILE` its answers are kept there. Results: bench/results/unseen_darts.txt.
 """
 
+import dataclasses
 import logging
 import warnings
 
@@ -39,6 +40,9 @@ def _fitted(model, series):
     module.forward = recording
     model.predict(n=6, series=series)
     del module.forward
+    kept["input"] = dataclasses.replace(kept["input"], **{  # made under inference mode: copied out of it
+        f.name: value.clone() for f in dataclasses.fields(kept["input"])
+        if isinstance(value := getattr(kept["input"], f.name), torch.Tensor)})
     step = module.training_step
 
     def recording_step(batch, *rest):
