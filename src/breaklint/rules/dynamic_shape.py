@@ -34,6 +34,8 @@ DYNAMIC_FUNCS = {
     **dict.fromkeys(("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes"),
                     "remove_small_boxes"),
 }
+# the module whose call with a target picks each cluster's rows by `nonzero()` (its `log_prob` and `predict` do not)
+ADAPTIVE_SOFTMAX = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss", "torch.nn.modules.adaptive.AdaptiveLogSoftmaxWithLoss"})
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 # NumPy's: dynamo runs NumPy calls on arrays from tensors (`scores.cpu().numpy()`) as torch ops, with
 # the same data-dependent sizes (a literal list is left alone: whether dynamo folds it is not confirmed)
@@ -59,6 +61,8 @@ REWRITES = {
            "from `box_iou` (so the shape stays fixed), or run NMS on the compiled call's outputs, after it",
     "remove_small_boxes": "a mask of the boxes to keep (`(w >= min_size) & (h >= min_size)`) that later steps "
                           "weigh or `torch.where` by, or drop them after the compiled call",
+    "adaptive_log_softmax": "`log_prob(h)` of all classes (a fixed shape) and the target's entries gathered from "
+                            "it, `.gather(1, target[:, None])`, or the loss computed outside the compiled region",
     "combinations": "the index pairs of `torch.triu_indices(n, n, offset=1)` (a fixed size for a known `n`), "
                     "gathered from the input",
 }
@@ -93,6 +97,15 @@ class DynamicShapeOp(Rule):
         # id of `torch.where(c)` -> the fix of `torch.where(c)[0][0]`, and the value of `c`, which the fix
         # hands to torch: it must be a known tensor
         self._positions: dict[int, tuple[cst.Call, Fix, tuple[V.Val | None, ...]]] = {}
+        self._adaptive: bool | None = None  # whether the file names `nn.AdaptiveLogSoftmaxWithLoss`
+
+    def _adaptive_softmax(self, node: cst.Call) -> bool:
+        """A call with a target of an `nn.AdaptiveLogSoftmaxWithLoss` the code builds (`self.out(h, target)`):
+        it picks each cluster's rows with `nonzero()`. Looked for only where the file names the class."""
+        if self._adaptive is None:
+            self._adaptive = self.ctx.lines_mention(1, len(self.ctx.lines), ("AdaptiveLogSoftmaxWithLoss",))
+        return self._adaptive and len(node.args) >= 2 and type(node.func) in (cst.Attribute, cst.Name) \
+            and any(made in ADAPTIVE_SOFTMAX for made in self.ctx.module_classes(node.func))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.ctx.active():
@@ -163,6 +176,8 @@ class DynamicShapeOp(Rule):
                 op = "repeat_interleave" if requires is not None else None
         if op == "repeat_interleave" and keyword(node, "output_size") is not None:
             op = None
+        if op is None and self._adaptive_softmax(node):
+            op = "adaptive_log_softmax"
         if op is None:
             return
         if op == "unique" and not (qual or "").startswith("numpy."):
@@ -178,8 +193,9 @@ class DynamicShapeOp(Rule):
             requires=requires,
             fix=fix,
             fix_needs=needs,
-            # one_hot and lstsq break with the setting too; combinations fails to compile with it
-            unless=() if op in ("one_hot", "combinations", "ctc_loss", "lstsq") else (CAPTURE_SHAPES,),
+            # one_hot, lstsq and the adaptive softmax break with the setting too; combinations fails to compile with it
+            unless=() if op in ("one_hot", "combinations", "ctc_loss", "lstsq", "adaptive_log_softmax")
+            else (CAPTURE_SHAPES,),
         )
 
 

@@ -124,6 +124,19 @@ def numpy_post_processing(x: torch.Tensor):
     return torch.from_numpy(keep).sum() + torch.from_numpy(rows).sum() + torch.from_numpy(values).sum()
 
 
+class AdaptiveHead(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.out = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 8])
+
+    def forward(self, h, target):
+        return self.loss(self.proj(h), target) + self.out.log_prob(h).sum()
+
+    def loss(self, h, target):
+        return self.out(h, target).loss  # expect: BL301
+
+
 def cases():
     x = torch.randn(8)
     labels = torch.tensor([0, 1, 1, 0, 2, 1])
@@ -132,4 +145,5 @@ def cases():
         (labels_are_binary, (labels,)), (label_count, (labels,)), (first_and_last_match, (x,)),
         (selected, (x,)), (counts, (x,)), (repeats, (x,)), (static_forms, (x,)), (one_hot_classes, (x,)),
         (all_pairs, (x,)), (alignment_loss, (x,)), (least_squares, (x,)), (numpy_post_processing, (x,)),
+        (AdaptiveHead(), (torch.randn(6, 8), torch.tensor([0, 3, 5, 9, 2, 7]))),
     ]
