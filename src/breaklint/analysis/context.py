@@ -83,6 +83,7 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         self.candidates: list[Candidate] = []
         self.suppressions: list[tuple[int, frozenset[str] | None, str]] = []
         self._stmts: list[cst.CSTNode] = []  # the simple statement lines being walked
+        self._file_words: dict[tuple[str, ...], bool] = {}  # `file_mentions`' answers
         self._blocks: list[cst.IndentedBlock] = []  # the indented blocks being walked, innermost last
         # names: imports, module-level names, classes
         self.aliases: dict[str, str] = {}
@@ -195,6 +196,13 @@ class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow
         of which holds a line break): a cheap test before a search of the tree there."""
         text = "\n".join(self.lines[first - 1:last])
         return any(word in text for word in words)
+
+    def file_mentions(self, words: tuple[str, ...]) -> bool:
+        """Whether the file's source holds one of `words` anywhere (asked once per file and words): a rule
+        about calls of a few named things looks at a file's calls only where it names one."""
+        if words not in self._file_words:
+            self._file_words[words] = self.lines_mention(1, len(self.lines), words)
+        return self._file_words[words]
 
     def mentions(self, node: cst.CSTNode, words: tuple[str, ...]) -> bool:
         """Whether the source lines of `node` hold one of `words` (see `lines_mention`)."""

@@ -34,16 +34,10 @@ class ValueCheckingCall(Rule):
                   "it outside the compiled code")
     GB_TYPES = ("GB0033",)
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._named: bool | None = None  # whether the file names one of the functions at all (a cheap test first)
-
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active() or type(node.func) not in (cst.Attribute, cst.Name, cst.Call):
             return
-        if self._named is None:
-            self._named = self.ctx.lines_mention(1, len(self.ctx.lines), NAMED)
-        if not self._named:
+        if not self.ctx.file_mentions(NAMED):
             return
         function = self.ctx.qualify(node.func)
         if function not in CHECKED:

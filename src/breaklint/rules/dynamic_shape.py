@@ -97,14 +97,12 @@ class DynamicShapeOp(Rule):
         # id of `torch.where(c)` -> the fix of `torch.where(c)[0][0]`, and the value of `c`, which the fix
         # hands to torch: it must be a known tensor
         self._positions: dict[int, tuple[cst.Call, Fix, tuple[V.Val | None, ...]]] = {}
-        self._adaptive: bool | None = None  # whether the file names `nn.AdaptiveLogSoftmaxWithLoss`
 
     def _adaptive_softmax(self, node: cst.Call) -> bool:
         """A call with a target of an `nn.AdaptiveLogSoftmaxWithLoss` the code builds (`self.out(h, target)`):
         it picks each cluster's rows with `nonzero()`. Looked for only where the file names the class."""
-        if self._adaptive is None:
-            self._adaptive = self.ctx.lines_mention(1, len(self.ctx.lines), ("AdaptiveLogSoftmaxWithLoss",))
-        return self._adaptive and len(node.args) >= 2 and type(node.func) in (cst.Attribute, cst.Name) \
+        return len(node.args) >= 2 and type(node.func) in (cst.Attribute, cst.Name) \
+            and self.ctx.file_mentions(("AdaptiveLogSoftmaxWithLoss",)) \
             and any(made in ADAPTIVE_SOFTMAX for made in self.ctx.module_classes(node.func))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:

@@ -37,10 +37,6 @@ class TransformerMaskDetection(Rule):
                   "`tgt_mask`), `is_causal=False` otherwise; the stack then reads no value of the mask")
     GB_TYPES = ("GB0124",)
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._named: bool | None = None  # whether the file names a transformer stack at all (a cheap test first)
-
     def _stacks(self, func: cst.BaseExpression) -> list[str]:
         """The transformer stacks a call of `func` may run: the module's class where the code knows it
         (`self.encoder` built as one), or a stack an `nn.Transformer` keeps (`self.transformer.decoder`)."""
@@ -53,10 +49,8 @@ class TransformerMaskDetection(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self.ctx.active() or not node.args or type(node.func) not in (cst.Attribute, cst.Name):
             return
-        if self._named is None:
-            self._named = self.ctx.lines_mention(1, len(self.ctx.lines), ("Transformer",))
-        if not self._named:
-            return
+        if not self.ctx.file_mentions(("Transformer",)):
+            return  # (a cheap test first: no file calls a stack without naming it)
         stacks = self._stacks(node.func)
         if not stacks:
             return
