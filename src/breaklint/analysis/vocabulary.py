@@ -383,8 +383,10 @@ COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     # cuts its input to, `combinations`' r, `vander`'s columns, an adaptive pooling's output size
     **dict.fromkeys(("torch.fft.fftfreq", "torch.fft.rfftfreq"), ((0,), ("n",))),
     **dict.fromkeys(WINDOW_FUNCTIONS, ((0,), ("window_length",))),
-    **dict.fromkeys((f"torch.fft.{name}" for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")), ((1,), ("n",))),
-    **dict.fromkeys((f"torch.fft.{name}{n}" for name in ("fft", "ifft", "rfft", "irfft") for n in "2n"), ((1,), ("s",))),
+    **dict.fromkeys((f"torch.fft.{name}" for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")),
+                    ((1,), ("n",))),
+    **dict.fromkeys((f"torch.fft.{name}{n}" for name in ("fft", "ifft", "rfft", "irfft") for n in "2n"),
+                    ((1,), ("s",))),
     "torch.combinations": ((1,), ("r",)), "torch.vander": ((1,), ("N",)),
     **dict.fromkeys((f"torch.nn.functional.adaptive_{kind}_pool{d}d" for kind in ("avg", "max") for d in "123"),
                     ((1,), ("output_size",))),

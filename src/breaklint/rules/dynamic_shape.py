@@ -35,7 +35,8 @@ DYNAMIC_FUNCS = {
                     "remove_small_boxes"),
 }
 # the module whose call with a target picks each cluster's rows by `nonzero()` (its `log_prob` and `predict` do not)
-ADAPTIVE_SOFTMAX = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss", "torch.nn.modules.adaptive.AdaptiveLogSoftmaxWithLoss"})
+ADAPTIVE_SOFTMAX = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss",
+                              "torch.nn.modules.adaptive.AdaptiveLogSoftmaxWithLoss"})
 DYNAMIC_METHODS = {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
 # NumPy's: dynamo runs NumPy calls on arrays from tensors (`scores.cpu().numpy()`) as torch ops, with
 # the same data-dependent sizes (a literal list is left alone: whether dynamo folds it is not confirmed)
@@ -280,9 +281,10 @@ class BooleanMaskIndex(Rule):
 
 
 SPECIALIZED = frozenset({"split", "chunk", "unfold", "tril_indices", "triu_indices", "one_hot", "histc", "diag",
-                         "fftfreq", "rfftfreq", "combinations", "vander",
+                         "combinations", "vander",  # and the FFTs' lengths, the windows, the adaptive poolings:
                          *(name.rsplit(".", 1)[1] for name in COUNT_FUNCTIONS
-                           if name.startswith(("torch.fft.", "torch.nn.functional.adaptive_")) or name.endswith("_window"))})
+                           if name.startswith(("torch.fft.", "torch.nn.functional.adaptive_"))
+                           or name.endswith("_window"))})
 FAILING = frozenset({"roll", "pad", "randint"})
 NO_SETTING = SPECIALIZED | FAILING  # no setting lifts these
 # the message's word for what the calls whose integer argument is no size read from the tensor
