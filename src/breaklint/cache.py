@@ -29,7 +29,7 @@ from .finding import Finding
 from .analysis.plain import from_plain, to_plain
 from .analysis.values import Val
 
-FORMAT = 153
+FORMAT = 154
 SUFFIX = ".json"
 
 

@@ -17,8 +17,8 @@ from .summary import ClassInfo
 from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
                      dotted, iter_statements, literal_elements, name_pattern, named_entries, paired, unseeded)
 from .walk import find
-from .vocabulary import (FORWARD_HOOKS, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES, RECEIVER_KIND_METHODS,
-                         SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
+from .vocabulary import (FORWARD_HOOKS, LIBRARY_OBJECT_PREFIXES, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES,
+                         RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
                          TORCH_OBJECTS, UNREADABLE)
 
 
@@ -93,6 +93,9 @@ class Attributes:
                                 self._classify_attr(attr, built, info, params, modules_only=True, fn=fn)
                     elif type(value) is cst.Call:
                         self._classify_attr(attr, built_call(value), info, params, fn=fn)  # (`Loss().to(d)`: a Loss)
+                        maker = self.qualify(built_call(value).func)
+                        if maker is not None and maker.startswith(LIBRARY_OBJECT_PREFIXES):
+                            info.library_objects.setdefault(attr, maker)  # `self.tree = cKDTree(points)`
                         if attr not in info.tensor_attrs and attr not in info.submodules \
                                 and (helper := self._helper_call(value, params, f"{info.qualname}.{fn.name.value}")):
                             # `self.sampler = build_sampler(cfg)` of this package: what the function returns

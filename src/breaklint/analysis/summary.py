@@ -245,6 +245,8 @@ class ClassInfo:
     # the functions and methods a method of the class registers as forward hooks, of the module or of
     # a submodule (`self.inner.register_forward_hook(clip)`): they run when its forward is called
     hooks: list[str] = field(default_factory=list)
+    # attr -> the call of a library dynamo does not trace that made what it keeps (`scipy.spatial.cKDTree`)
+    library_objects: dict[str, str] = field(default_factory=dict)
 
     def holds_object(self, attr: str) -> bool:
         """Whether `self.<attr>` holds something a call of it, or of its methods, runs: a submodule,

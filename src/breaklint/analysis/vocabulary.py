@@ -372,6 +372,10 @@ COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "histc": ((0,), ("bins",)), "diag": ((0,), ("diagonal",)), "roll": ((0,), ("shifts",)),
     "repeat_interleave": ((), ("output_size",)),  # (its tensor `repeats` alone is BL301's)
 }
+# libraries dynamo does not trace whose objects a module may build and keep (`self.tree = cKDTree(points)`): a
+# method of such an object, or the object called, runs their code (BL411; NumPy's own are `torch._numpy`'s)
+LIBRARY_OBJECT_PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
+                           "networkx.", "pycocotools.", "pywt.", "tqdm.", "opt_einsum.", "librosa.", "resampy.")
 WINDOW_FUNCTIONS = frozenset(f"torch.{name}_window" for name in ("hann", "hamming", "blackman", "bartlett", "kaiser"))
 COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import LOCK_FACTORIES, NUMPY_ORDERS, NUMPY_SKIPPED, NUMPY_UNTRACED
+from ..analysis.vocabulary import LIBRARY_OBJECT_PREFIXES, LOCK_FACTORIES, NUMPY_ORDERS, NUMPY_SKIPPED, NUMPY_UNTRACED
 from .base import register
 from .by_name import CallRule
 from ._util import keyword
@@ -56,6 +56,19 @@ class OpaqueExtensionCall(CallRule):
 
     ASK_EXTENSIONS = True
 
+    def visit_Call(self, node: cst.Call) -> None:
+        # a method of an object of such a library that the class keeps (`self.tree.query(p)` of
+        # `self.tree = cKDTree(points)`), or the object called (`self.interp(t)`): no name of the call says
+        # so, so `check_call` is never asked about it
+        cls = self.ctx.class_info()
+        if cls is None or type(node.func) is not cst.Attribute or not self.ctx.active():
+            return
+        attr = self.ctx._self_attr(node.func) or self.ctx._self_attr(node.func.value)
+        maker = self._kept_object(cls, attr) if attr is not None else None
+        if maker is not None:
+            self.report(node, f"`{self.ctx.source(node)}` runs code of the `{maker}` object kept in `self.{attr}`: "
+                              f"dynamo does not trace `{maker.split('.')[0]}`, so the graph breaks at the call")
+
     def matches(self, node: cst.Call) -> str | None:
         func = node.func
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in self.ctx.extensions \
@@ -71,6 +84,16 @@ class OpaqueExtensionCall(CallRule):
         if what == "tensorly.einsum":
             return what if self.ctx.opt_einsum_plugin else None
         return what
+
+    def _kept_object(self, cls, attr: str, depth: int = 0) -> str | None:
+        """The library call that made what `self.<attr>` keeps, by the class or a base of the same file."""
+        if attr in cls.library_objects:
+            return cls.library_objects[attr]
+        if attr in cls.submodules or attr in cls.tensor_attrs or depth > 8:
+            return None  # (kept something else here)
+        classes = self.ctx.summary.classes
+        return next((made for base in cls.bases if base in classes
+                     and (made := self._kept_object(classes[base], attr, depth + 1)) is not None), None)
 
     def _object_dtype(self, node: cst.Call) -> bool:
         """`dtype=object` (`np.object_`, `"O"`, `"object"`): an array of Python objects."""

@@ -8,6 +8,8 @@ import zlib
 import numpy as np
 import opt_einsum
 import pywt
+import scipy.interpolate
+import scipy.spatial
 import scipy.special
 import torch
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -256,6 +258,26 @@ def applies_a_scripted_function(x):
     return y + _scripted_twice(x)  # a script function kept at module level: dynamo inlines it
 
 
+class NearestAnchor(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.anchors = scipy.spatial.cKDTree(np.arange(8.0).reshape(4, 2))
+        self.curve = scipy.interpolate.interp1d(np.arange(5.0), np.arange(5.0) ** 2)
+        self.scale = torch.nn.Linear(2, 2)
+
+    def forward(self, x):
+        distance = self.anchors.query(np.zeros(2))[0]  # expect: BL411
+        return self.scale(x) * float(distance)
+
+
+class CurveWeight(NearestAnchor):
+    def forward(self, x):
+        return self.weigh(self.scale(x))
+
+    def weigh(self, x):
+        return x * float(self.curve(2.5))  # expect: BL411
+
+
 def cases():
     _build_ops()
     x = torch.randn(8)
@@ -265,4 +287,5 @@ def cases():
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
             (keys_a_cache, (x,)), (calls_an_extension, (x,)), (wraps_a_dataset, (x,)), (makes_a_loader, (x,)),
-            (applies_a_scripted_function, (x.clone().requires_grad_(),))]
+            (applies_a_scripted_function, (x.clone().requires_grad_(),)),
+            (NearestAnchor(), (torch.randn(3, 2),)), (CurveWeight(), (torch.randn(3, 2),))]
