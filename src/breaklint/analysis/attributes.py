@@ -18,8 +18,8 @@ from .syntax import (added, bindings_of, bound_once, built_by, built_call, built
                      dotted, iter_statements, literal_elements, name_pattern, named_entries, paired, unseeded)
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, LIBRARY_OBJECT_PREFIXES, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES,
-                         RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES,
-                         TORCH_OBJECTS, UNREADABLE)
+                         RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR,
+                         TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, UNREADABLE)
 
 
 class Attributes:
