@@ -53,6 +53,11 @@ def modes(name: str, module, args: tuple, run: Callable | None = None) -> list[C
             for t in (True, False)]
 
 
+def entries(module: str, names: list[str]) -> list[str]:
+    """Entry points of a library: `module`'s functions, classes or methods `names`, by their dotted names."""
+    return [f"{module}.{name}" for name in names]
+
+
 class _Missing:
     """What a stand-in module's names are (`stand_in`): a class, as some are subclassed at import, that
     raises when used."""

@@ -16,7 +16,7 @@ Results: bench/results/unseen_small_methods.txt.
 
 import warnings
 
-from unseen import measure_each, modes  # first: it puts the static pass of `--src` on the path
+from unseen import entries, measure_each, modes  # first: it puts the static pass of `--src` on the path
 
 import torch
 
@@ -71,12 +71,8 @@ def _tabm():
     return out
 
 
-def _entries(module_name, names):
-    return [f"{module_name}.{n}" for n in names]
-
-
 LIBRARIES = {
-    "kmeans_pytorch": (_kmeans, _entries("kmeans_pytorch", ["kmeans", "kmeans_predict", "pairwise_distance"])),
+    "kmeans_pytorch": (_kmeans, entries("kmeans_pytorch", ["kmeans", "kmeans_predict", "pairwise_distance"])),
     "rtdl_num_embeddings": (_rtdl, ["rtdl_num_embeddings.compute_bins"]),
     "tabm": (_tabm, []),
 }

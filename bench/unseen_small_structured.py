@@ -19,7 +19,7 @@ Results: bench/results/unseen_small_structured.txt.
 
 import warnings
 
-from unseen import measure_each, modes  # first: it puts the static pass of `--src` on the path
+from unseen import entries, measure_each, modes  # first: it puts the static pass of `--src` on the path
 
 import torch
 
@@ -114,17 +114,13 @@ def _pme():
     return out
 
 
-def _entries(module_name, names):
-    return [f"{module_name}.{n}" for n in names]
-
-
 LIBRARIES = {
-    "piqa": (_piqa, _entries("piqa", ["ssim.ssim", "psnr.psnr"])),
+    "piqa": (_piqa, entries("piqa", ["ssim.ssim", "psnr.psnr"])),
     "pytorch_partial_crf": (_crf, []),
-    "torch_semiring_einsum": (_semiring, _entries("torch_semiring_einsum", [
+    "torch_semiring_einsum": (_semiring, entries("torch_semiring_einsum", [
         "einsum", "log_einsum", "log_viterbi_einsum_forward", "real_einsum_forward", "compile_equation"])),
-    "torch_dct": (_dct, _entries("torch_dct", ["dct1", "idct1", "dct", "idct", "dct_2d", "idct_2d", "dct_3d",
-                                               "idct_3d", "apply_linear_2d"])),
+    "torch_dct": (_dct, entries("torch_dct", ["dct1", "idct1", "dct", "idct", "dct_2d", "idct_2d", "dct_3d",
+                                              "idct_3d", "apply_linear_2d"])),
     "torchpme": (_pme, []),
 }
 
