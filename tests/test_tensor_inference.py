@@ -360,6 +360,33 @@ def test_tensor_methods_of_a_value_the_tree_decides_give_tensors() -> None:
     """) == [(12, "BL103")]
 
 
+def test_a_method_of_an_object_the_code_builds_is_its_class_s_whatever_tensors_name_so() -> None:
+    # `solver.t(sigma)` of a `Solver` built here runs `Solver.t`, not a tensor's transpose: what it returns
+    # decides the test; a parameter called the same way (`norm(y).abs()`) may hold a function giving a tensor
+    assert reported("""
+        import torch
+
+        class Solver:
+            def t(self, sigma):
+                return -sigma.log()
+
+            def half(self, sigma):
+                return sigma / 2
+
+        @torch.compile
+        def sample(x, sigma_max, norm):
+            solver = Solver()
+            t_end = solver.t(torch.tensor(sigma_max))
+            if t_end > 0:
+                x = x * 2
+            if Solver().t(x).sum() > 0:
+                x = x + 1
+            if norm(x).abs() > 1:
+                x = x / 2
+            return x
+    """) == [("if t_end > 0:", "BL201"), ("if Solver().t(x).sum() > 0:", "BL201"), ("if norm(x).abs() > 1:", "BL201")]
+
+
 def test_the_tensor_method_vocabulary_is_torchs() -> None:
     import pytest
 

@@ -11,6 +11,7 @@ import libcst as cst
 from . import values as V
 from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
 from .literals import integer
+from .instances import built_classes, instance_calls, own_methods
 from .syntax import call_arguments, dotted, is_own_class, is_super_call, name_pattern, self_call, string_index
 from .values import Val
 from .vocabulary import (
@@ -241,6 +242,10 @@ class Evaluation:
         if type(func) is cst.Attribute:
             method = func.attr.value
             receiver = func.value
+            cls = self.class_info()
+            built = built_classes(self._scopes[-1].made if self._scopes else None, self.built_from, receiver)
+            if built and own_methods(self.summary.classes, built, method):  # `solver.t(sigma)`, not `x.t()`
+                return instance_calls(built, method, cls)
             base = self.value(receiver)
             known = tensor_method_value(method, base, node)
             if known is not None:
@@ -268,15 +273,12 @@ class Evaluation:
             if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and _guessable(self, receiver):
                 # a guess from the method's name alone: assumed, never known
                 return V.guessed_tensor(method in BOOL_METHODS)
-            cls = self.class_info()
             if (type(receiver) is cst.Name and receiver.value == "self" or is_own_class(receiver)) and cls is not None:
                 return V.ret("self", method, cls.qualname)
             # `sf = Scalar(fun)` then `sf.closure(x)`, or `Scalar(fun).closure(x)`: what the method of the
             # class built returns
-            built = (self._scopes[-1].made.get(receiver.value) if type(receiver) is cst.Name else
-                     self.built_from(receiver) if type(receiver) is cst.Call else None) if self._scopes else None
             if built:
-                return V.join(*(V.ret("instcall", f"{made}:{method}", cls.qualname if cls else None) for made in built))
+                return instance_calls(built, method, cls)
             # `mode = get_mode(name)` then `mode.to_corners(b)`, or `get_mode(name).to_corners(b)`: what the
             # method of the object the tree's function returned gives (reach looks the object up)
             returned = (self.returned_held(receiver.value) if type(receiver) is cst.Name and self._scopes else
