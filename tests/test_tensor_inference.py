@@ -449,6 +449,34 @@ def test_numpy_functions_torch_numpy_lacks_break_in_compiled_code_only() -> None
     """) == [(9, "BL411"), (10, "BL411")]
 
 
+def test_numpy_draws_given_a_size_are_arrays_read_where_the_code_takes_a_number() -> None:
+    # `torch._numpy` makes a sized draw an array (a tensor to dynamo: no break at the draw), and a draw
+    # without a size a Python number, read at the call (BL405); an element of the array read as a number
+    # breaks where it is read (probed on torch 2.13 and 2.14.1)
+    assert reported("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x):
+            scale = np.random.uniform(0.5, 1.5)
+            noise = np.random.normal(0, 1, size=(3,))
+            low, high = np.random.uniform(0, 1, 2)
+            drawn = np.random.rand(4)
+            once = np.random.uniform(0, 1, None)
+            return x * scale + torch.from_numpy(noise) + int(high * 4) + drawn.sum() + once
+    """) == [("scale = np.random.uniform(0.5, 1.5)", "BL405"), ("once = np.random.uniform(0, 1, None)", "BL405"),
+             ("return x * scale + torch.from_numpy(noise) + int(high * 4) + drawn.sum() + once", "BL103")]
+
+
+def test_the_sized_numpy_draws_are_torch_numpys() -> None:
+    pytest.importorskip("torch")
+    import torch._numpy as tnp
+    from breaklint.analysis.vocabulary import NUMPY_SIZED_DRAWS
+
+    assert {name.removeprefix("numpy.random.") for name in NUMPY_SIZED_DRAWS} <= set(dir(tnp.random))
+
+
 def test_audio_libraries_built_on_numba_break_in_compiled_code() -> None:
     # librosa and resampy (NumPy code jitted with numba, cached with joblib): every call breaks, even
     # `librosa.hz_to_mel(440.0)` on a float (probed on torch 2.14.1: GB0294, GB0007, GB0157)

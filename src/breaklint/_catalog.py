@@ -511,6 +511,16 @@ CATALOG = {'BL101': ('tensor-item',
            ('GB0124',),
            True,
            'high'),
+ 'BL451': ('optimizer-construction',
+           'break',
+           'a torch optimizer made in compiled code (`torch.optim.Adam([w], lr=0.01)`): its constructor sets '
+           'attributes dynamo does not trace',
+           'make the optimizer once outside the compiled code (in `__init__`, or before the call) and hand '
+           'it in; for a few steps of gradient descent inside compiled code, write the update out (`w = w - '
+           'lr * grad`, the gradient written out too)',
+           ('GB0467', 'GB0008', 'GB0088'),
+           True,
+           'high'),
  'BL501': ('device-to-host-sync',
            'hazard',
            'copying a tensor to the host (or synchronizing) in forward stalls the device',

@@ -11,7 +11,7 @@ from .syntax import dotted
 from .values import Val
 from .vocabulary import (
     BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_COMPARED_INTO_BOOL,
-    NUMPY_FACTORIES, NUMPY_TAKES_ARRAYS, OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS,
+    NUMPY_FACTORIES, NUMPY_SIZED_DRAWS, NUMPY_TAKES_ARRAYS, OPTIMIZER_MODULE, PREDICATE_PREFIXES, RESULT_METHODS,
     SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
     TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, TORCH_SEQUENCE
 )
@@ -166,7 +166,7 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
     array (`np.arange(n)`, `np.zeros(k)`) makes a tensor to it whatever it is handed, and one that takes
     arrays (`np.any`, `np.asarray`) whatever it is handed but a Python number; one that compares into a
     bool (`np.allclose`) gives a Python bool."""
-    if name in NUMPY_FACTORIES:
+    if name in NUMPY_FACTORIES or sized_draw(name, node):
         return V.NUMPY_MADE
     if name in NUMPY_COMPARED_INTO_BOOL:
         return V.BOOL  # `np.allclose(a, b)`: a Python bool, read where it is made (BL103)
@@ -190,6 +190,21 @@ def numpy_value(name: str, node: cst.Call, value_of) -> Val:
         return V.UNKNOWN
     found = Val("op", name=V.NUMPY_TAKING_ARRAYS if name in NUMPY_TAKES_ARRAYS else V.NUMPY_ELEMENTWISE, parts=decided)
     return V.UNKNOWN if found.depth() > V.MAX_DEPTH else found  # too deep to carry, as every value is
+
+
+def sized_draw(name: str, node: cst.Call) -> bool:
+    """`np.random.uniform(0, 1, 2)`, `np.random.rand(3)`: a draw of `numpy.random` handed a size, which
+    `torch._numpy` traces into an array of them (`NUMPY_SIZED_DRAWS`); not one without a size (`size=None`
+    is none), which gives a Python number."""
+    if name not in NUMPY_SIZED_DRAWS:
+        return False
+    position = NUMPY_SIZED_DRAWS[name]
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if position is None:
+        return bool(positional)
+    size = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"),
+                positional[position].value if len(positional) > position else None)
+    return size is not None and not (type(size) is cst.Name and size.value == "None")
 
 
 def _getattr_read(node: cst.Call) -> cst.Attribute | None:

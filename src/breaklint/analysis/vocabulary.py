@@ -226,6 +226,14 @@ NOT_MODULES = {"torch.nn.Parameter", "torch.nn.ParameterList", "torch.nn.Paramet
 
 UNREADABLE = V.Val("unknown", name="unreadable annotation")
 
+# `numpy.random`'s draws that `torch._numpy` makes as torch's own when handed a size: the array of them is a
+# tensor to dynamo, and nothing breaks until the code reads a number out of it (`int(a[0])`); without a
+# size each gives a Python number, read at the call (GB0033). The position of the size among the
+# arguments, or None where any positional argument is a size (`rand(3)`). `choice` breaks with a size too
+# (GB0033), the others with none (GB0294, BL405): probed on torch 2.13 and 2.14.1.
+NUMPY_SIZED_DRAWS = {"numpy.random.uniform": 2, "numpy.random.normal": 2, "numpy.random.randint": 2,
+                     "numpy.random.random": 0, "numpy.random.random_sample": 0, "numpy.random.sample": 0,
+                     "numpy.random.rand": None, "numpy.random.randn": None}
 # NumPy under compile: dynamo runs the main namespace, `fft`, `linalg` and `random` as torch ops
 # (`torch._numpy`), so what they give is a tensor to it (`int(np.prod(x.shape))` reads a tensor's
 # value, `range(np.prod(...))` breaks). These modules have no counterpart there (dynamo skips every

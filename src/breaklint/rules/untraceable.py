@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from ..analysis import values as V
+from ..analysis.call_values import sized_draw
 from ..analysis.syntax import dotted
 from ..analysis.vocabulary import BACKEND_CONTEXTS, LOCK_FACTORIES, NUMPY_FILE_FUNCTIONS, TRUE_UNDER_COMPILE
 from ..finding import Fix
@@ -155,6 +156,12 @@ class PythonRandom(CallRule):
     # and a branch on it is data-dependent branching
     GB_TYPES = ("GB0007", "GB0033", "GB0170")
     PREFIXES = ("random.", "numpy.random.")
+
+    def matches(self, node: cst.Call) -> str | None:
+        found = super().matches(node)
+        # handed a size, NumPy's draws make an array dynamo traces (`torch._numpy`): where the code reads a
+        # number out of it, the rules of tensors' values say so
+        return None if found is not None and sized_draw(found, node) else found
 
     def fix_for(self, node: cst.Call, what: str) -> Fix | None:
         return torch_random(self.ctx, node, what)

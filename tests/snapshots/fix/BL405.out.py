@@ -26,6 +26,20 @@ def random_gate(x):
 
 
 @torch.compile
+def numpy_sized(x):
+    x = x * 2
+    noise = np.random.uniform(0.5, 1.5, 8)  # handed a size: an array, which dynamo traces
+    return x * torch.from_numpy(noise).to(x.dtype)
+
+
+@torch.compile
+def numpy_sized_read(x):
+    x = x * 2
+    low, high = np.random.uniform(0, 1, 2)
+    return x * int(high * 0.5 + 1)  # expect: BL103
+
+
+@torch.compile
 def torch_random(x):
     x = x * 2
     p = torch.rand(())
@@ -34,4 +48,5 @@ def torch_random(x):
 
 def cases():
     x = torch.randn(8)
-    return [(python_random, (x,)), (numpy_uniform, (x,)), (random_gate, (x,)), (torch_random, (x,))]
+    return [(python_random, (x,)), (numpy_uniform, (x,)), (random_gate, (x,)), (numpy_sized, (x,)),
+            (numpy_sized_read, (x,)), (torch_random, (x,))]
