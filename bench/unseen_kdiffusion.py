@@ -60,7 +60,8 @@ def _cases():
                 (x * 10,)))
     for name in ("get_sigmas_karras", "get_sigmas_exponential", "get_sigmas_polyexponential"):
         schedule = getattr(sampling, name)
-        out.append((name, lambda lo, hi, schedule=schedule: schedule(8, lo, hi), (torch.tensor(0.05), torch.tensor(10.0))))
+        out.append((name, lambda lo, hi, schedule=schedule: schedule(8, lo, hi),
+                    (torch.tensor(0.05), torch.tensor(10.0))))
     out.append(("get_sigmas_vp", lambda b: sampling.get_sigmas_vp(8, beta_d=b), (torch.tensor(19.9),)))
     return out
 

@@ -477,6 +477,32 @@ def test_the_sized_numpy_draws_are_torch_numpys() -> None:
     assert {name.removeprefix("numpy.random.") for name in NUMPY_SIZED_DRAWS} <= set(dir(tnp.random))
 
 
+def test_a_function_numba_compiles_breaks_at_each_call_and_its_code_is_not_walked() -> None:
+    # a numba dispatcher, whose `__call__` dynamo cannot trace (probed on torch 2.11, 2.13 and 2.14.1); its
+    # body runs in numba, never under dynamo: the `if` on an array there is no break
+    assert reported("""
+        import numba
+        import numpy as np
+        import torch
+        from numba import njit
+
+        @njit
+        def harmonic(n):
+            a = np.arange(1, n + 1)
+            if a.sum() > 3:
+                return (1.0 / a).sum()
+            return 0.0
+
+        @numba.jit(nopython=True)
+        def twice(v):
+            return v * 2
+
+        @torch.compile
+        def f(x):
+            return x * harmonic(4) + twice(3)
+    """) == [("return x * harmonic(4) + twice(3)", "BL411"), ("return x * harmonic(4) + twice(3)", "BL411")]
+
+
 def test_audio_libraries_built_on_numba_break_in_compiled_code() -> None:
     # librosa and resampy (NumPy code jitted with numba, cached with joblib): every call breaks, even
     # `librosa.hz_to_mel(440.0)` on a float (probed on torch 2.14.1: GB0294, GB0007, GB0157)

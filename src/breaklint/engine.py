@@ -123,7 +123,7 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                      python: tuple[int, int]) -> dict[Path, list[Candidate]]:
     """Findings that only the whole tree shows, by file: a call of a function excluded from
     compilation (BL410), a pydantic model built (BL411: its base may be in another file), a static method of
-    an autograd Function compiled with TorchScript (BL411), a call
+    an autograd Function compiled with TorchScript (BL411), a function numba compiles (BL411), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
     (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), of one of the tree's classes
     deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413) or of one a base class builds, or a
@@ -146,6 +146,10 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
         if check := reach.functions[target].type_check:
             found.extend((caller, call, "BL447", _type_check_message(reach, target, check), ())
                          for caller, call, _ in edges if call.kind not in NOT_CALLS)
+    for caller, call, target in reach.numba_calls:
+        found.append((caller, call, "BL411", f"`{target.rsplit('.', 1)[-1]}` is compiled by numba (`@numba.jit`): "
+                      "dynamo cannot call into the dispatcher numba makes of it, and breaks the graph at the call",
+                      ()))
     for caller, call, model in reach.pydantic_builds:
         short = model.rsplit(".", 1)[-1]
         found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "

@@ -25,6 +25,12 @@ NON_MODULE_PREFIXES = ("typing.", "enum.", "abc.", "collections.", "dataclasses.
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 # TorchScript's compiler as a decorator (a static method of an autograd Function made so, reach.py)
 JIT_SCRIPT = frozenset({"torch.jit.script", "torch.jit._script.script"})
+# numba's compilers as decorators: the function becomes a numba dispatcher, an object whose `__call__` dynamo
+# cannot trace (GB4818, probed on torch 2.13 and 2.14.1), so reach enters none of its code and each call breaks
+NUMBA_JIT = frozenset({"numba.jit", "numba.njit", "numba.vectorize", "numba.guvectorize", "numba.cfunc",
+                       "numba.generated_jit", "numba.cuda.jit", "numba.core.decorators.jit",
+                       "numba.core.decorators.njit", "numba.np.ufunc.decorators.vectorize",
+                       "numba.np.ufunc.decorators.guvectorize"})
 # pydantic's model base: building a model validates it in pydantic-core, which dynamo cannot trace
 PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.

@@ -20,7 +20,7 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing, compiled_arguments
-from .hierarchy import AUTOGRAD_FUNCTIONS, JIT_SCRIPT, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
+from .hierarchy import AUTOGRAD_FUNCTIONS, JIT_SCRIPT, NUMBA_JIT, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
 from .summary import NOT_CALLS, CallRef, FunctionInfo, ModuleSummary
 
@@ -41,6 +41,7 @@ class Reach(Handing):
         self.disabled_calls: list[tuple[str, CallRef, str]] = []  # caller, call, disabled callee
         self.operator_calls: list[tuple[str, CallRef, str]] = []  # caller, call, an op of torch.library called
         self.script_calls: list[tuple[str, CallRef, str]] = []  # caller, call, a TorchScript function dynamo skips
+        self.numba_calls: list[tuple[str, CallRef, str]] = []  # caller, call, a function numba compiles
         self.pydantic_builds: list[tuple[str, CallRef, str]] = []  # caller, call, pydantic model built
         # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
         # callee's break says nothing of whether that call breaks
@@ -152,10 +153,9 @@ class Reach(Handing):
                 self.loose.add((qual, id(call), target))
             self.callers.setdefault(target, []).append((qual, call, offset))
             callee = self.functions[target]
-            if callee.disabled or callee.operator or _opaque_script(self, callee):  # (an op runs as a node)
+            if (apart := _kept_apart(self, callee)) is not None:  # (an op runs as a node)
                 if call.kind not in NOT_CALLS:  # a read has no call to report, nor a wrapper or hook
-                    (self.disabled_calls if callee.disabled else self.operator_calls if callee.operator
-                     else self.script_calls).append((qual, call, target))
+                    apart.append((qual, call, target))
             else:
                 queue.append(target)
 
@@ -415,6 +415,20 @@ def _hooks(tree: Reach, cls: str) -> list[str]:
 def is_pattern(entry: str) -> bool:
     """Whether a configured entry point is a glob pattern (`mylib.ops.fused_*`), not a dotted name."""
     return any(c in entry for c in "*?[")
+
+
+def _kept_apart(tree: Reach, fn: FunctionInfo) -> list[tuple[str, CallRef, str]] | None:
+    """Where reach lists a call of `fn` rather than enter it: a function excluded from compilation, an op of
+    torch.library, a TorchScript static method of an autograd Function (`_opaque_script`) or a function numba
+    compiles (`@numba.njit`, `@jit(nopython=True)`: a dispatcher dynamo cannot call into, whose code never
+    runs under dynamo); None for any other function."""
+    if fn.disabled:
+        return tree.disabled_calls
+    if fn.operator:
+        return tree.operator_calls
+    if _opaque_script(tree, fn):
+        return tree.script_calls
+    return tree.numba_calls if any(d in NUMBA_JIT for d in fn.decorators) else None
 
 
 def _opaque_script(tree: Reach, fn: FunctionInfo) -> bool:

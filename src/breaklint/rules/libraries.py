@@ -32,7 +32,8 @@ class OpaqueExtensionCall(CallRule):
     # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
     # GB0008: anomaly detection's constructor, and `torch.utils.data`'s classes, which dynamo will not
     # inline; GB0055: a NumPy array of objects; GB0087: a NumPy `order=` `torch._numpy` does not take; GB0156: a
-    # function of a compiled extension module (on torch 2.14 a type of its own, which 2.13's registry lacks)
+    # function of a compiled extension module, or a numba dispatcher (on torch 2.14 a type of its own, which
+    # 2.13's registry lacks)
     GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055", "GB0087")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED

@@ -5,6 +5,7 @@ import threading
 import uuid
 import zlib
 
+import numba
 import numpy as np
 import opt_einsum
 import pywt
@@ -278,8 +279,23 @@ class CurveWeight(NearestAnchor):
         return x * float(self.curve(2.5))  # expect: BL411
 
 
+@numba.njit
+def _harmonic(n):
+    total = 0.0
+    for k in range(1, n + 1):
+        total += 1.0 / k
+    return total
+
+
+@torch.compile
+def scales_with_numba(x):
+    x = x * 2
+    return x * _harmonic(4)  # expect: BL411
+
+
 def cases():
     _build_ops()
+    _harmonic(4)  # numba compiles it at its first call, outside dynamo
     x = torch.randn(8)
     return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_in_an_order, (np.ones(3),)),
             (numpy_testing, (np.ones(3),)), (numpy_index_iterator, (x,)), (boxes_per_image, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
@@ -288,4 +304,4 @@ def cases():
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
             (keys_a_cache, (x,)), (calls_an_extension, (x,)), (wraps_a_dataset, (x,)), (makes_a_loader, (x,)),
             (applies_a_scripted_function, (x.clone().requires_grad_(),)),
-            (NearestAnchor(), (torch.randn(3, 2),)), (CurveWeight(), (torch.randn(3, 2),))]
+            (NearestAnchor(), (torch.randn(3, 2),)), (CurveWeight(), (torch.randn(3, 2),)), (scales_with_numba, (x,))]
