@@ -26,7 +26,8 @@ AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.funct
 # TorchScript's compiler as a decorator (a static method of an autograd Function made so, reach.py)
 JIT_SCRIPT = frozenset({"torch.jit.script", "torch.jit._script.script"})
 # numba's compilers as decorators: the function becomes a numba dispatcher, an object whose `__call__` dynamo
-# cannot trace (GB4818, probed on torch 2.13 and 2.14.1), so reach enters none of its code and each call breaks
+# cannot trace (probed on torch 2.11, 2.13 and 2.14.1; 2.14 names it GB4818), so reach enters none of its code
+# and each call breaks
 NUMBA_JIT = frozenset({"numba.jit", "numba.njit", "numba.vectorize", "numba.guvectorize", "numba.cfunc",
                        "numba.generated_jit", "numba.cuda.jit", "numba.core.decorators.jit",
                        "numba.core.decorators.njit", "numba.np.ufunc.decorators.vectorize",

@@ -230,7 +230,8 @@ UNREADABLE = V.Val("unknown", name="unreadable annotation")
 # tensor to dynamo, and nothing breaks until the code reads a number out of it (`int(a[0])`); without a
 # size each gives a Python number, read at the call (GB0033). The position of the size among the
 # arguments, or None where any positional argument is a size (`rand(3)`). `choice` breaks with a size too
-# (GB0033), the others with none (GB0294, BL405): probed on torch 2.13 and 2.14.1.
+# (GB0033), and the other draws have no counterpart there (GB0294): BL405 reports those. Probed on torch
+# 2.13 and 2.14.1 (and the fixture's lines on 2.11).
 NUMPY_SIZED_DRAWS = {"numpy.random.uniform": 2, "numpy.random.normal": 2, "numpy.random.randint": 2,
                      "numpy.random.random": 0, "numpy.random.random_sample": 0, "numpy.random.sample": 0,
                      "numpy.random.rand": None, "numpy.random.randn": None}

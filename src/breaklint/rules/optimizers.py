@@ -27,8 +27,8 @@ class OptimizerConstruction(Rule):
     SUGGESTION = ("make the optimizer once outside the compiled code (in `__init__`, or before the call) and hand it "
                   "in; for a few steps of gradient descent inside compiled code, write the update out "
                   "(`w = w - lr * grad`, the gradient written out too)")
-    # GB0467: `setattr()` on the optimizer's state; GB0008 and GB0088 (AdamW, LBFGS, SparseAdam): the frame
-    # given up where the constructor raises inside dynamo
+    # GB0467: `setattr()` on the optimizer, a type dynamo does not support; GB0008 and GB0088 (AdamW, LBFGS,
+    # SparseAdam): the frame given up where the constructor raises inside dynamo
     GB_TYPES = ("GB0467", "GB0008", "GB0088")
 
     def visit_Call(self, node: cst.Call) -> None:
