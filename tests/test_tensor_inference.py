@@ -360,7 +360,7 @@ def test_tensor_methods_of_a_value_the_tree_decides_give_tensors() -> None:
     """) == [(12, "BL103")]
 
 
-def test_a_method_of_an_object_the_code_builds_is_its_class_s_whatever_tensors_name_so() -> None:
+def test_a_method_of_an_object_built_here_is_its_class_s_not_a_tensor_s_of_that_name() -> None:
     # `solver.t(sigma)` of a `Solver` built here runs `Solver.t`, not a tensor's transpose: what it returns
     # decides the test; a parameter called the same way (`norm(y).abs()`) may hold a function giving a tensor
     assert reported("""
@@ -369,9 +369,6 @@ def test_a_method_of_an_object_the_code_builds_is_its_class_s_whatever_tensors_n
         class Solver:
             def t(self, sigma):
                 return -sigma.log()
-
-            def half(self, sigma):
-                return sigma / 2
 
         @torch.compile
         def sample(x, sigma_max, norm):
