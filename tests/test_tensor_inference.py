@@ -2121,3 +2121,57 @@ def test_dynamo_breaks_on_the_compiled_module_function(tmp_path: Path) -> None:
         for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
             del sys.modules[name]
     assert broke == [line for line, _ in _compiled_findings(package)] == ["i = bisect_left(edges, 0.5)"]
+
+
+def test_an_optimizer_of_the_project_built_in_compiled_code_breaks_whichever_file_defines_it(tmp_path: Path) -> None:
+    """`Lion([w])` in compiled code, of a class another file derives from `torch.optim.Optimizer` (through a base of
+    its own): torch's optimizer constructor runs, and breaks (BL451, at the call); built outside, or a class that
+    derives from nothing of torch's, nothing is reported."""
+    package = write_package(tmp_path, {
+        "optim.py": """
+            import torch
+
+            class Base(torch.optim.Optimizer):
+                pass
+
+            class Lion(Base):
+                def __init__(self, params, lr=1e-4):
+                    super().__init__(params, {"lr": lr})
+
+            class Tracker:
+                def __init__(self, params):
+                    self.params = list(params)
+        """,
+        "caller.py": """
+            import torch
+            from .optim import Lion, Tracker
+
+            @torch.compile
+            def fit(x, w):
+                opt = Lion([w])
+                tracker = Tracker([w])
+                return x * w, opt, tracker
+
+            def setup(w):
+                return Lion([w])
+        """})
+    lines = (package / "caller.py").read_text(encoding="utf-8").splitlines()
+    found = lint([package], Config(root=package.parent), use_cache=False).findings
+    assert [(lines[f.line - 1].strip(), f.code) for f in found if f.path.name == "caller.py"] == [
+        ("opt = Lion([w])", "BL451")]
+
+
+def test_the_optimizer_prefixes_are_torch_optims_classes_and_not_its_schedules() -> None:
+    pytest.importorskip("torch")
+    import inspect
+
+    import torch.optim
+    from breaklint.analysis.hierarchy import OPTIMIZER_CLASSES
+
+    def names(module: object) -> set[str]:
+        return {f"{module.__name__}.{n}" for n in dir(module) if inspect.isclass(getattr(module, n))
+                and getattr(module, n).__module__.startswith("torch.optim")}
+
+    assert all(name.startswith(OPTIMIZER_CLASSES) for name in names(torch.optim))
+    assert not any(name.startswith(OPTIMIZER_CLASSES)
+                   for name in names(torch.optim.lr_scheduler) | names(torch.optim.swa_utils))

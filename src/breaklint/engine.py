@@ -123,7 +123,8 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
                      python: tuple[int, int]) -> dict[Path, list[Candidate]]:
     """Findings that only the whole tree shows, by file: a call of a function excluded from
     compilation (BL410), a pydantic model built (BL411: its base may be in another file), a static method of
-    an autograd Function compiled with TorchScript (BL411), a function numba compiles (BL411), a call
+    an autograd Function compiled with TorchScript (BL411), a function numba compiles (BL411), an optimizer
+    deriving from one of torch's (BL451), a call
     of an attribute holding a recurrent module that a constructor call elsewhere handed over
     (`Encoder(rnn_layer=nn.LSTM)`, then `self.rnn = rnn_layer(...)`: BL413), of one of the tree's classes
     deriving from one (`class LSTM(RNN, nn.LSTM)`, in any file: BL413) or of one a base class builds, or a
@@ -150,6 +151,11 @@ def _tree_candidates(reach: Reach, results: list[FileResult],
         found.append((caller, call, "BL411", f"`{target.rsplit('.', 1)[-1]}` is compiled by numba (`@numba.jit`): "
                       "dynamo cannot call into the dispatcher numba makes of it, and breaks the graph at the call",
                       ()))
+    for caller, call, built, base in reach.optimizer_builds:
+        short = built.rsplit(".", 1)[-1]
+        found.append((caller, call, "BL451", f"`{short}(...)` makes an optimizer deriving from `{base}` in compiled "
+                      "code: torch's optimizer constructor sets attributes on it that dynamo does not trace, and the "
+                      "graph breaks at the call", ()))
     for caller, call, model in reach.pydantic_builds:
         short = model.rsplit(".", 1)[-1]
         found.append((caller, call, "BL411", f"`{short}(...)` builds a pydantic model: pydantic validates "

@@ -20,7 +20,8 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing, compiled_arguments
-from .hierarchy import AUTOGRAD_FUNCTIONS, JIT_SCRIPT, NUMBA_JIT, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
+from .hierarchy import (AUTOGRAD_FUNCTIONS, JIT_SCRIPT, NUMBA_JIT, OPTIMIZER_CLASSES, PYDANTIC_MODELS, TOO_BROAD,
+                        attribute_made, dispatched)
 from .methods import guessable, is_protocol
 from .summary import NOT_CALLS, CallRef, FunctionInfo, ModuleSummary
 
@@ -43,6 +44,8 @@ class Reach(Handing):
         self.script_calls: list[tuple[str, CallRef, str]] = []  # caller, call, a TorchScript function dynamo skips
         self.numba_calls: list[tuple[str, CallRef, str]] = []  # caller, call, a function numba compiles
         self.pydantic_builds: list[tuple[str, CallRef, str]] = []  # caller, call, pydantic model built
+        # caller, call, the tree's optimizer class built, the torch optimizer it derives from
+        self.optimizer_builds: list[tuple[str, CallRef, str, str]] = []
         # (caller, id(call), callee) of the edges to methods found by name alone (`Tree.protocol`): a
         # callee's break says nothing of whether that call breaks
         self.loose: set[tuple[str, int, str]] = set()
@@ -107,13 +110,8 @@ class Reach(Handing):
                     elif call.kind == "attrcall":
                         attribute_calls.append((qual, call))
                     self._follow(qual, call, edges, queue)
-                    if call.kind == "name" and self.base_among(model := self.canonical(call.target), PYDANTIC_MODELS):
-                        # building a pydantic model breaks (an opaque extension, BL411): its validators,
-                        # called from pydantic-core, are then traced as frames of their own
-                        self.pydantic_builds.append((qual, call, model))
-                        for validator in self.validators(model):
-                            self.root_set.setdefault(validator)
-                            queue.append(validator)
+                    if call.kind == "name":
+                        _note_build(self, qual, call, queue)
                 for attr in fn.reads if fn.cls else ():
                     self._follow(qual, CallRef("property", attr, 0, 0, 0, 0), edges, queue)
                 for decorator in fn.decorators:  # `@cached` of the tree: its wrapper runs around each call
@@ -415,6 +413,22 @@ def _hooks(tree: Reach, cls: str) -> list[str]:
 def is_pattern(entry: str) -> bool:
     """Whether a configured entry point is a glob pattern (`mylib.ops.fused_*`), not a dotted name."""
     return any(c in entry for c in "*?[")
+
+
+def _note_build(tree: Reach, caller: str, call: CallRef, queue: deque[str]) -> None:
+    """A call of a class of the tree that breaks where it is built: a pydantic model (an opaque extension
+    validates it, BL411; its validators, called from pydantic-core, are then traced as frames of their own,
+    roots of reach), or an optimizer deriving from one of torch's (its base's constructor sets attributes
+    dynamo does not trace, BL451)."""
+    built = tree.canonical(call.target)
+    if tree.base_among(built, PYDANTIC_MODELS):
+        tree.pydantic_builds.append((caller, call, built))
+        for validator in tree.validators(built):
+            tree.root_set.setdefault(validator)
+            queue.append(validator)
+    elif built in tree.classes and (base := next((b for owner in tree.mro(built) for b in map(
+            tree.canonical, tree.classes[owner].bases) if b.startswith(OPTIMIZER_CLASSES)), None)):
+        tree.optimizer_builds.append((caller, call, built, base))
 
 
 def _kept_apart(tree: Reach, fn: FunctionInfo) -> list[tuple[str, CallRef, str]] | None:
