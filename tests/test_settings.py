@@ -425,7 +425,7 @@ def test_the_optimizers_whose_step_breaks_are_those_torch_wraps_in_graph_breaks(
 
     import torch
 
-    from breaklint.analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS
+    from breaklint.analysis.optimizer_classes import GRAPH_BREAKING_OPTIMIZERS
 
     def layers(fn):  # the function and what it wraps, in turn (dynamo may wrap `step` again once it has run)
         while fn is not None:
@@ -443,7 +443,7 @@ def test_the_optimizer_methods_reported_are_those_torch_keeps_out_of_dynamo() ->
     # wrapped so on every optimizer class it names that the installed torch has, and `step` not
     import torch
 
-    from breaklint.analysis.vocabulary import TORCH_OPTIMIZERS
+    from breaklint.analysis.optimizer_classes import TORCH_OPTIMIZERS
     from breaklint.rules.modules import OptimizerDisabledMethod
 
     def disabled(fn) -> bool:

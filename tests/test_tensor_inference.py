@@ -2161,17 +2161,16 @@ def test_an_optimizer_of_the_project_built_in_compiled_code_breaks_whichever_fil
         ("opt = Lion([w])", "BL451")]
 
 
-def test_the_optimizer_prefixes_are_torch_optims_classes_and_not_its_schedules() -> None:
+def test_the_optimizer_names_are_torch_optims_classes_and_not_its_schedules() -> None:
     pytest.importorskip("torch")
     import inspect
 
     import torch.optim
-    from breaklint.analysis.hierarchy import OPTIMIZER_CLASSES
+    from breaklint.analysis.optimizer_classes import torch_optimizer
 
     def names(module: object) -> set[str]:
         return {f"{module.__name__}.{n}" for n in dir(module) if inspect.isclass(getattr(module, n))
                 and getattr(module, n).__module__.startswith("torch.optim")}
 
-    assert all(name.startswith(OPTIMIZER_CLASSES) for name in names(torch.optim))
-    assert not any(name.startswith(OPTIMIZER_CLASSES)
-                   for name in names(torch.optim.lr_scheduler) | names(torch.optim.swa_utils))
+    assert all(torch_optimizer(name) for name in names(torch.optim))
+    assert not any(torch_optimizer(name) for name in names(torch.optim.lr_scheduler) | names(torch.optim.swa_utils))

@@ -8,10 +8,11 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
+from .optimizer_classes import TORCH_OPTIMIZERS
 from .syntax import dotted
 from .values import Val
-from .vocabulary import (HINT_MODULES, SAMPLED_HINTS, TENSOR_ANNOTATIONS, TORCH_OBJECTS, TORCH_OPTIMIZERS,
-                         TYPED_TENSORS, UNREADABLE)
+from .vocabulary import (HINT_MODULES, SAMPLED_HINTS, TENSOR_ANNOTATIONS, TORCH_OBJECTS, TYPED_TENSORS,
+                         UNREADABLE)
 
 
 class Annotations:

@@ -32,14 +32,6 @@ NUMBA_JIT = frozenset({"numba.jit", "numba.njit", "numba.vectorize", "numba.guve
                        "numba.generated_jit", "numba.cuda.jit", "numba.core.decorators.jit",
                        "numba.core.decorators.njit", "numba.np.ufunc.decorators.vectorize",
                        "numba.np.ufunc.decorators.guvectorize"})
-# torch's optimizers (`torch.optim.Optimizer`, `torch.optim.Adam`, `torch.optim.adam.Adam`, ...), by the prefix of
-# their qualified names: not its learning-rate schedules or weight averaging (`torch.optim.lr_scheduler`,
-# `torch.optim.swa_utils`). A class of the tree deriving from one runs torch's optimizer constructor when built
-# (BL451; `vocabulary.TORCH_OPTIMIZERS` names them for the rules, but this level imports no libcst, and it does)
-OPTIMIZER_CLASSES = tuple(f"torch.optim.{name}" for name in (
-    "Optimizer", "optimizer.", "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon",
-    "NAdam", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "adadelta.", "adafactor.", "adagrad.", "adam.",
-    "adamax.", "adamw.", "asgd.", "lbfgs.", "nadam.", "radam.", "rmsprop.", "rprop.", "sgd.", "sparse_adam."))
 # pydantic's model base: building a model validates it in pydantic-core, which dynamo cannot trace
 PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.

@@ -10,12 +10,12 @@ import libcst as cst
 
 from . import registries
 from . import values as V
+from .optimizer_classes import OPTIMIZER_MODULE
 from .passing import module_members
 from .summary import ClassInfo, element_of
 from .syntax import (dotted, iter_statements, method_name, named_entries, self_attribute, string_index, type_checking,
                      unseeded)
-from .vocabulary import (EXTENSION_BUILDERS, OPTIMIZER_MODULE, TENSORLY_OPT_EINSUM, TORCH_OBJECTS,
-                         TRACE_DECORATORS)
+from .vocabulary import EXTENSION_BUILDERS, TENSORLY_OPT_EINSUM, TORCH_OBJECTS, TRACE_DECORATORS
 
 
 class Names:

@@ -20,9 +20,9 @@ import fnmatch
 from collections import deque
 
 from .handing import Handing, compiled_arguments
-from .hierarchy import (AUTOGRAD_FUNCTIONS, JIT_SCRIPT, NUMBA_JIT, OPTIMIZER_CLASSES, PYDANTIC_MODELS, TOO_BROAD,
-                        attribute_made, dispatched)
+from .hierarchy import AUTOGRAD_FUNCTIONS, JIT_SCRIPT, NUMBA_JIT, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
+from .optimizer_classes import torch_optimizer
 from .summary import NOT_CALLS, CallRef, FunctionInfo, ModuleSummary
 
 
@@ -427,7 +427,7 @@ def _note_build(tree: Reach, caller: str, call: CallRef, queue: deque[str]) -> N
             tree.root_set.setdefault(validator)
             queue.append(validator)
     elif built in tree.classes and (base := next((b for owner in tree.mro(built) for b in map(
-            tree.canonical, tree.classes[owner].bases) if b.startswith(OPTIMIZER_CLASSES)), None)):
+            tree.canonical, tree.classes[owner].bases) if torch_optimizer(b)), None)):
         tree.optimizer_builds.append((caller, call, built, base))
 
 

@@ -8,6 +8,7 @@ import libcst as cst
 
 from . import values as V
 from .methods import SAME_KIND_METHODS, TENSOR_METHODS
+from .optimizer_classes import OPTIMIZER_MODULE
 
 
 COMPILE = {"torch.compile"}
@@ -87,20 +88,6 @@ EXTENSION_BUILDERS = frozenset({f"{EXTENSION_MODULE}.load", f"{EXTENSION_MODULE}
 TENSORLY_OPT_EINSUM = "tensorly.plugins.use_opt_einsum"
 TORCH_OBJECTS = {"torch.Generator": V.GENERATOR, "torch._C.Generator": V.GENERATOR,
                  "torch.quasirandom.SobolEngine": V.SOBOL_ENGINE}
-# torch's optimizers whose `step` torch wraps to set the grad mode around the update, breaking the
-# graph there on purpose (`torch._dynamo.graph_break()` before and after, in
-# `torch.optim.optimizer._use_grad`); `LBFGS`, `SparseAdam`, `Adafactor` and `Muon` take
-# `torch.no_grad()` instead (a test reads the list off the installed torch)
-# what a call of it makes is an object of the class called (an optimizer, a learning-rate schedule)
-OPTIMIZER_MODULE = "torch.optim."
-GRAPH_BREAKING_OPTIMIZERS = frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
-    "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"))
-# the base class of torch's optimizers, as an annotation declares what a wrapper is handed
-OPTIMIZER_BASES = frozenset({f"{OPTIMIZER_MODULE}Optimizer", f"{OPTIMIZER_MODULE}optimizer.Optimizer"})
-# every optimizer class of `torch.optim` (and their base), whose `zero_grad`, `state_dict`, `load_state_dict`
-# and `add_param_group` torch marks `torch._disable_dynamo` (BL448)
-TORCH_OPTIMIZERS = GRAPH_BREAKING_OPTIMIZERS | frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
-    "Optimizer", "optimizer.Optimizer", "LBFGS", "SparseAdam", "Adafactor", "Muon"))
 # torch's constructors of a sparse tensor from its indices and values, and a tensor's methods that
 # give its sparse form (BL429)
 SPARSE_CONSTRUCTORS = frozenset({

@@ -37,10 +37,10 @@ class OpaqueExtensionCall(CallRule):
     GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055", "GB0087")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
-    PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
-                "networkx.", "pycocotools.", "pywt.", "tqdm.", "bisect.", "heapq.", "hashlib.", "zlib.",
-                "base64.", "uuid.", "decimal.", "array.", "locale.", "fnmatch.", "opt_einsum.", "librosa.",
-                "resampy.", "torch.utils.data.", *NUMPY_SKIPPED)
+    # the libraries whose objects a class may also keep (scipy, cv2, PIL, ..., librosa), and the standard
+    # library's C modules
+    PREFIXES = (*LIBRARY_OBJECT_PREFIXES, "bisect.", "heapq.", "hashlib.", "zlib.", "base64.", "uuid.", "decimal.",
+                "array.", "locale.", "fnmatch.", "torch.utils.data.", *NUMPY_SKIPPED)
     # torch's own functions that dynamo skips: packing a batch of sequences for an RNN, compiling
     # with TorchScript at run time (calling what it made traces), the legacy `Variable` wrapper,
     # autograd's anomaly detection (turned on, or entered as a context) and LOBPCG; and the making of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import GRAPH_BREAKING_OPTIMIZERS, OPTIMIZER_BASES, TORCH_OPTIMIZERS
+from ..analysis.optimizer_classes import GRAPH_BREAKING_OPTIMIZERS, OPTIMIZER_BASES, TORCH_OPTIMIZERS
 from ..analysis.walk import find
 from .base import Rule, register
 from ._util import TRACE_AUTOGRAD, keyword, maybe_tensor, method_call

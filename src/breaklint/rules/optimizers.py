@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import OPTIMIZER_MODULE, TORCH_OPTIMIZERS
+from ..analysis.optimizer_classes import torch_optimizer
 from .base import Rule, register
-
-# the optimizers' class names, as `torch.optim` and its modules (`torch.optim.adam.Adam`) export them
-_OPTIMIZER_NAMES = frozenset(name.rpartition(".")[2] for name in TORCH_OPTIMIZERS)
-
-
-def torch_optimizer(name: str | None) -> bool:
-    """Whether a qualified name is one of torch's optimizer classes (or their base), by whichever of
-    `torch.optim`'s modules it is imported from."""
-    return name is not None and name.startswith(OPTIMIZER_MODULE) and name.rpartition(".")[2] in _OPTIMIZER_NAMES
 
 
 @register
