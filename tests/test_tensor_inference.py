@@ -446,6 +446,26 @@ def test_numpy_functions_torch_numpy_lacks_break_in_compiled_code_only() -> None
     """) == [(9, "BL411"), (10, "BL411")]
 
 
+def test_numpy_index_tricks_break_at_the_subscript_and_make_arrays() -> None:
+    # indexing `np.ogrid`, `np.r_` or `np.s_` runs NumPy's own `__getitem__`, which dynamo skips; what the grids
+    # make is a NumPy array, whose `dtype` dynamo cannot read (BL422); a list's `[...]` or a local named `r_` is
+    # no such object
+    assert findings("""
+        import numpy as np
+        import torch
+
+        WINDOW = np.mgrid[0:3, 0:3]
+
+        @torch.compile
+        def f(x, r_):
+            y, z = np.ogrid[-2:3, -2:3]
+            h = np.exp(-(y * y + z * z))
+            h[h < np.finfo(h.dtype).eps] = 0
+            picked = x[np.s_[1:]] + r_[0]
+            return picked.sum() + torch.from_numpy(h).sum() + torch.from_numpy(np.r_[0:3, 5]).sum()
+    """) == [(9, "BL411"), (11, "BL422"), (12, "BL411"), (13, "BL411")]
+
+
 def test_numpy_draws_given_a_size_are_arrays_read_where_the_code_takes_a_number() -> None:
     # `torch._numpy` makes a sized draw an array (a tensor to dynamo: no break at the draw), and a draw
     # without a size a Python number, read at the call (BL405); an element of the array read as a number

@@ -16,8 +16,8 @@ from .syntax import call_arguments, dotted, is_own_class, is_super_call, name_pa
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
-    NON_TENSOR_ATTRS, NUMPY_NOT_ARRAYS, PADDING, RECEIVER_KIND_METHODS, RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES,
-    SPARSE_KEEPING_ATTRS, TENSOR_ATTRS, TENSOR_ONLY_METHODS
+    NON_TENSOR_ATTRS, NUMPY_ARRAY_TRICKS, NUMPY_NOT_ARRAYS, NUMPY_TRICK_NAMES, PADDING, RECEIVER_KIND_METHODS,
+    RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES, SPARSE_KEEPING_ATTRS, TENSOR_ATTRS, TENSOR_ONLY_METHODS
 )
 
 
@@ -369,6 +369,9 @@ def _factory_call_value(ctx: Evaluation, node: cst.Call, returned: str) -> Val:
 def _subscript_value(ctx: Evaluation, node: cst.Subscript) -> Val:
     """What `base[index]` holds: an element of a tensor, of a sequence or a dict (a key the function,
     or the class, stored under), a slice of a shape."""
+    if (type(node.value) is cst.Attribute and node.value.attr.value in NUMPY_TRICK_NAMES
+            and ctx.qualify(node.value) in NUMPY_ARRAY_TRICKS):
+        return V.NUMPY_MADE  # `np.ogrid[-m:m + 1, -n:n + 1]`, `np.r_[a, 0, b]`: arrays NumPy makes
     base = ctx.value(node.value)
     if base.from_numpy:
         return base  # an element or a part of a NumPy array: an array (no torch.Tensor, whatever dynamo makes of it)

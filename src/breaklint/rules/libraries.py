@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.vocabulary import LIBRARY_OBJECT_PREFIXES, LOCK_FACTORIES, NUMPY_ORDERS, NUMPY_SKIPPED, NUMPY_UNTRACED
+from ..analysis.vocabulary import (
+    LIBRARY_OBJECT_PREFIXES, LOCK_FACTORIES, NUMPY_INDEX_TRICKS, NUMPY_ORDERS, NUMPY_SKIPPED, NUMPY_TRICK_NAMES,
+    NUMPY_UNTRACED
+)
 from .base import register
 from .by_name import CallRule
 from ._util import keyword
@@ -30,10 +33,10 @@ class OpaqueExtensionCall(CallRule):
         "or move it outside the compiled region"
     )
     # GB0098: `torch.jit.trace` is disabled for dynamo; GB0294: a NumPy function `torch._numpy` lacks;
-    # GB0008: anomaly detection's constructor, and `torch.utils.data`'s classes, which dynamo will not
-    # inline; GB0055: a NumPy array of objects; GB0087: a NumPy `order=` `torch._numpy` does not take; GB0156: a
-    # function of a compiled extension module, or a numba dispatcher (on torch 2.14 a type of its own, which
-    # 2.13's registry lacks)
+    # GB0008: anomaly detection's constructor, `torch.utils.data`'s classes and NumPy's index tricks, which
+    # dynamo will not inline; GB0055: a NumPy array of objects; GB0087: a NumPy `order=` `torch._numpy` does not
+    # take; GB0156: a function of a compiled extension module, or a numba dispatcher (on torch 2.14 a type of its
+    # own, which 2.13's registry lacks)
     GB_TYPES = ("GB0007", "GB0156", "GB0098", "GB0294", "GB0008", "GB0055", "GB0087")
     # numpy's own modules that torch._numpy has no counterpart of (vocabulary.py)
     NUMPY_SKIPPED: tuple[str, ...] = NUMPY_SKIPPED
@@ -69,6 +72,15 @@ class OpaqueExtensionCall(CallRule):
         if maker is not None:
             self.report(node, f"`{self.ctx.source(node)}` runs code of the `{maker}` object kept in `self.{attr}`: "
                               f"dynamo does not trace `{maker.split('.')[0]}`, so the graph breaks at the call")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        # NumPy's index tricks (`np.ogrid[-m:m + 1, -n:n + 1]`, `np.r_[a, 0, b]`): indexing one runs NumPy's own
+        # `__getitem__`, which no call of the code names
+        value = node.value
+        if type(value) is cst.Attribute and value.attr.value in NUMPY_TRICK_NAMES and self.ctx.active() \
+                and (qual := self.ctx.qualify(value)) in NUMPY_INDEX_TRICKS:
+            self.report(node, f"`{self.ctx.source(node)}` indexes `{qual}`, whose `__getitem__` dynamo skips (NumPy's "
+                              "own code): the graph breaks at the subscript")
 
     def matches(self, node: cst.Call) -> str | None:
         func = node.func

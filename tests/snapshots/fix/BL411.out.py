@@ -83,6 +83,15 @@ def numpy_index_iterator(x):
 
 
 @torch.compile
+def gaussian_window(x):
+    x = x * 2
+    y, z = np.ogrid[-2:3, -2:3]  # expect: BL411
+    steps = np.r_[0:3, 5]  # expect: BL411
+    h = np.exp(-(y * y + z * z) / 2.0)
+    return x[np.s_[1:]].sum() + torch.from_numpy(h).float().sum() + torch.from_numpy(steps).sum()  # expect: BL411
+
+
+@torch.compile
 def packs_sequences(x):
     x = x * 2
     packed = torch.nn.utils.rnn.pack_sequence([x, x[:4]])  # expect: BL411
@@ -298,7 +307,8 @@ def cases():
     _harmonic(4)  # numba compiles it at its first call, outside dynamo
     x = torch.randn(8)
     return [(uses_scipy, (x,)), (uses_wavelets, (x,)), (contracts_with_opt_einsum, (x,)), (uses_numpy, (x,)), (numpy_without_counterpart, (x,)), (numpy_class_without_counterpart, (x,)), (numpy_in_an_order, (np.ones(3),)),
-            (numpy_testing, (np.ones(3),)), (numpy_index_iterator, (x,)), (boxes_per_image, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
+            (numpy_testing, (np.ones(3),)), (numpy_index_iterator, (x,)),
+            (gaussian_window, (x,)), (boxes_per_image, (x,)), (makes_a_lock, (x,)), (packs_sequences, (x,)), (pads_sequences, (x,)),
             (legacy_variable, (x,)), (lowest_eigenpair, (x,)), (scripts_at_run_time, (x,)), (traces_at_run_time, (x,)), (checks_anomalies, (x,)),
             (looks_up_grid, (x,)),
             (keeps_a_heap, (x,)), (validates_inputs, (x.abs(),)),
