@@ -2424,6 +2424,84 @@ def test_a_decorator_of_the_tree_that_returns_a_wrapper_runs_around_each_call(tm
     assert found == {("utils.py", 9, "BL401")}
 
 
+def test_a_function_a_factory_makes_runs_where_what_keeps_it_is_called(tmp_path: Path) -> None:
+    # `make_tau(variant)` defines `tau` and returns it: kept by the constructor (`self.act = make_tau("a")`),
+    # handed to a base's constructor (`super().__init__(make_tau("b"))`, directly or through a local) and
+    # called in compiled code, only `tau` runs there (probed: dynamo breaks at its `print`); the factory's own
+    # `print` ran when the module was built, and a factory no compiled code calls what it made of stays out
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/factories.py": """
+            def make_tau(variant):
+                print("building", variant)
+
+                def tau(x):
+                    print("tau", variant)
+                    return x * 2
+
+                return tau
+
+            def make_sigma(variant):
+                print("building", variant)
+
+                def sigma(x):
+                    print("sigma", variant)
+                    return x * 3
+
+                return sigma
+
+            def make_rho(variant):
+                print("building", variant)
+
+                def rho(x):
+                    print("rho", variant)
+                    return x * 4
+
+                return rho
+
+            def make_unused(variant):
+                def unused(x):
+                    print("unused", variant)
+                    return x
+
+                return unused
+        """,
+        "pkg/model.py": """
+            from torch import nn
+            from .factories import make_rho, make_sigma, make_tau, make_unused
+
+            class Keeps(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.act = make_tau("a")
+                    self.spare = make_unused("a")
+
+                def forward(self, x):
+                    return self.act(x)
+
+            class Base(nn.Module):
+                def __init__(self, fn):
+                    super().__init__()
+                    self.fn = fn
+
+                def forward(self, x):
+                    return self.fn(x)
+
+            class Handed(Base):
+                def __init__(self):
+                    super().__init__(make_sigma("b"))
+
+            class HandedThroughALocal(Base):
+                def __init__(self):
+                    fn = make_rho("c")
+                    super().__init__(fn)
+        """,
+    })
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    assert found == {("factories.py", 6, "BL401"), ("factories.py", 15, "BL401"), ("factories.py", 24, "BL401")}
+
+
 def test_a_method_called_on_a_new_instance_a_method_returned_breaks_where_it_surely_breaks() -> None:
     # `self.__class__(...)` and `type(self)(...)` build another instance of the class: a method called on
     # it runs (probed: a `print` in `solve`, called on `op.transpose()`, is a reconstruction failure at

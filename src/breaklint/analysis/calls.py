@@ -263,8 +263,12 @@ class Calls:
         resolves these); else the functions and classes it names, or "Class():method" of an instance built here."""
         if type(value) not in (cst.Call, cst.Name, cst.Attribute, cst.IfExp):
             return []  # (a literal, arithmetic, a subscript: what none of the forms below is)
-        if type(value) in (cst.Call, cst.IfExp):
-            return _built_here(self, value) or (module_members(self, value) if type(value) is cst.Call else [])
+        if type(value) is cst.IfExp:
+            return _built_here(self, value)
+        if type(value) is cst.Call:
+            # else `make_tau(variant)`: "pkg.make_tau()", what it returns (a function it defines, an instance)
+            returned = self.returned_by(value)
+            return _built_here(self, value) or module_members(self, value) or ([returned] if returned else [])
         fn = self.function
         if (param := self._parameter(value)) is not None or (  # what the callers hand over; `self`: its class's
                 type(value) is cst.Name and fn.cls and not fn.is_static and fn.params[:1] == [param := value.value]):

@@ -13,6 +13,13 @@ from .hierarchy import RNN_MODULES, TOO_BROAD, Tree
 from .summary import CallRef, FunctionInfo, ModuleSummary
 
 
+# The offset `Handing.calling` gives a function reached as the maker of the function called: one that defines a
+# function and returns it (`def make_tau(variant): def tau(p, t): ...; return tau`), whose call was handed over or
+# kept (`super().__init__(make_tau("b"))`, `self.act = make_act(kind)`): only that inner function runs there, as a
+# decorator's wrapper does, so reach records the edge as a "wrapper" one
+RETURNED_WRAPPER = -1
+
+
 class Handing(Tree):
     """The tree's calls as they hand things over; `Reach` walks them and fills `callers`."""
 
@@ -220,8 +227,11 @@ class Handing(Tree):
                 if (found := self.method(one, method)) is not None and found in self.functions:
                     out.append((found, self.class_binding(found)))
                 continue
-            if one.endswith("()"):  # what a call returned: each instance among it
+            if one.endswith("()"):  # what a call returned: each instance among it, and a function the callee made
                 out.extend(self.calling([h for h in self.expand_table(one) if h.endswith("()")], method))
+                if not method and (self.canonical(one[:-2]) in self.functions):
+                    wrapper = CallRef("wrapper", one[:-2], 0, 0, 0, 0)
+                    out.extend((made, RETURNED_WRAPPER) for made, _ in self.targets(None, wrapper))
             for target in self.expand_table(one) if not method else ():
                 if target in self.functions:
                     out.append((target, 0))

@@ -268,6 +268,9 @@ class Tree:
             for name in self.classes[owner].callables.get(attr, []):
                 if not name.startswith("self:"):
                     out.extend(n for n in self.expand_table(name) if n not in out)
+                made = self.functions.get(self.canonical(name[:-2])) if name.endswith("()") else None
+                if made is not None and made.wraps and name not in out:
+                    out.append(name)  # `self.act = make_act(kind)`: the function `make_act` defines and returns
         return out
 
     def attribute_methods(self, cls: str, attr: str) -> list[str]:

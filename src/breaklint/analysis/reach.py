@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 from collections import deque
 
-from .handing import Handing, compiled_arguments
+from .handing import RETURNED_WRAPPER, Handing, compiled_arguments
 from .hierarchy import AUTOGRAD_FUNCTIONS, JIT_SCRIPT, NUMBA_JIT, PYDANTIC_MODELS, TOO_BROAD, attribute_made, dispatched
 from .methods import guessable, is_protocol
 from .optimizer_classes import torch_optimizer
@@ -149,7 +149,11 @@ class Reach(Handing):
             edges.add((qual, id(call), target))
             if loose:
                 self.loose.add((qual, id(call), target))
-            self.callers.setdefault(target, []).append((qual, call, offset))
+            if offset == RETURNED_WRAPPER:  # (the made function runs, as a decorator's wrapper: `Handing.calling`)
+                made = CallRef("wrapper", target, call.line, call.col, call.end_line, call.end_col)
+                self.callers.setdefault(target, []).append((qual, made, 0))
+            else:
+                self.callers.setdefault(target, []).append((qual, call, offset))
             callee = self.functions[target]
             if (apart := _kept_apart(self, callee)) is not None:  # (an op runs as a node)
                 if call.kind not in NOT_CALLS:  # a read has no call to report, nor a wrapper or hook

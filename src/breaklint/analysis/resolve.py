@@ -294,7 +294,7 @@ class Values:
             if not any(handed in held for held in call.passed.values()):
                 continue
             for target, offset in self.reach.targets(fn.cls, call):
-                callee = self.reach.functions.get(target)
+                callee = self.reach.functions.get(target) if offset >= 0 else None  # (not a maker of what runs)
                 for index, theirs in enumerate(callee.params if callee else ()):
                     key = theirs if theirs in call.kwargs else str(index - offset)  # as `passed_to` keys it
                     if handed in call.passed.get(key, ()) and f"@{target}#{theirs}" not in seen \
