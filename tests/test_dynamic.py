@@ -624,6 +624,31 @@ def test_a_break_met_again_from_another_call_keeps_its_stack() -> None:
     assert "add" not in vars(symbolic_convert.graph_break_dup_warning_checker)  # put back as it was
 
 
+def _prints_in_a_loop(x):
+    for i in range(2):
+        x = x + 1
+        print(i)
+    return x
+
+
+def test_a_program_that_turned_logging_off_still_has_its_breaks_collected() -> None:
+    # a break in a loop skips the frame, which `explain` does not list: only the graph-break log names it, and
+    # `logging.disable(...)` (a program quieting a library) had silenced that log too
+    import inspect
+    import logging
+
+    from breaklint.dynamic.explain import collect_breaks
+
+    logging.disable(logging.WARNING)
+    try:
+        breaks, _ = collect_breaks(_prints_in_a_loop, (torch.ones(3),))
+        assert logging.root.manager.disable == logging.WARNING  # put back as it was
+    finally:
+        logging.disable(logging.NOTSET)
+    start = inspect.getsourcelines(_prints_in_a_loop)[1]
+    assert start + 3 in {line for b in breaks for path, line in b.frames if path == __file__}
+
+
 def test_an_unforeseen_error_ends_explain_and_merge_with_status_2(tmp_path: Path, monkeypatch) -> None:
     """A run that fails must not exit 1, which says "breaks found" to CI: it says what failed and
     exits 2 (click's own usage errors keep theirs)."""

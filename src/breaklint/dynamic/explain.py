@@ -85,6 +85,10 @@ def captured_log(artifact: str) -> Iterator[list[str]]:
 
     collector = _Collector(f"__{artifact}")
     dynamo_logger = logging.getLogger("torch._dynamo")
+    # a program that turned logging off (`logging.disable(logging.WARNING)`, to quiet a library) would turn off the
+    # artifact too, and with it every break only the log names: lifted while the block runs, then put back
+    disabled = logging.root.manager.disable
+    logging.disable(logging.NOTSET)
     with contextlib.suppress(Exception):  # a torch without this artifact: nothing is captured
         torch._logging.set_logs(**{artifact: True})
     dynamo_logger.addHandler(collector)
@@ -106,6 +110,7 @@ def captured_log(artifact: str) -> Iterator[list[str]]:
                 del checker.add
         with contextlib.suppress(Exception):
             torch._logging.set_logs()
+        logging.disable(disabled)
 
 
 def eager_callable(fn: Any) -> Any:
