@@ -541,6 +541,57 @@ def test_audio_libraries_built_on_numba_break_in_compiled_code() -> None:
               "BL411")]
 
 
+def test_torchaudio_spectrograms_break_called_or_kept_and_its_other_transforms_do_not(tmp_path) -> None:
+    # torchaudio's spectrogram asks `torch.jit.isinstance` of `normalized`, which dynamo skips: a spectrogram
+    # function called, or a transform running one kept by the module, breaks (probed on torch 2.14.1 with
+    # torchaudio 2.11: GB0007 at each of the three calls); `AmplitudeToDB` and `Resample` trace
+    source = """
+        import torch
+        import torchaudio
+        import torchaudio.functional as AF
+        from torch import nn
+        from torchaudio.transforms import AmplitudeToDB, MelSpectrogram
+
+        class Features(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mel = MelSpectrogram(sample_rate=16000, n_fft=256, hop_length=64, n_mels=24)
+                self.spec = torchaudio.transforms.Spectrogram(n_fft=256)
+                self.db = AmplitudeToDB()
+                self.resample = torchaudio.transforms.Resample(16000, 8000)
+
+            def forward(self, audio):
+                mel = self.db(self.mel(audio))
+                spec = AF.spectrogram(audio, 0, torch.hann_window(256), 256, 64, 256, 2.0, False)
+                return mel.sum() + spec.sum() + self.spec(audio).sum() + self.resample(audio).sum()
+    """
+    assert [code for _, code in reported(source)] == ["BL411"] * 3
+    assert [line.split(" = ")[0].strip() for line, _ in reported(source)] == [
+        "mel", "spec", "return mel.sum() + spec.sum() + self.spec(audio).sum() + self.resample(audio).sum()"]
+    # torchaudio's own code: where it breaks is the `torch.jit.isinstance` (BL417), not each caller of it
+    package = tmp_path / "torchaudio"
+    (package / "transforms").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "transforms" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "transforms" / "_transforms.py").write_text(dedent("""
+        import torch
+
+        class Spectrogram(torch.nn.Module):
+            def forward(self, x):
+                return x
+
+        class MelSpectrogram(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.spectrogram = Spectrogram()
+
+            def forward(self, waveform):
+                return self.spectrogram(waveform)
+    """), encoding="utf-8")
+    result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
+    assert not [f for f in result.findings if f.code == "BL411"]
+
+
 def test_tensorly_einsum_breaks_where_the_module_turns_on_its_opt_einsum_plugin() -> None:
     # `use_opt_einsum()` at import makes `tl.einsum` run opt_einsum's cached expressions (probed on
     # torch 2.14.1: GB0007); without it, tensorly's einsum is torch's and traces

@@ -378,6 +378,23 @@ COUNT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
 # method of such an object, or the object called, runs their code (BL411; NumPy's own are `torch._numpy`'s)
 LIBRARY_OBJECT_PREFIXES = ("scipy.", "cv2.", "PIL.", "sklearn.", "skimage.", "numba.", "pandas.", "shapely.",
                            "networkx.", "pycocotools.", "pywt.", "tqdm.", "opt_einsum.", "librosa.", "resampy.")
+# torchaudio's spectrograms: `_get_spec_norms` asks `torch.jit.isinstance` of the `normalized` argument, which dynamo
+# skips, so every call of these breaks inside torchaudio (GB0007; torchaudio 2.1 to 2.11, probed on torch 2.11 and
+# 2.14.1): the functions, and the transforms whose forward runs one, called or kept (`self.mel = MelSpectrogram(...)`)
+TORCHAUDIO_SPECTRAL = frozenset(
+    f"torchaudio.{where}.{name}" for where, names in (
+        ("functional", ("spectrogram", "inverse_spectrogram", "spectral_centroid")),
+        ("transforms", ("Spectrogram", "InverseSpectrogram", "MelSpectrogram", "MFCC", "LFCC", "SpectralCentroid")))
+    for name in names)
+
+
+def torchaudio_spectral(name: str) -> bool:
+    """Whether a qualified name is one of `TORCHAUDIO_SPECTRAL`, by its public name or its module's
+    (`torchaudio.transforms._transforms.MelSpectrogram`)."""
+    parts = name.split(".")
+    return len(parts) > 2 and parts[0] == "torchaudio" and f"torchaudio.{parts[1]}.{parts[-1]}" in TORCHAUDIO_SPECTRAL
+
+
 WINDOW_FUNCTIONS = frozenset(f"torch.{name}_window" for name in ("hann", "hamming", "blackman", "bartlett", "kaiser"))
 COUNT_FUNCTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     **{f"torch.{name}": (tuple(i + 1 for i in at), words) for name, (at, words) in COUNT_ARGS.items()

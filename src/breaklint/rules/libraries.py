@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..analysis.vocabulary import (
     LIBRARY_OBJECT_PREFIXES, LOCK_FACTORIES, NUMPY_INDEX_TRICKS, NUMPY_ORDERS, NUMPY_SKIPPED, NUMPY_TRICK_NAMES,
-    NUMPY_UNTRACED
+    NUMPY_UNTRACED, TORCHAUDIO_SPECTRAL, torchaudio_spectral
 )
 from .base import register
 from .by_name import CallRule
@@ -16,6 +16,11 @@ from ._util import keyword
 _EXTENSION = "<extension>"  # what `OpaqueExtensionCall.matches` gives for a function of a C++ extension
 _OBJECTS = "<objects>"  # and for a NumPy array of Python objects
 _ORDER = "<order>"  # and for a NumPy call asking for a memory order `torch._numpy` does not take
+_SPECTRAL_BREAK = ("its spectrogram asks `torch.jit.isinstance` of its `normalized` argument, which dynamo skips, so "
+                   "the graph breaks inside it at every call (torchaudio 2.1 to 2.11)")
+# torchaudio's spectrogram functions, by their public names and their module's
+_SPECTRAL_FUNCTIONS = frozenset(alias for name in TORCHAUDIO_SPECTRAL if ".functional." in name
+                                for alias in (name, name.replace(".functional.", ".functional.functional.")))
 # NumPy's array makers that take a dtype: dynamo traces each (`torch._numpy`) but for `dtype=object`
 NUMPY_ARRAY_MAKERS = frozenset({"numpy.array", "numpy.asarray", "numpy.empty", "numpy.zeros", "numpy.ones",
                                 "numpy.full"})
@@ -56,7 +61,7 @@ class OpaqueExtensionCall(CallRule):
                        "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly",
                        "torch.lobpcg", "torch._lobpcg.lobpcg", "threading.get_ident", "threading.current_thread",
                        "threading.local", "threading.Event", *LOCK_FACTORIES, *NUMPY_UNTRACED, *NUMPY_ARRAY_MAKERS,
-                       "tensorly.einsum"})
+                       "tensorly.einsum", *_SPECTRAL_FUNCTIONS})
 
     ASK_EXTENSIONS = True
 
@@ -69,7 +74,10 @@ class OpaqueExtensionCall(CallRule):
             return
         attr = self.ctx._self_attr(node.func) or self.ctx._self_attr(node.func.value)
         maker = self._kept_object(cls, attr) if attr is not None else None
-        if maker is not None:
+        if maker is not None and torchaudio_spectral(maker):
+            self.report(node, f"`{self.ctx.source(node)}` runs the torchaudio `{maker.rpartition('.')[2]}` kept in "
+                              f"`self.{attr}`: {_SPECTRAL_BREAK}")
+        elif maker is not None:
             self.report(node, f"`{self.ctx.source(node)}` runs code of the `{maker}` object kept in `self.{attr}`: "
                               f"dynamo does not trace `{maker.split('.')[0]}`, so the graph breaks at the call")
 
@@ -92,6 +100,8 @@ class OpaqueExtensionCall(CallRule):
                 in NUMPY_ORDERS and order.value.evaluated_value != NUMPY_ORDERS[qual]:
             return _ORDER
         what = super().matches(node)
+        if what in _SPECTRAL_FUNCTIONS and self.ctx.module.split(".")[0] == "torchaudio":
+            return None  # (torchaudio's own code: where it breaks is BL417's, at the `torch.jit.isinstance`)
         if what in NUMPY_ARRAY_MAKERS:
             return _OBJECTS if self._object_dtype(node) else None
         if what == "tensorly.einsum":
@@ -139,6 +149,8 @@ class OpaqueExtensionCall(CallRule):
         if what in NUMPY_UNTRACED:
             return (f"`{self.ctx.source(node)}`: `torch._numpy`, through which dynamo traces NumPy, has no "
                     f"`{what.removeprefix('numpy.')}`, so the graph breaks at the call")
+        if torchaudio_spectral(what):
+            return f"`{self.ctx.source(node)}` runs torchaudio's `{what.rpartition('.')[2]}`: {_SPECTRAL_BREAK}"
         if what in self.NAMES:
             return f"`{self.ctx.source(node)}`: dynamo skips `{what}`, so the graph breaks at the call"
         if what.startswith("torch.utils.data."):  # datasets and loaders: torch's own, skipped whole
