@@ -1,8 +1,9 @@
-"""Vocos, a neural vocoder library the analysis was never shown (in neither half of the harness, not reserved):
-the vocoder built from its parts (mel features, the ConvNeXt and ResNet backbones, with and without adaptive
-norms, and the ISTFT head with either padding; its IMDCT heads build their window with a SciPy function SciPy 1.13
-dropped, and are left out), its `forward` and `decode`, the discriminators (multi-period, multi-resolution) and the losses a training step computes
-(mel reconstruction, generator, discriminator, feature matching), in training and evaluation mode.
+"""Vocos, a neural vocoder library the analysis was never shown (in neither half of the harness, not reserved): the
+vocoder built from its parts (mel features, the ConvNeXt and ResNet backbones, with and without adaptive norms, and
+the ISTFT head with either padding; its IMDCT heads build their window with a SciPy function SciPy 1.13 dropped, and
+are left out), its `forward` and `decode`, the discriminators (multi-period, multi-resolution) and the losses a
+training step computes (mel reconstruction, generator, discriminator, feature matching), in training and evaluation
+mode.
 
 Run it where torch, torchaudio and vocos are installed together (here: `pip install torch==2.14.1 torchaudio
 vocos`), from the repository root:
