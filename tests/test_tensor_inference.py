@@ -543,8 +543,8 @@ def test_audio_libraries_built_on_numba_break_in_compiled_code() -> None:
 
 def test_torchaudio_spectrograms_break_called_or_kept_and_its_other_transforms_do_not(tmp_path) -> None:
     # torchaudio's spectrogram asks `torch.jit.isinstance` of `normalized`, which dynamo skips: a spectrogram
-    # function called, or a transform running one kept by the module, breaks (probed on torch 2.14.1 with
-    # torchaudio 2.11: GB0007 at each of the three calls); `AmplitudeToDB` and `Resample` trace
+    # function called, or a transform running one kept by the module, breaks (probed with torchaudio 2.11 on torch
+    # 2.11 and 2.14.1: GB0007 at each of the three calls); `AmplitudeToDB` and `Resample` trace
     source = """
         import torch
         import torchaudio
