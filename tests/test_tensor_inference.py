@@ -446,6 +446,38 @@ def test_numpy_functions_torch_numpy_lacks_break_in_compiled_code_only() -> None
     """) == [(9, "BL411"), (10, "BL411")]
 
 
+def test_masks_stay_masks_through_einx_padding_helpers_and_logical_updates() -> None:
+    # an einx comparison gives a mask; `F.pad` of a helper's parameter keeps what the caller hands it; `&=` and
+    # `&` of two helpers' masks give a mask: indexing with each selects by it (GB0036). `n & 1` of Python ints,
+    # and a mask combined with an index tensor (`idx & 1` of a long tensor), index no mask
+    assert findings("""
+        import einx
+        import torch
+        import torch.nn.functional as F
+
+        def between(lens, start, end):
+            seq = torch.arange(16, device=start.device)
+            return einx.greater_equal("n, b -> b n", seq, start) & einx.less("n, b -> b n", seq, end)
+
+        def pad_to(t, length):
+            return F.pad(t, (0, length - t.shape[-1]))[..., :length]
+
+        def valid(lens):
+            return einx.less("n, b -> b n", torch.arange(16), lens)
+
+        @torch.compile
+        def f(x, lens, n: int):
+            start = torch.zeros_like(lens)
+            span = pad_to(between(lens, start, lens), 16)
+            a = x[span].sum()
+            span &= valid(lens)
+            b = x[span].sum()
+            both = between(lens, start, lens) | valid(lens)
+            idx = torch.arange(16)
+            return a + b + x[both].sum() + x[:, n & 1].sum() + x[:, idx & 1].sum()
+    """) == [(20, "BL302"), (22, "BL302"), (25, "BL302")]
+
+
 def test_numpy_index_tricks_break_at_the_subscript_and_make_arrays() -> None:
     # indexing `np.ogrid`, `np.r_` or `np.s_` runs NumPy's own `__getitem__`, which dynamo skips; what the grids
     # make is a NumPy array, whose `dtype` dynamo cannot read (BL422); a list's `[...]` or a local named `r_` is

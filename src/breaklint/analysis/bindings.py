@@ -11,6 +11,7 @@ from typing import Callable
 import libcst as cst
 
 from . import values as V
+from .call_values import updated
 from .frames import comprehension_frame
 from .summary import element_of, put_back
 from .syntax import stepped, string_index
@@ -284,8 +285,8 @@ class Bindings:
         if self._scopes and type(original_node.target) is cst.Name:
             scope = self._scopes[-1]
             name = original_node.target.value
-            before = scope.values.get(name, V.UNKNOWN)
-            scope.values[name] = V.op(before, self.value(original_node.value))
+            scope.values[name] = updated(original_node.operator, scope.values.get(name, V.UNKNOWN),
+                                         self.value(original_node.value))  # `keep &= valid`: a mask
             self._qualified = (None, None)  # names changed meaning
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:

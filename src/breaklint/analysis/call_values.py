@@ -11,8 +11,8 @@ from .optimizer_classes import OPTIMIZER_MODULE
 from .syntax import dotted
 from .values import Val
 from .vocabulary import (
-    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, NON_TENSOR_METHODS, NUMPY_COMPARED_INTO_BOOL,
-    NUMPY_FACTORIES, NUMPY_SIZED_DRAWS, NUMPY_TAKES_ARRAYS, PREDICATE_PREFIXES, RESULT_METHODS,
+    BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINX_BOOL, NON_TENSOR_METHODS, NUMPY_COMPARED_INTO_BOOL,
+    NUMPY_FACTORIES, NUMPY_SIZED_DRAWS, NUMPY_TAKES_ARRAYS, PADDING, PREDICATE_PREFIXES, RESULT_METHODS,
     SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
     TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, TORCH_SEQUENCE
 )
@@ -122,6 +122,47 @@ def einops_value(name: str, node: cst.Call, value_of) -> Val:
     if any(h.is_tensor for h in handed):
         result = V.tensor(known=any(h.known_tensor for h in handed))
     return V.seq([result]) if name in EINOPS_SEQUENCE else result
+
+
+def logical(left: Val, right: Val) -> Val:
+    """`a & b`, `a | b`, `a ^ b` (or `a &= b`): on a mask and what may be one, or on two values the tree decides
+    (`keep & valid` of two helpers' masks), a mask as soon as a side turns out a tensor; else arithmetic."""
+    if (left.bool_shaped or right.bool_shaped or left.symbolic and right.symbolic) \
+            and not (left.is_tensor and not left.bool_shaped) and not (right.is_tensor and not right.bool_shaped):
+        return V.op(left, right, comparison=True)
+    return V.op(left, right)
+
+
+def kept_dtype(name: str, node: cst.Call, value_of) -> Val | None:
+    """`torch.triu(mask, 1)`, `torch.flatten(mask)`, `F.pad(mask, [0, 1], value=1.0)`: a torch function
+    that keeps its first operand's dtype, given a tensor of bools, or one the tree decides (a parameter
+    handed a mask: what that turns out to be); None for anything else."""
+    if not (name[len("torch."):] in SHAPE_METHODS or name in PADDING) or not node.args or node.args[0].keyword:
+        return None
+    operand = value_of(node.args[0].value)
+    if operand.bool_shaped:
+        return V.BOOL_TENSOR
+    return V.same_kind(operand, guess=True) if operand.symbolic else None
+
+
+def updated(operator: cst.BaseAugOp, before: Val, value: Val) -> Val:
+    """What `name <op>= value` leaves in a name that held `before`: a mask kept by `&=`, `|=`, `^=` (`logical`)."""
+    if type(operator) in (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign):
+        return logical(before, value)
+    return V.op(before, value)
+
+
+def einx_value(name: str, node: cst.Call, value_of) -> Val:
+    """`einx.less("n, b -> b n", seq, lens)`, `einx.where("b n, b n d, -> b n d", mask, x, 0.0)`: a tensor as
+    soon as an operand handed is one (the pattern is a string), of bools for a comparison or a logical
+    operation (`EINX_BOOL`); what the operands turn out to be where the tree decides them."""
+    handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
+              and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
+    if not any(h.is_tensor for h in handed):
+        return V.method_result(V.join(*handed)) if handed else V.UNKNOWN
+    if name in EINX_BOOL:
+        return V.BOOL_TENSOR if any(h.known_tensor for h in handed) else V.ASSUMED_BOOL_TENSOR
+    return V.tensor(known=any(h.known_tensor for h in handed))
 
 
 def builtin_value(name: str, node: cst.Call, value_of, attribute_of) -> Val | None:

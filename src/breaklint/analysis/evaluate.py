@@ -9,14 +9,16 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
-from .call_values import builtin_value, einops_value, moves_only, numpy_value, tensor_method_value, torch_value
+from .call_values import (
+    builtin_value, einops_value, einx_value, kept_dtype, logical, moves_only, numpy_value, tensor_method_value, torch_value
+)
 from .literals import integer
 from .instances import built_classes, instance_calls, own_methods
 from .syntax import call_arguments, dotted, is_own_class, is_super_call, name_pattern, self_call, string_index
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
-    NON_TENSOR_ATTRS, NUMPY_ARRAY_TRICKS, NUMPY_NOT_ARRAYS, NUMPY_TRICK_NAMES, PADDING, RECEIVER_KIND_METHODS,
+    NON_TENSOR_ATTRS, NUMPY_ARRAY_TRICKS, NUMPY_NOT_ARRAYS, NUMPY_TRICK_NAMES, RECEIVER_KIND_METHODS,
     RESULT_FIELDS, SHAPE_METHODS, SPARSE_CLASS_MODULES, SPARSE_KEEPING_ATTRS, TENSOR_ATTRS, TENSOR_ONLY_METHODS
 )
 
@@ -210,15 +212,15 @@ class Evaluation:
         if name in CASTS and len(node.args) == 2:
             return _cast_value(self, node)
         if name is not None and name.startswith("torch."):
-            made = torch_value(name, node, self.value)
-            return V.BOOL_TENSOR if made == V.TENSOR and (_makes_bools(self, name, node) or
-                                                          _keeps_bools(self, name, node)) else made
+            return _torch_call_value(self, name, node)
         if name is not None and name.startswith("numpy.") and not name.startswith(NUMPY_NOT_ARRAYS):
             return numpy_value(name, node, self.value)
         if name is not None and (record := self.record_value(name, node)) is not None:
             return record
         if name in EINOPS_TENSOR or name in EINOPS_SEQUENCE or name == "einops.pack":
             return einops_value(name, node, self.value)
+        if name is not None and name.startswith("einx.") and name.count(".") == 1:
+            return einx_value(name, node, self.value)
         if type(func) is cst.Name and self._scopes and func.value in self._scopes[-1].bound:
             # `closure = sf.closure` then `closure(x)`: what the bound method returns
             cls = self.class_info()
@@ -433,10 +435,8 @@ def _binary_value(ctx: Evaluation, node: cst.BinaryOperation) -> Val:
     left, right = ctx.value(node.left), ctx.value(node.right)
     if type(node.operator) is cst.Add and left.kind == "seq" == right.kind:
         return _concatenated(left, right)
-    logical = type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor)
-    if logical and (left.bool_shaped or right.bool_shaped) and not (left.is_tensor and not left.bool_shaped) \
-            and not (right.is_tensor and not right.bool_shaped):
-        return V.op(left, right, comparison=True)
+    if type(node.operator) in LOGICAL_OPERATORS:
+        return logical(left, right)
     if type(node.operator) in _ARRAY_ONLY and _sliced(node.left) and _sliced(node.right) \
             and not (left.is_tensor or right.is_tensor):
         # `ptr[1:] - ptr[:-1]`: arithmetic of two slices, which lists, tuples and strings do not have: an
@@ -445,6 +445,7 @@ def _binary_value(ctx: Evaluation, node: cst.BinaryOperation) -> Val:
     return V.op(left, right)
 
 
+LOGICAL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 # the operators of arithmetic that Python's sequences lack (`+` joins them, `*` repeats them, and `%`
 # formats a string with a tuple)
 _ARRAY_ONLY = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply)
@@ -463,11 +464,12 @@ def _concatenated(left: Val, right: Val) -> Val:
     return V.seq(left.parts + right.parts, open_end=right.name == V.OPEN)
 
 
-def _keeps_bools(ctx: Evaluation, name: str, node: cst.Call) -> bool:
-    """`torch.triu(mask, 1)`, `torch.flatten(mask)`, `F.pad(mask, [0, 1], value=1.0)`: a torch function
-    that keeps its first operand's dtype, given a tensor of bools."""
-    return (name[len("torch."):] in SHAPE_METHODS or name in PADDING) and bool(node.args) \
-        and node.args[0].keyword is None and ctx.value(node.args[0].value).bool_shaped
+def _torch_call_value(ctx: Evaluation, name: str, node: cst.Call) -> Val:
+    """What a call of torch's gives (`torch_value`), of bools where it makes them or keeps an operand's."""
+    made = torch_value(name, node, ctx.value)
+    if made == V.TENSOR and (kept := kept_dtype(name, node, ctx.value)) is not None:
+        return kept
+    return V.BOOL_TENSOR if made == V.TENSOR and _makes_bools(ctx, name, node) else made
 
 
 def _result_field(base: Val) -> Val | None:

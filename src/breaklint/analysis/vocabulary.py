@@ -311,6 +311,11 @@ NUMPY_NOT_ARRAYS = (
 # `pack` gives a tensor and the packed shapes, `unpack` a list of tensors
 EINOPS_TENSOR = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum"})
 EINOPS_SEQUENCE = frozenset({"einops.unpack"})
+# einx: each operation takes a pattern and then its operands (`einx.less("n, b -> b n", seq, lens)`), and gives a
+# tensor as soon as one operand is one; these give a tensor of bools
+EINX_BOOL = frozenset(f"einx.{name}" for name in (
+    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
+    "logical_not", "any", "all"))
 
 # Modules whose name in a frame's code makes dynamo compile the frame (`has_tensor_in_frame`: a global
 # bound to torch, a module of torch's, or NumPy): the usual ones a comprehension names
