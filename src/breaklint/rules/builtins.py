@@ -18,9 +18,10 @@ class UntraceableBuiltin(CallRule):
                   "call the function it names (`getattr(obj, name)(...)`); for text, keep it as `str` "
                   "(`s.encode()` traces) or turn it into a tensor first")
     GB_TYPES = ("GB0059",)
-    # probed on torch 2.13 and 2.14.1, each breaking whatever it is handed ("Failed to trace builtin operator"),
-    # but `eval` of a bare number (`eval("1.5")`), which dynamo folds; `str.encode`, `bytes.decode`, `locals()`,
-    # `vars()`, `hash`, `id` and `dir` of a module trace (`dir` of a tensor breaks: not reported)
+    # probed on torch 2.11, 2.13 and 2.14.1, each breaking whatever it is handed ("Failed to trace builtin
+    # operator"), but `eval` of a bare number (`eval("1.5")`), which dynamo folds; `str.encode`, `bytes.decode`,
+    # `locals()`, `vars()`, `hash` and `id` trace; `dir` is left out (of a module it traces on 2.13 and 2.14.1,
+    # not on 2.11; of a tensor it breaks)
     BUILTINS = frozenset({"eval", "exec", "compile", "bytes", "bytearray", "memoryview", "globals"})
     WHAT = {"eval": "evaluates code from a string", "exec": "runs code from a string",
             "compile": "compiles code from a string", "bytes": "makes a `bytes` object",
