@@ -229,7 +229,7 @@ class Handing(Tree):
                 continue
             if one.endswith("()"):  # what a call returned: each instance among it, and a function the callee made
                 out.extend(self.calling([h for h in self.expand_table(one) if h.endswith("()")], method))
-                if not method and (self.canonical(one[:-2]) in self.functions):
+                if not method and self.canonical(one[:-2]) in self.functions:
                     wrapper = CallRef("wrapper", one[:-2], 0, 0, 0, 0)
                     out.extend((made, RETURNED_WRAPPER) for made, _ in self.targets(None, wrapper))
             for target in self.expand_table(one) if not method else ():

@@ -46,8 +46,8 @@ class ItertoolsKeywordLength(CallRule):
     KIND = "break"
     MESSAGE = "itertools' combinatorics handed their length `r=` by keyword, which dynamo cannot run"
     SUGGESTION = "pass the length by position: `combinations(items, 2)` traces"
-    # dynamo runs these through its own stand-ins, which take `r` by position only (probed on torch 2.13:
-    # GB0147, and 2.14.1: GB0088, at the call); `itertools.product(..., repeat=n)` traces
+    # dynamo runs these through its own stand-ins, which take `r` by position only (probed on torch 2.11 and
+    # 2.13: GB0147, and 2.14.1: GB0088, at the call); `itertools.product(..., repeat=n)` traces
     GB_TYPES = ("GB0147", "GB0088")
     # (`combinations_with_replacement` is left out: torch 2.13 has no stand-in for it, whatever it is handed)
     NAMES = frozenset({"itertools.combinations", "itertools.permutations"})
