@@ -20,7 +20,7 @@ from breaklint.finding import Edit, Fix
 from conftest import FIXTURES, ROOT, SNAPSHOTS, run_cli
 
 FIXABLE = sorted({p for p in FIXTURES.glob("BL*.py") for f in static_findings(p) if f.fix is not None})
-SAFE_CODES = {"BL102", "BL401", "BL402", "BL403", "BL415", "BL417", "BL438"}
+SAFE_CODES = {"BL102", "BL401", "BL402", "BL403", "BL415", "BL417", "BL438", "BL453"}
 MIXED_CODES = {"BL301"}  # a safe fix in one form, an unsafe one in another
 UNSAFE_CODES = {"BL101", "BL103", "BL201", "BL202", "BL302", "BL404", "BL405", "BL416", "BL425"}
 VARYING = {"BL404", "BL405"}  # fixtures whose outputs hold a clock reading or a random draw
