@@ -94,8 +94,8 @@ class Attributes:
                     elif type(value) is cst.Call:
                         self._classify_attr(attr, built_call(value), info, params, fn=fn)  # (`Loss().to(d)`: a Loss)
                         maker = self.qualify(built_call(value).func)
-                        if maker is not None and (maker.startswith(LIBRARY_OBJECT_PREFIXES) or torchaudio_spectral(
-                                maker) and self.module.split(".")[0] != "torchaudio"):
+                        if maker is not None and (maker.startswith(LIBRARY_OBJECT_PREFIXES) or (
+                                torchaudio_spectral(maker) and self.module.split(".")[0] != "torchaudio")):
                             info.library_objects.setdefault(attr, maker)  # `self.tree = cKDTree(points)`
                         if attr not in info.tensor_attrs and attr not in info.submodules \
                                 and (helper := self._helper_call(value, params, f"{info.qualname}.{fn.name.value}")):

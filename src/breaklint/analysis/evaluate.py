@@ -10,7 +10,8 @@ import libcst as cst
 
 from . import values as V
 from .call_values import (
-    builtin_value, einops_value, einx_value, kept_dtype, logical, moves_only, numpy_value, tensor_method_value, torch_value
+    builtin_value, einops_value, einx_value, kept_dtype, logical, moves_only, numpy_value, tensor_method_value,
+    torch_value
 )
 from .literals import integer
 from .instances import built_classes, instance_calls, own_methods

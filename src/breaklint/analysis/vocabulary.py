@@ -265,8 +265,8 @@ NUMPY_UNTRACED = frozenset(f"numpy.{name}" for name in (
     "object_", "errstate", "vectorize",
 ))
 # NumPy's index tricks: objects whose indexing (`np.ogrid[-m:m + 1, -n:n + 1]`, `np.r_[a, 0, b]`, `np.s_[1:3]`)
-# runs a `__getitem__` of NumPy's own, which dynamo skips (GB0008, probed on torch 2.13 and 2.14.1): the graph
-# breaks at the subscript (BL411). The grids and concatenations make NumPy arrays; `s_` and `index_exp` slices.
+# runs a `__getitem__` of NumPy's own, which dynamo skips (GB0008, probed on torch 2.11, 2.13 and 2.14.1): the
+# graph breaks at the subscript (BL411). The grids and concatenations make NumPy arrays; `s_` and `index_exp` slices.
 NUMPY_ARRAY_TRICKS = frozenset({"numpy.ogrid", "numpy.mgrid", "numpy.r_", "numpy.c_"})
 NUMPY_INDEX_TRICKS = NUMPY_ARRAY_TRICKS | {"numpy.s_", "numpy.index_exp"}
 NUMPY_TRICK_NAMES = frozenset(name.removeprefix("numpy.") for name in NUMPY_INDEX_TRICKS)
