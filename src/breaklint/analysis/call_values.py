@@ -108,12 +108,17 @@ def torch_value(name: str, node: cst.Call, value_of) -> Val:
     return V.BOOL_TENSOR if name in BOOL_FUNCS else V.TENSOR
 
 
+def _operands(node: cst.Call, value_of) -> list[Val]:
+    """The values of a pattern-taking call's positional arguments but its pattern strings (einops, einx)."""
+    return [value_of(a.value) for a in node.args if a.keyword is None and not a.star
+            and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
+
+
 def einops_value(name: str, node: cst.Call, value_of) -> Val:
     """`rearrange(x, "b n d -> b d n")`: a tensor as soon as the tensor handed over is (its pattern is
     a string; `einsum` takes several); `pack` adds the packed shapes, `unpack` gives a list of tensors.
     `value_of` is the evaluation of an expression (`Evaluation.value`)."""
-    handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
-              and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
+    handed = _operands(node, value_of)
     if name != "einops.einsum":
         handed = handed[:1]  # the tensor (or list of them); the rest are the pattern and sizes
     if name == "einops.pack" and handed:
@@ -156,8 +161,7 @@ def einx_value(name: str, node: cst.Call, value_of) -> Val:
     """`einx.less("n, b -> b n", seq, lens)`, `einx.where("b n, b n d, -> b n d", mask, x, 0.0)`: a tensor as
     soon as an operand handed is one (the pattern is a string), of bools for a comparison or a logical
     operation (`EINX_BOOL`); what the operands turn out to be where the tree decides them."""
-    handed = [value_of(a.value) for a in node.args if a.keyword is None and not a.star
-              and type(a.value) not in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)]
+    handed = _operands(node, value_of)
     if not any(h.is_tensor for h in handed):
         return V.method_result(V.join(*handed)) if handed else V.UNKNOWN
     if name in EINX_BOOL:

@@ -4,12 +4,12 @@ from one, built in compiled code: BL451). Plain tables; no libcst here (reach as
 
 from __future__ import annotations
 
+# what a call of it makes is an object of the class called (an optimizer, a learning-rate schedule)
+OPTIMIZER_MODULE = "torch.optim."
 # torch's optimizers whose `step` torch wraps to set the grad mode around the update, breaking the
 # graph there on purpose (`torch._dynamo.graph_break()` before and after, in
 # `torch.optim.optimizer._use_grad`); `LBFGS`, `SparseAdam`, `Adafactor` and `Muon` take
 # `torch.no_grad()` instead (a test reads the list off the installed torch)
-# what a call of it makes is an object of the class called (an optimizer, a learning-rate schedule)
-OPTIMIZER_MODULE = "torch.optim."
 GRAPH_BREAKING_OPTIMIZERS = frozenset(f"{OPTIMIZER_MODULE}{name}" for name in (
     "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"))
 # the base class of torch's optimizers, as an annotation declares what a wrapper is handed

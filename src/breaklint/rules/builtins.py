@@ -25,11 +25,11 @@ class UntraceableBuiltin(CallRule):
     # operator"), but `eval` of a bare number (`eval("1.5")`), which dynamo folds; `str.encode`, `bytes.decode`,
     # `locals()`, `vars()`, `hash` and `id` trace; `dir` is left out (of a module it traces on 2.13 and 2.14.1,
     # not on 2.11; of a tensor it breaks)
-    BUILTINS = frozenset({"eval", "exec", "compile", "bytes", "bytearray", "memoryview", "globals"})
     WHAT = {"eval": "evaluates code from a string", "exec": "runs code from a string",
             "compile": "compiles code from a string", "bytes": "makes a `bytes` object",
             "bytearray": "makes a `bytearray`", "memoryview": "makes a `memoryview`",
             "globals": "reads the module's namespace"}
+    BUILTINS = frozenset(WHAT)
 
     def matches(self, node: cst.Call) -> str | None:
         name = super().matches(node)
