@@ -1781,3 +1781,30 @@ def test_an_assignment_expression_holds_and_binds_its_value() -> None:
                 x = x[:k]
             return x, m.item()
     """) == [(6, "BL201"), (10, "BL101")]
+
+
+def test_an_attribute_set_to_either_of_two_tensors_is_a_tensor() -> None:
+    source = dedent("""
+        import torch
+
+
+        class Estimator:
+            def __init__(self, n):
+                self.n = n
+                self.noise = None
+                self.scale = None
+
+            def fit(self, x):
+                self.noise = torch.mean(x[self.n:]) if self.n < x.shape[0] else torch.tensor(0.0)
+                self.scale = torch.tensor(1.0) if self.n else 1.0
+                return self
+
+            def precision(self):
+                if self.noise == 0.0:
+                    return None
+                if self.scale == 0.0:
+                    return None
+                return 1.0 / self.noise
+    """)
+    got = lint_source(source, Path("m.py"), Config(entry_points=["m.Estimator.precision"]))
+    assert [(f.line, f.code) for f in got if f.kind == "break"] == [(17, "BL201")]  # (a number on one side: no claim)

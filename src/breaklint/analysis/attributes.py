@@ -84,6 +84,9 @@ class Attributes:
                         info.callables.setdefault(attr, []).extend(methods)
                     elif type(value) is cst.Call and (held := self._held_functions(value)):
                         info.callables.setdefault(attr, []).extend(held)  # `self.loss = partial(focal, gamma=2)`
+                    elif type(value) is cst.IfExp and all(type(b) is cst.Call and _tensor_maker(
+                            self.qualify(unseeded(b.func)) or "") for b in (value.body, value.orelse)):
+                        info.tensor_attrs.add(attr)  # `torch.mean(v[k:]) if k < n else torch.tensor(0.0)`
                     elif type(value) is cst.IfExp and all(type(b) is cst.Call or dotted(b) == "None"
                                                           for b in (value.body, value.orelse)):
                         # `nn.LSTM(...) if recurrent else nn.Linear(...)` (or `else None`): a module of either
@@ -307,15 +310,19 @@ class Attributes:
         or an instance of a module class."""
         if modules_only and not _module_class(callee):
             return
-        if callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
-            callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in TORCH_OBJECTS
-            and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES)
-        ):
+        if _tensor_maker(callee):
             info.tensor_attrs.add(attr)
         elif _module_class(callee) and callee not in self.records:  # (a record: a tuple of values)
             held = info.submodules.setdefault(attr, callee)
             if held != callee:  # assigned different classes on different paths: calls reach each
                 info.callables.setdefault(attr, []).append(f"{callee}()")
+
+
+def _tensor_maker(callee: str) -> bool:
+    """Whether a call of `callee` (qualified) makes a tensor: a parameter, a buffer, a torch function."""
+    return callee in ("torch.nn.Parameter", "torch.nn.Buffer") or (
+        callee.startswith("torch.") and not callee.startswith("torch.nn.") and callee not in TORCH_OBJECTS
+        and callee not in TORCH_NON_TENSOR and not callee.startswith(TORCH_NON_TENSOR_PREFIXES))
 
 
 def _registered_tensors(ctx: Attributes, call: cst.Call, info: ClassInfo) -> None:
