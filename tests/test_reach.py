@@ -2846,3 +2846,45 @@ def test_a_decorators_calls_are_not_calls_of_the_function_it_decorates(tmp_path:
     """})
     result = lint([tmp_path], Config(root=tmp_path), use_cache=False)
     assert {(f.line, f.code) for f in result.findings} == {(15, "BL401")}
+
+
+def test_an_entry_picked_from_a_table_of_callables_runs_what_the_table_holds() -> None:
+    found = codes_by_line("""
+        import torch
+        from torch import nn
+
+
+        def total(x):
+            return x.sum().item()
+
+
+        SCALARS = {"total": total}
+
+
+        class Loss(nn.Module):
+            def __init__(self, kind="first"):
+                super().__init__()
+                self.kind = kind
+
+            def first(self, x):
+                return x.max().item()
+
+            def second(self, x):
+                return x.min().tolist()
+
+            def third(self, x):
+                return x.mean().item()
+
+            def unused(self, x):
+                return x.std().item()
+
+            def forward(self, x):
+                weights = {"first": self.first, "second": self.second}
+                pick = weights.get(self.kind)
+                if pick is None:
+                    raise ValueError(self.kind)
+                other = {"third": self.third}[self.kind]
+                scalar = SCALARS.get(self.kind, total)
+                return pick(x) + other(x) + scalar(x)
+    """)
+    assert found == {7: "BL101", 19: "BL101", 22: "BL102", 25: "BL101"}

@@ -13,6 +13,7 @@ import libcst as cst
 from . import values as V
 from .call_values import updated
 from .frames import comprehension_frame
+from .passing import picked_entry
 from .summary import element_of, put_back
 from .syntax import stepped, string_index
 from .values import Val
@@ -215,8 +216,8 @@ class Bindings:
                         type(original_node.value) in (cst.Call, cst.Subscript) and self._held_functions(original_node.value):
                     named = scope.functions.setdefault(target.target.value, [])
                     named.extend(f for f in self._held_functions(original_node.value) if f not in named)
-                elif held := self.held_in_literal(original_node.value):
-                    scope.functions[target.target.value] = held  # `loss_map = {"boxes": self.loss_boxes}`
+                elif held := self.held_in_literal(original_node.value) or picked_entry(self, original_node.value):
+                    scope.functions[target.target.value] = held  # `loss_map = {"boxes": ...}`; `fn = loss_map.get(k)`
                 elif (returned := self.returned_by(original_node.value)) is not None:
                     # `solver_cls = select(method)`: what `select` returns, which reach looks up; and, of a
                     # call handed a table of functions (`get_method(name, methods, method)` with `methods`

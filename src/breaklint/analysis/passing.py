@@ -139,3 +139,24 @@ def ctx_attribute(ctx, node: cst.BaseExpression) -> str | None:
     base, attr = held.parts[0], held.name[1:]
     return attr if base.kind == "param" and base.ref == fn.qualname and base.name == fn.params[0] \
         and cls.from_params.get(attr, "").startswith("forward#") else None
+
+
+def picked_entry(ctx, value: cst.BaseExpression) -> list[str]:
+    """What one entry picked from a table of callables holds: `table[key]` or `table.get(key)` of a local bound to
+    a literal of them (`fns = {"equal": self.equal_weights, ...}`), of such a literal written in place, or of a
+    module-level table of functions (`TABLE.get(name)`); [] for anything else."""
+    if type(value) is cst.Subscript:
+        table = value.value
+    elif type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "get" \
+            and 1 <= len(value.args) <= 2 and not any(a.star or a.keyword for a in value.args):
+        table = value.func.value
+    else:
+        return []
+    scope = ctx._scopes[-1]
+    if type(table) is cst.Name and table.value in scope.functions:
+        return list(scope.functions[table.value])
+    if type(table) is cst.Dict:
+        return ctx.held_in_literal(table)
+    if type(table) is cst.Name and table.value in ctx.summary.function_tables and not ctx.is_bound(table.value):
+        return [f"{ctx.module}.{table.value}"]
+    return []
