@@ -1808,3 +1808,48 @@ def test_an_attribute_set_to_either_of_two_tensors_is_a_tensor() -> None:
     """)
     got = lint_source(source, Path("m.py"), Config(entry_points=["m.Estimator.precision"]))
     assert [(f.line, f.code) for f in got if f.kind == "break"] == [(17, "BL201")]  # (a number on one side: no claim)
+
+
+def test_a_parameter_annotated_with_a_class_of_the_tree_reads_that_class_s_members(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/states.py": """
+            import torch
+
+
+            class States:
+                def __init__(self, tensor: torch.Tensor, label: str = "grid"):
+                    self.tensor = tensor
+                    self.label = label
+
+                @property
+                def is_sink(self) -> torch.Tensor:
+                    raise NotImplementedError
+
+                @property
+                def finished(self):
+                    return self.tensor < 0
+
+
+            class Grid(States):
+                @property
+                def is_sink(self):
+                    return self.tensor == -1
+        """,
+        "pkg/sampler.py": """
+            from .states import States
+
+
+            def rollout(states: States):
+                if all(states.finished):
+                    return 0
+                if any(states.is_sink):
+                    return 1
+                if states.label == "grid":
+                    return 2
+                return 3
+        """,
+    })
+    config = Config(root=tmp_path, entry_points=["pkg.sampler.rollout"])
+    got = sorted((f.path.name, f.line, f.code) for f in lint([tmp_path / "pkg"], config, use_cache=False).findings)
+    assert got == [("sampler.py", 6, "BL202"), ("sampler.py", 8, "BL202")]

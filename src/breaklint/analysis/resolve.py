@@ -261,6 +261,8 @@ class Values:
                 known.append(resolved)
         if known:
             return join(*known)
+        if (typed := self.reach.canonical(fn.typed.get(name, ""))) in self.reach.classes:
+            return Val("object", ref=typed)  # `states: States`, which no caller here hands: an instance of it
         if name in fn.fallback:
             return fn.fallback[name]
         if passed and name in fn.optional:

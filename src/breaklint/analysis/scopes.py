@@ -144,7 +144,7 @@ class Scopes:
                 continue
             typed = self._annotated_class(param)
             if typed is not None:
-                scope.typed[name] = typed
+                scope.typed[name] = info.typed[name] = typed
             declared = self._declared_value(param)
             if declared is None and gradients and len(info.params) > 1:
                 declared = V.ASSUMED_TENSOR

@@ -114,6 +114,7 @@ class FunctionInfo:
     declared: dict[str, Val] = field(default_factory=dict)  # from annotations: call sites cannot change these
     fallback: dict[str, Val] = field(default_factory=dict)  # a default other than None: what it holds
     optional: set[str] = field(default_factory=set)  # unannotated, with a `None` default
+    typed: dict[str, str] = field(default_factory=dict)  # annotated with a class by name: that class
     # parameters used as a flag (`if p:`), an integer (a slice bound, `range(p)`) or a string
     # (`p == "euler"`, `p = "euler"`): not tensors when nothing else tells
     scalar_uses: set[str] = field(default_factory=set)
