@@ -1853,3 +1853,33 @@ def test_a_parameter_annotated_with_a_class_of_the_tree_reads_that_class_s_membe
     config = Config(root=tmp_path, entry_points=["pkg.sampler.rollout"])
     got = sorted((f.path.name, f.line, f.code) for f in lint([tmp_path / "pkg"], config, use_cache=False).findings)
     assert got == [("sampler.py", 6, "BL202"), ("sampler.py", 8, "BL202")]
+
+
+def test_an_attribute_kept_from_a_parameter_annotated_with_a_class_of_the_tree_is_an_instance_of_it() -> None:
+    source = dedent("""
+        import torch
+
+
+        class Actions:
+            def __init__(self, tensor: torch.Tensor):
+                self.tensor = tensor
+
+            @property
+            def is_exit(self) -> torch.Tensor:
+                return self.tensor == 3
+
+
+        class Batch:
+            def __init__(self, env, actions: Actions | None = None, extra: Actions | None = None):
+                self.actions = actions if actions is not None else env.default_actions()
+                self.extra = extra or env.default_actions()
+
+
+        def loss(batch: Batch, x: torch.Tensor):
+            kept = x[batch.actions.is_exit]
+            if all(batch.actions.is_exit):
+                return kept
+            return x[batch.extra.is_exit]
+    """)
+    got = lint_source(source, Path("m.py"), Config(entry_points=["m.loss"]))
+    assert [(f.line, f.code) for f in got if f.kind == "break"] == [(21, "BL302"), (22, "BL202"), (24, "BL302")]

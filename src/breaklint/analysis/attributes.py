@@ -12,7 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .hierarchy import AUTOGRAD_FUNCTIONS
-from .passing import handed_attributes, kept_on_ctx
+from .passing import either_param, handed_attributes, kept_on_ctx
 from .summary import ClassInfo
 from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
                      dotted, iter_statements, literal_elements, name_pattern, named_entries, paired, unseeded)
@@ -138,6 +138,8 @@ class Attributes:
                         # `self.ops[name](x)`) runs each class's `__call__`, as a `ModuleList`'s does; the
                         # list keeps its value too (records are read from it)
                         info.callables.setdefault(attr, []).extend(instances)
+                    if (side := either_param(value, params)) is not None and (declared := self._annotated_class(side)):
+                        info.declared.setdefault(attr, declared)  # `actions if actions is not None else env.make()`
                     if attr not in info.tensor_attrs and attr not in info.submodules \
                             and (attr not in info.callables or instances):
                         literal = self.literal_value(value)

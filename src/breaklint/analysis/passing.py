@@ -160,3 +160,16 @@ def picked_entry(ctx, value: cst.BaseExpression) -> list[str]:
     if type(table) is cst.Name and table.value in ctx.summary.function_tables and not ctx.is_bound(table.value):
         return [f"{ctx.module}.{table.value}"]
     return []
+
+
+def either_param(value: cst.BaseExpression, params: dict[str, cst.Param]) -> cst.Param | None:
+    """The parameter one side of a conditional expression or an `or` names (`actions if actions is not None else
+    env.default_actions()`, `actions or env.default_actions()`), which tells what the other side makes too; None
+    for anything else."""
+    if type(value) is cst.IfExp:
+        sides = (value.body, value.orelse)
+    elif type(value) is cst.BooleanOperation and type(value.operator) is cst.Or:
+        sides = (value.left, value.right)
+    else:
+        return None
+    return next((params[s.value] for s in sides if type(s) is cst.Name and s.value in params), None)

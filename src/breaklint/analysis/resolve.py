@@ -213,7 +213,8 @@ class Values:
                         and self.reach.callers.get(init):
                     # an instance built in compiled code (`Problem(y0, t_eval)`): what the calls passed
                     return param(init, info.kept_params[attr])
-                return info.attr_values[attr]
+                held = info.attr_values[attr]  # (unknown: an instance of the class a parameter kept there declares)
+                return held if held.kind != "unknown" else _instance_of(self.reach, info.declared.get(attr)) or held
             if len(info.callables.get(attr, ())) == 1 and attr in info.returned_calls:
                 return info.returned_calls[attr]  # that one call, with what it passed
             if returned := returned_by(info.callables.get(attr, ())):
@@ -259,10 +260,8 @@ class Values:
                 continue
             if resolved.kind != "unknown":
                 known.append(resolved)
-        if known:
-            return join(*known)
-        if (typed := self.reach.canonical(fn.typed.get(name, ""))) in self.reach.classes:
-            return Val("object", ref=typed)  # `states: States`, which no caller here hands: an instance of it
+        if known or (typed := _instance_of(self.reach, fn.typed.get(name))) is not None:
+            return join(*known) if known else typed  # no caller's value: `states: States` is an instance of it
         if name in fn.fallback:
             return fn.fallback[name]
         if passed and name in fn.optional:
@@ -324,6 +323,12 @@ class Values:
         if not outs and call.kind in ("self", "selfattr") and cls and self.reach.attribute_supplied(cls, call.target):
             return ASSUMED_TENSOR  # `self._fun(x)`, `fun` stored by the constructor
         return join(*outs) if outs else UNKNOWN
+
+
+def _instance_of(reach: Reach, name: str | None) -> Val | None:
+    """An instance of the tree's class `name` (as an annotation writes it), or None where the tree has no such class."""
+    cls = reach.canonical(name) if name else None
+    return Val("object", ref=cls) if cls in reach.classes else None
 
 
 def _module_result(value: Val) -> bool:
