@@ -1883,3 +1883,29 @@ def test_an_attribute_kept_from_a_parameter_annotated_with_a_class_of_the_tree_i
     """)
     got = lint_source(source, Path("m.py"), Config(entry_points=["m.loss"]))
     assert [(f.line, f.code) for f in got if f.kind == "break"] == [(21, "BL302"), (22, "BL202"), (24, "BL302")]
+
+
+def test_an_attribute_numpy_reduces_into_is_a_tensor_to_dynamo() -> None:
+    found = findings("""
+        import math
+
+        import numpy as np
+        import torch
+        from torch import nn
+
+
+        class Codec(nn.Module):
+            def __init__(self, rates=(2, 2)):
+                super().__init__()
+                self.hop = np.prod(rates)
+                self.window = np.hanning(8)
+                self.scale = np.sqrt(4)
+
+            def forward(self, x):
+                y = x * torch.from_numpy(self.window).float()
+                if self.hop > 2:
+                    y = y + 1
+                pad = math.ceil(x.shape[-1] / self.hop) * self.hop
+                return y, x.new_zeros(int(self.scale)), pad
+    """)
+    assert found == [(18, "BL201"), (20, "BL103")]

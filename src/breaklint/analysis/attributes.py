@@ -12,6 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .hierarchy import AUTOGRAD_FUNCTIONS
+from .call_values import kept_value
 from .passing import either_param, handed_attributes, kept_on_ctx
 from .summary import ClassInfo
 from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
@@ -19,7 +20,7 @@ from .syntax import (added, bindings_of, bound_once, built_by, built_call, built
 from .walk import find
 from .vocabulary import (FORWARD_HOOKS, LIBRARY_OBJECT_PREFIXES, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES,
                          RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR,
-                         TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, UNREADABLE, torchaudio_spectral)
+                         TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, torchaudio_spectral)
 
 
 class Attributes:
@@ -152,8 +153,8 @@ class Attributes:
                             method = f"{info.qualname}.{fn.name.value}"
                             literal = self.module_instance(value) or _from_param(
                                 value, params, method) or self._returned_local(value, bound, info, method, params)
-                        if literal is None and type(value) is cst.IfExp:
-                            literal = _either_value(self, value, params)  # `torch.Generator() if rng is None else rng`
+                        if literal is None:  # `torch.Generator() if rng is None else rng`, `np.prod(rates)`
+                            literal = kept_value(self, value, params)
                         literal = literal or V.UNKNOWN
                         old = info.attr_values.get(attr)
                         info.attr_values[attr] = literal if old is None else V.join(old, literal)
@@ -478,22 +479,3 @@ def _from_param(value: cst.BaseExpression, params: dict[str, cst.Param], method:
     if value.func.attr.value not in RECEIVER_KIND_METHODS:
         return None
     return V.method_result(V.param(method, value.func.value.value))
-
-
-def _either_value(ctx, value: cst.IfExp, params: dict[str, cst.Param]) -> V.Val | None:
-    """What a conditional expression stored in an attribute holds where the file tells both sides: a parameter
-    by its annotation, a torch object made (`torch.Generator()`), a literal; None where it cannot tell one."""
-    sides: list[V.Val] = []
-    for side in (value.body, value.orelse):
-        if type(side) is cst.Name and side.value in params:  # (its annotation: the other side covers `None`)
-            annotation = params[side.value].annotation
-            held = ctx.annotation_value(annotation.annotation) if annotation is not None else None
-            held = None if held is UNREADABLE else held
-        elif type(side) is cst.Call:
-            held = TORCH_OBJECTS.get(ctx.qualify(unseeded(side.func)) or "")
-        else:
-            held = ctx.literal_value(side)
-        if held is None:
-            return None
-        sides.append(held)
-    return V.join(*sides)

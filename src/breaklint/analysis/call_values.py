@@ -8,13 +8,14 @@ import libcst as cst
 
 from . import values as V
 from .optimizer_classes import OPTIMIZER_MODULE
-from .syntax import dotted
+from .syntax import dotted, unseeded
 from .values import Val
 from .vocabulary import (
     BOOL_FUNCS, BOOL_METHODS, DEVICE_MOVES, EINOPS_SEQUENCE, EINX_BOOL, NON_TENSOR_METHODS, NUMPY_COMPARED_INTO_BOOL,
-    NUMPY_FACTORIES, NUMPY_SIZED_DRAWS, NUMPY_TAKES_ARRAYS, PADDING, PREDICATE_PREFIXES, RESULT_METHODS,
-    SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING, SPARSE_PRODUCTS,
-    TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, TORCH_SEQUENCE
+    NUMPY_FACTORIES, NUMPY_NOT_ARRAYS, NUMPY_SIZED_DRAWS, NUMPY_TAKES_ARRAYS, PADDING, PREDICATE_PREFIXES,
+    RESULT_METHODS, SEQUENCE_METHODS, SHAPE_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, SPARSE_KEEPING,
+    SPARSE_PRODUCTS, TENSOR_CLASSES, TORCH_NON_TENSOR, TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, TORCH_SEQUENCE,
+    UNREADABLE
 )
 
 
@@ -270,3 +271,36 @@ def _whole_shape(node: cst.BaseExpression) -> bool:
         return node.attr.value == "shape"
     return (type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute
             and node.func.attr.value == "size")
+
+
+def kept_value(ctx, value: cst.BaseExpression, params: dict[str, cst.Param]) -> Val | None:
+    """What a method stores in an attribute where the file tells it and nothing else has: a conditional expression
+    of which both sides are told (`either_value`), or an array NumPy makes or reduces into (`self.hop = np.prod(rates)`,
+    a NumPy scalar, which dynamo takes for a tensor); None where it cannot tell."""
+    if type(value) is cst.IfExp:
+        return either_value(ctx, value, params)
+    name = (ctx.qualify(value.func) or "") if type(value) is cst.Call else ""
+    if not name.startswith("numpy.") or name.startswith(NUMPY_NOT_ARRAYS):
+        return None
+    made = numpy_value(name, value, lambda arg: ctx.literal_value(arg) or V.UNKNOWN)
+    return made if made.is_tensor else None
+
+
+
+def either_value(ctx, value: cst.IfExp, params: dict[str, cst.Param]) -> Val | None:
+    """What a conditional expression stored in an attribute holds where the file tells both sides: a parameter
+    by its annotation, a torch object made (`torch.Generator()`), a literal; None where it cannot tell one."""
+    sides: list[Val] = []
+    for side in (value.body, value.orelse):
+        if type(side) is cst.Name and side.value in params:  # (its annotation: the other side covers `None`)
+            annotation = params[side.value].annotation
+            held = ctx.annotation_value(annotation.annotation) if annotation is not None else None
+            held = None if held is UNREADABLE else held
+        elif type(side) is cst.Call:
+            held = TORCH_OBJECTS.get(ctx.qualify(unseeded(side.func)) or "")
+        else:
+            held = ctx.literal_value(side)
+        if held is None:
+            return None
+        sides.append(held)
+    return V.join(*sides)
