@@ -2888,3 +2888,42 @@ def test_an_entry_picked_from_a_table_of_callables_runs_what_the_table_holds() -
                 return pick(x) + other(x) + scalar(x)
     """)
     assert found == {7: "BL101", 19: "BL101", 22: "BL102", 25: "BL101"}
+
+
+def test_a_method_called_on_what_a_function_annotated_to_return_a_class_gives_runs_that_class_s_method() -> None:
+    found = codes_by_line("""
+        import torch
+
+
+        class Hyper(torch.Tensor):
+            def similarity(self, other):
+                raise NotImplementedError
+
+
+        class Dense(Hyper):
+            def similarity(self, other):
+                score = (self * other).sum(-1)
+                if torch.isclose(score, torch.zeros_like(score)).any():
+                    return score
+                return score / 2
+
+
+        class Unrelated:
+            def similarity(self, other):
+                return other.item()
+
+
+        def ensure(x) -> Hyper:
+            return x.as_subclass(Dense)
+
+
+        def similarity(x, y):
+            x = ensure(x)
+            return x.similarity(y)
+
+
+        class Model(torch.nn.Module):
+            def forward(self, x, y):
+                return similarity(x, y)
+    """)
+    assert found == {13: "BL201", 29: "BL426"}  # (the object made here: dynamo cannot resume at the call)

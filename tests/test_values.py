@@ -1909,3 +1909,22 @@ def test_an_attribute_numpy_reduces_into_is_a_tensor_to_dynamo() -> None:
                 return y, x.new_zeros(int(self.scale)), pad
     """)
     assert found == [(18, "BL201"), (20, "BL103")]
+
+
+def test_a_generator_parameter_defaulting_to_none_is_what_the_callers_hand() -> None:
+    found = findings("""
+        import torch
+        from torch import nn
+
+
+        def draw(x, *, generator: torch.Generator = None):
+            t = torch.empty_like(x)
+            t.bernoulli_(0.5, generator=generator)
+            return t
+
+
+        class Plain(nn.Module):
+            def forward(self, x):
+                return draw(x)
+    """)
+    assert found == []

@@ -27,6 +27,8 @@ class Annotations:
         if param.annotation is None:
             return None
         value = self.annotation_value(param.annotation.annotation)
+        if value in TORCH_OBJECTS.values() and param.default is not None and dotted(param.default) == "None":
+            return None  # `generator: torch.Generator = None`, as `Optional[...]`: what the callers hand, if anything
         return None if value is UNREADABLE else value
 
     def _annotated_class(self, param: cst.Param) -> str | None:
@@ -45,6 +47,13 @@ class Annotations:
         if not qual or not qual.rsplit(".", 1)[-1][:1].isupper() or qual.startswith(("typing.", "collections.")):
             return None
         return qual
+
+    def declared_return(self, node: cst.FunctionDef) -> list[str]:
+        """An instance of the class a function's return annotation names (`-> VSATensor`: "pkg.VSATensor()"), as
+        what it returns where its body does not show it (`return x.as_subclass(cls)`); [] for no such annotation."""
+        declared = self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation))) \
+            if node.returns is not None else None
+        return [f"{declared}()"] if declared else []
 
     def _unwrap_optional(self, ann: cst.BaseExpression) -> cst.BaseExpression:
         """`Optional[X]` -> `X` (what it holds when it holds anything); any other annotation as it is."""
