@@ -1928,3 +1928,24 @@ def test_a_generator_parameter_defaulting_to_none_is_what_the_callers_hand() -> 
                 return draw(x)
     """)
     assert found == []
+
+
+def test_a_parameter_annotated_with_a_tensor_subclass_of_the_tree_stays_a_tensor() -> None:
+    source = dedent("""
+        import torch
+        from torch import Tensor
+
+
+        class PSDMatrix(Tensor):
+            \"\"\"A name for type checkers: never built.\"\"\"
+
+
+        class Weighting(torch.nn.Module):
+            def forward(self, gramian: PSDMatrix) -> Tensor:
+                norms = gramian.diagonal()
+                if norms[0] > 0.0:
+                    return norms / norms[0]
+                return norms
+    """)
+    got = lint_source(source, Path("m.py"), Config())
+    assert [(f.line, f.code) for f in got if f.kind == "break"] == [(13, "BL201")]

@@ -326,9 +326,12 @@ class Values:
 
 
 def _instance_of(reach: Reach, name: str | None) -> Val | None:
-    """An instance of the tree's class `name` (as an annotation writes it), or None where the tree has no such class."""
+    """An instance of the tree's class `name` (as an annotation writes it), or None where the tree has no such class
+    or where it is a tensor (`class PSDMatrix(Tensor)`, a name for type checkers: what the callers hand tells)."""
     cls = reach.canonical(name) if name else None
-    return Val("object", ref=cls) if cls in reach.classes else None
+    if cls not in reach.classes or reach.base_among(cls, frozenset({"torch.Tensor"})):
+        return None
+    return Val("object", ref=cls)
 
 
 def _module_result(value: Val) -> bool:
