@@ -142,7 +142,7 @@ class Reach(Handing):
         (`Tree.protocol`), whose edges are kept in `loose` too."""
         loose = found is not None or call.kind == "duck"
         if found is None:
-            found = self.protocol(call.target) if call.kind == "duck" else self.targets(self.functions[qual].cls, call)
+            found = _found(self, qual, call)
         for target, offset in found:
             if target not in self.functions or (qual, id(call), target) in edges:
                 continue
@@ -455,3 +455,22 @@ def _opaque_script(tree: Reach, fn: FunctionInfo) -> bool:
     itself, which it skips, where it inlines one kept anywhere else (its Python function)."""
     return fn.is_static and fn.cls is not None and any(d in JIT_SCRIPT for d in fn.decorators) \
         and tree.base_among(fn.cls, AUTOGRAD_FUNCTIONS)
+
+
+def _found(reach: Reach, qual: str, call: CallRef) -> list[tuple[str, int]]:
+    """What `call` in `qual` runs: methods by name alone for a duck call (`Tree.protocol`), else its `targets`; for a
+    method called on what a function returned where those tell nothing, the method of the class the function's
+    return annotation names and its overrides (`-> VSATensor`, its body `x.as_subclass(cls)`), edges kept in `loose`:
+    an annotation naming a base class says the method runs, not that the object was built here to break on."""
+    if call.kind == "duck":
+        return reach.protocol(call.target)
+    found = reach.targets(reach.functions[qual].cls, call)
+    returned, _, method = call.target.rpartition(":")
+    if found or call.kind != "retcall" or not returned.endswith("()"):
+        return found
+    fn = reach.functions.get(reach.canonical(returned[:-2]))
+    declared = [hit for held in (fn.declared_returns if fn is not None else ())
+                if (cls := reach.instance_class(held)) is not None for hit in reach._dispatch(cls, method)]
+    reach.loose.update((qual, id(call), target) for target, _ in declared)
+    return declared
+
