@@ -275,8 +275,8 @@ def _whole_shape(node: cst.BaseExpression) -> bool:
 
 def kept_value(ctx, value: cst.BaseExpression, params: dict[str, cst.Param]) -> Val | None:
     """What a method stores in an attribute where the file tells it and nothing else has: a conditional expression
-    of which both sides are told (`either_value`), or an array NumPy makes or reduces into (`self.hop = np.prod(rates)`,
-    a NumPy scalar, which dynamo takes for a tensor); None where it cannot tell."""
+    of which both sides are told (`either_value`), or an array NumPy makes or reduces into (`self.hop =
+    np.prod(rates)`, a NumPy scalar, which dynamo takes for a tensor); None where it cannot tell."""
     if type(value) is cst.IfExp:
         return either_value(ctx, value, params)
     name = (ctx.qualify(value.func) or "") if type(value) is cst.Call else ""
@@ -284,7 +284,6 @@ def kept_value(ctx, value: cst.BaseExpression, params: dict[str, cst.Param]) -> 
         return None
     made = numpy_value(name, value, lambda arg: ctx.literal_value(arg) or V.UNKNOWN)
     return made if made.is_tensor else None
-
 
 
 def either_value(ctx, value: cst.IfExp, params: dict[str, cst.Param]) -> Val | None:

@@ -473,4 +473,3 @@ def _found(reach: Reach, qual: str, call: CallRef) -> list[tuple[str, int]]:
                 if (cls := reach.instance_class(held)) is not None for hit in reach._dispatch(cls, method)]
     reach.loose.update((qual, id(call), target) for target, _ in declared)
     return declared
-
