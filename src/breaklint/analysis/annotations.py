@@ -48,12 +48,12 @@ class Annotations:
             return None
         return qual
 
-    def declared_return(self, node: cst.FunctionDef) -> list[str]:
-        """An instance of the class a function's return annotation names (`-> VSATensor`: "pkg.VSATensor()"), as
-        what it returns where its body does not show it (`return x.as_subclass(cls)`); [] for no such annotation."""
-        declared = self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation))) \
-            if node.returns is not None else None
-        return [f"{declared}()"] if declared else []
+    def declared_return(self, node: cst.FunctionDef) -> str | None:
+        """The class a function's return annotation names (`-> VSATensor`), what it returns where its body does not
+        show it (`return x.as_subclass(cls)`); None for no such annotation."""
+        if node.returns is None:
+            return None
+        return self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation)))
 
     def _unwrap_optional(self, ann: cst.BaseExpression) -> cst.BaseExpression:
         """`Optional[X]` -> `X` (what it holds when it holds anything); any other annotation as it is."""

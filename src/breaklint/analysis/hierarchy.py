@@ -34,6 +34,8 @@ NUMBA_JIT = frozenset({"numba.jit", "numba.njit", "numba.vectorize", "numba.guve
                        "numba.np.ufunc.decorators.guvectorize"})
 # pydantic's model base: building a model validates it in pydantic-core, which dynamo cannot trace
 PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
+# a class of the tree deriving from this is a tensor (`class PSDMatrix(Tensor)`), not an object of the tree's
+TENSOR_BASES = frozenset({"torch.Tensor"})
 # Classes too broad for their subclasses' methods to say what an attribute of that class runs.
 TOO_BROAD = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object", "typing.Any"})
 # What the forward of torch's own modules calls on `self`, which a subclass may override: `_conv_forward`

@@ -469,7 +469,7 @@ def _found(reach: Reach, qual: str, call: CallRef) -> list[tuple[str, int]]:
     if found or call.kind != "retcall" or not returned.endswith("()"):
         return found
     fn = reach.functions.get(reach.canonical(returned[:-2]))
-    declared = [hit for held in (fn.declared_returns if fn is not None else ())
-                if (cls := reach.instance_class(held)) is not None for hit in reach._dispatch(cls, method)]
+    cls = reach.canonical(fn.declared_return) if fn is not None and fn.declared_return else None
+    declared = reach._dispatch(cls, method) if cls in reach.classes else []
     reach.loose.update((qual, id(call), target) for target, _ in declared)
     return declared

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .hierarchy import TENSOR_BASES
 from .reach import Reach
 from .summary import CallRef, FunctionInfo
 from .values import (ASSUMED, ASSUMED_TENSOR, GUESSED_TENSOR, NUMPY_ARRAY, NUMPY_RESULTS, NUMPY_TAKING_ARRAYS, OPEN,
@@ -329,7 +330,7 @@ def _instance_of(reach: Reach, name: str | None) -> Val | None:
     """An instance of the tree's class `name` (as an annotation writes it), or None where the tree has no such class
     or where it is a tensor (`class PSDMatrix(Tensor)`, a name for type checkers: what the callers hand tells)."""
     cls = reach.canonical(name) if name else None
-    if cls not in reach.classes or reach.base_among(cls, frozenset({"torch.Tensor"})):
+    if cls not in reach.classes or reach.base_among(cls, TENSOR_BASES):
         return None
     return Val("object", ref=cls)
 

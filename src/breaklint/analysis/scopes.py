@@ -120,7 +120,7 @@ class Scopes:
             disabled=disabled,
         )
         self.summary.functions[qual] = info
-        info.declared_returns = self.declared_return(node)
+        info.declared_return = self.declared_return(node)
         scope = Scope(info, body=node.body)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators

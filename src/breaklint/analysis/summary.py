@@ -128,7 +128,7 @@ class FunctionInfo:
     # the functions and classes it returns (`return LOSSES[self.kind]`, `return {"euler": Euler}[m]`):
     # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
-    declared_returns: list[str] = field(default_factory=list)  # what a return annotation names (`-> Op`: "Op()")
+    declared_return: str | None = None  # the class a return annotation names (`-> Op`)
     is_property: bool = False
     # a `functools.cached_property`: up to Python 3.11 its first read enters the property's lock
     locked_cache: bool = False
