@@ -7,7 +7,7 @@ has nothing to run there: dynamo breaks the graph at each call (GB0090). One tha
 `@torch.library.custom_op` makes without `register_fake` fails harder: torch.compile raises. What the
 file shows is noted here (the ops it defines, those it gives a fake, a Meta or a composite kernel, the
 calls of `torch.ops.<namespace>.<op>`); the engine decides on the whole tree, since an op is often
-defined in one file, given its fake in another and called in a third (`engine._tree_candidates`).
+defined in one file, given its fake in another and called in a third (`tree_findings.tree_candidates`).
 Ops the tree does not define (a C++ extension's) are left alone: nothing here tells what they have.
 """
 
