@@ -1949,3 +1949,28 @@ def test_a_parameter_annotated_with_a_tensor_subclass_of_the_tree_stays_a_tensor
     """)
     got = lint_source(source, Path("m.py"), Config())
     assert [(f.line, f.code) for f in got if f.kind == "break"] == [(13, "BL201")]
+
+
+def test_the_torch_module_s_own_attributes_are_no_tensors() -> None:
+    # `torch.__version__` is a string: a context manager testing it (entered in compiled code) has no
+    # tensor branch; a method called on a tensor still makes one
+    assert findings("""
+        import contextlib
+        import torch
+
+
+        @contextlib.contextmanager
+        def fuser_off():
+            if torch.__version__.startswith("1.9."):
+                torch._C._jit_override_can_fuse_on_gpu(False)
+            yield
+
+
+        @torch.compile
+        def f(x):
+            with fuser_off():
+                y = x * 2
+            if x.sum().abs() > 1:
+                y = y + 1
+            return y
+    """) == [(17, "BL201")]

@@ -119,6 +119,7 @@ TORCH_NON_TENSOR_PREFIXES = (
     "torch.distributed.", "torch.utils.data.", "torch.autograd.profiler.", "torch.profiler.",
     "torch.testing.", "torch.onnx.", "torch.hub.", "torch.version.", "torch.amp.", "torch._C.",
     "torch.overrides.", "torch.fx.", "torch.export.", "torch.library.", "torch._inductor.", "torch._guards.",
+    "torch.__",  # the module's own attributes: `torch.__version__.startswith("1.9.")`, `torch.__config__.show()`
     OPTIMIZER_MODULE,
 )
 # `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, ...
