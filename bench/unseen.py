@@ -141,10 +141,11 @@ def _run(root: Path, cases: Callable[[], Iterable[Case]]) -> tuple[dict[tuple[st
 
 
 def measure(root: Path, cases: Callable[[], Iterable[Case]], entry_points: list[str], versions: str,
-            kept_in: Path | None = SITES) -> None:
+            kept_in: Path | None = SITES, follow: Iterable[str] = ()) -> None:
     """Run every case `cases()` builds under dynamo, lint `root`, and print the statements dynamo broke on that the
     static pass reports and those it misses. `kept_in`: where dynamo's answers are kept (`--sites`; a script
-    measuring several libraries keeps each one's beside it)."""
+    measuring several libraries keeps each one's beside it). `follow`: the installed packages the library calls
+    that a user would have the static pass follow (its `follow` setting; with `--no-follow`, none)."""
     if kept_in is not None and kept_in.exists():
         kept = json.loads(kept_in.read_text(encoding="utf-8"))
         sites = {}
@@ -159,6 +160,7 @@ def measure(root: Path, cases: Callable[[], Iterable[Case]], entry_points: list[
     config = Config(root=root.parent)
     config.entry_points = entry_points
     config.respect_gitignore = False
+    config.follow = [] if "--no-follow" in sys.argv else list(follow)
     found = {(os.path.realpath(f.path), statements(os.path.realpath(f.path)).get(f.line, f.line))
              for f in lint([root], config, use_cache=False).findings if f.kind == "break"}
     hit = sorted(k for k in sites if k in found)

@@ -61,4 +61,6 @@ def cases():
 
 
 if __name__ == "__main__":
-    measure(ROOT, cases, ENTRY_POINTS, f"e2-tts-pytorch {version('e2-tts-pytorch')}")
+    # its mel spectrogram is torchaudio's, its sampler torchdiffeq's: a user would have both followed
+    measure(ROOT, cases, ENTRY_POINTS, f"e2-tts-pytorch {version('e2-tts-pytorch')}",
+            follow=["torchaudio", "torchdiffeq"])

@@ -66,4 +66,5 @@ def cases():
 
 
 if __name__ == "__main__":
-    measure(ROOT, cases, ENTRY_POINTS, f"torch-geometric-temporal {version('torch-geometric-temporal')}")
+    measure(ROOT, cases, ENTRY_POINTS, f"torch-geometric-temporal {version('torch-geometric-temporal')}",
+            follow=["torch_geometric"])

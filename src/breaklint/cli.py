@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ._version import __version__
-from .config import ConfigError, load, validate_codes
+from .config import ConfigError, load, validate_codes, validate_follow
 from .dynamic.command import explain, merge_cmd
 from .registry import CATALOG, all_codes, code_info, rule_doc, rule_info
 
@@ -58,7 +58,7 @@ class GroupedCommand(click.Command):
 
 
 CHECK_GROUPS = {
-    "Rule selection": ["select", "ignore", "extend_select"],
+    "Rule selection": ["select", "ignore", "extend_select", "follow"],
     "Fixes": ["fix", "unsafe_fixes", "diff", "show_fixes"],
     "Adopting on an existing code base": ["baseline_path", "write_baseline", "add_noqa"],
     "Output": ["fmt", "output", "quiet", "statistics", "exit_zero", "color"],
@@ -118,11 +118,15 @@ def _results_kept(command):
               help="Report only findings not recorded in this baseline file (also `baseline` in [tool.breaklint]).")
 @click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False),
               help="Record every current finding in this baseline file (prunes fixed ones) and exit 0.")
+@click.option("--follow", multiple=True, metavar="PACKAGE",
+              help="Read this installed package too, and report at each call into it from compiled code a break "
+              "that happens inside it whenever the called function runs (repeatable; adds to `follow`).")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: BLxxx` to every line with a finding, keeping "
               "existing comments.")
 @_results_kept
 def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, statistics, jobs, no_cache,
-          config_path, color, fix, unsafe_fixes, diff, show_fixes, baseline_path, write_baseline, add_noqa) -> None:
+          config_path, color, fix, unsafe_fixes, diff, show_fixes, baseline_path, write_baseline, follow,
+          add_noqa) -> None:
     """Check PATHS (files or directories, default `.`) for graph breaks."""
     from .engine import lint
     from .report import relative, text
@@ -146,6 +150,8 @@ def check(paths, select, ignore, extend_select, fmt, output, quiet, exit_zero, s
         if extend_select:
             validate_codes(_codes(extend_select), "--extend-select")
             config.extend_select = [*config.extend_select, *_codes(extend_select)]
+        if follow:
+            config.follow = [*config.follow, *validate_follow(list(follow), "--follow")]
     except ConfigError as exc:
         click.echo(f"breaklint: error: {exc}", err=True)
         sys.exit(2)

@@ -30,7 +30,7 @@ DEFAULT_EXCLUDE = (
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "module-bases", "respect-gitignore", "cache-dir", "dynamic", "entry-points", "max-file-size",
-    "baseline", "dynamo-config", "target-torch", "target-python",
+    "baseline", "dynamo-config", "target-torch", "target-python", "follow",
 }
 # Files larger than this (bytes) are reported as BL004 and not parsed: a model file is rarely above
 # 0.5 MB, while a 10 MB generated file would take minutes and gigabytes to analyze.
@@ -67,6 +67,9 @@ class Config:
     # functions, methods or classes that code outside the linted files compiles
     # (`torch.compile(pkg.ops.fused)`, `torch.compile(model.step)`): dotted names or fnmatch patterns
     entry_points: list[str] = field(default_factory=list)
+    # installed packages whose functions and modules the code calls from compiled code, read to find
+    # the breaks inside them (`follow.py`): top-level names, `torch_geometric`
+    follow: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     cache_dir: str | None = None
@@ -153,6 +156,27 @@ def validate_codes(selectors: list[str], where: str) -> None:
             raise ConfigError(f"{where}: unknown rule code or prefix {sel!r} (see `breaklint rules`)")
 
 
+# packages dynamo does not trace as written: torch's own functions, NumPy's (run as torch operations),
+# optree's and einops' (dynamo substitutes its own versions, or traces their torch backend), triton's
+# kernels. Following one would report what dynamo never runs.
+NOT_FOLLOWED = {"torch": "dynamo handles its functions itself, and the rules describe them",
+                "numpy": "dynamo runs its functions as torch operations, and the rules describe them",
+                "optree": "dynamo substitutes its own versions of its tree functions",
+                "einops": "dynamo traces its operations through its torch backend",
+                "triton": "dynamo compiles its kernels itself",
+                "functorch": "it is torch's (`torch.func`)"}
+
+
+def validate_follow(names: list[str], where: str) -> list[str]:
+    """Top-level package names to follow, none of those dynamo does not trace as written."""
+    for name in names:
+        if not name.isidentifier():
+            raise ConfigError(f"{where}: {name!r} is not a top-level package name (such as \"torch_geometric\")")
+        if name in NOT_FOLLOWED:
+            raise ConfigError(f"{where}: {name} is not followed: {NOT_FOLLOWED[name]}")
+    return names
+
+
 def find_pyproject(start: Path) -> Path | None:
     start = Path(os.path.realpath(start))  # never raises, even on a symlink loop
     folder = start if start.is_dir() else start.parent
@@ -217,6 +241,7 @@ def from_mapping(section: dict, source: Path | None = None) -> Config:
     if "module-bases" in section:
         cfg.module_bases = [*cfg.module_bases, *strings("module-bases")]
     cfg.entry_points = strings("entry-points")
+    cfg.follow = validate_follow(strings("follow"), f"{where} follow")
     pfi = section.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{where}: per-file-ignores must be a table of pattern = [codes]")

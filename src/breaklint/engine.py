@@ -12,8 +12,9 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from . import cache, calibration, suppress
+from . import cache, calibration, follow, suppress
 from ._version import __version__
 from .analysis.hierarchy import defines
 from .analysis.reach import Reach, is_pattern
@@ -25,7 +26,7 @@ from .analysis.scoping import SettingsScopes
 from .analysis.summary import Candidate, MustBe, within
 from .analysis.values import GENERATOR, Val
 from .analyze import FileResult, _analyze_kept, _entry, analyze_source
-from .config import Config
+from .config import DEFAULT_EXCLUDE, Config
 from .diagnostics import _engine_finding
 from .dynamo_settings import describe_token, release, token_setting, token_since
 from .discovery import _rel, discover
@@ -53,6 +54,7 @@ class LintResult:
     # dynamo setting -> how many findings it removed (the project's settings, read from the tree and
     # the configuration): not kept by the run cache, which a changed setting invalidates anyway
     lifted: dict[str, int] = field(default_factory=dict)
+    asked: follow.Answers = field(default_factory=dict)  # a followed package's run: the names that always break
 
     @property
     def all(self) -> list[Finding]:
@@ -73,28 +75,22 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
     limit = config.max_file_size
     entries = [_entry(p, mod, cache_dir, limit) for p, mod in found]
     run_entry = state = None
-    if cache_dir is not None and all(entries):
+    # the installed packages the configuration follows: their files are part of what the run depends on
+    packages = follow.locate(config.follow, notes) if config.follow else {}
+    followed = [_entry(p, module_name_for(p), cache_dir, limit) for root in packages.values()
+                for p in discover([root], _package_config(config, root), [])] if cache_dir is not None else []
+    if cache_dir is not None and all(entries) and all(followed):
         run_entry = cache.run_entry_path(cache_dir, [str(config.root), *map(str, files)])
-        state = cache.run_state(entries, str(config.root))
+        state = cache.run_state([*entries, *followed], str(config.root))
         record = cache.read_run(run_entry, state)
         if record is not None and record.files == files:
             return LintResult(findings=record.findings, files=record.files, errors=record.errors,
                               reached=set(record.reached), digests={Path(k): v for k, v in record.digests.items()},
                               notes=[*notes, *record.notes])
-    results: list[FileResult | None] = [
-        cache.read(entry, FileResult, p, mod) if entry is not None else None
-        for entry, (p, mod) in zip(entries, found)]
-    work = [(p, mod, cache_dir, limit) for (p, mod), res in zip(found, results) if res is None]
-    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    sizes = [_size(item[0]) for item in work]
     with results_kept():
-        if jobs > 1 and len(work) > 1 and sum(sizes) >= PARALLEL_BYTES:
-            fresh = iter(_analyze_in_pool(work, jobs, sizes))
-            results = [res if res is not None else next(fresh) for res in results]
-        else:
-            results = [res if res is not None else _analyze_kept((p, mod, cache_dir, limit))
-                       for res, (p, mod) in zip(results, found)]
-        result = combine(results, config)
+        results = _analyzed(found, entries, cache_dir, limit, jobs)
+        ask = _asker(packages, config, cache_dir, jobs) if packages else None
+        result = combine(results, config, ask=ask)
     run_notes, result.notes = result.notes, [*notes, *result.notes]
     if run_entry is not None and state is not None:
         record = cache.RunRecord(state=state, findings=result.findings, errors=result.errors, files=result.files,
@@ -102,6 +98,48 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
                                  reached=sorted(result.reached), notes=run_notes)
         cache.write_atomic(run_entry, cache.dumps(record))
     return result
+
+
+def _analyzed(found: list[tuple[Path, str]], entries: list[Path | None], cache_dir: str | None, limit: int,
+              jobs: int | None) -> list[FileResult]:
+    """Each file's result: read from the cache, or analyzed (in a pool of workers when there is enough)."""
+    results: list[FileResult | None] = [
+        cache.read(entry, FileResult, p, mod) if entry is not None else None
+        for entry, (p, mod) in zip(entries, found)]
+    work = [(p, mod, cache_dir, limit) for (p, mod), res in zip(found, results) if res is None]
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    sizes = [_size(item[0]) for item in work]
+    if jobs > 1 and len(work) > 1 and sum(sizes) >= PARALLEL_BYTES:
+        fresh = iter(_analyze_in_pool(work, jobs, sizes))
+        return [res if res is not None else next(fresh) for res in results]
+    return [res if res is not None else _analyze_kept((p, mod, cache_dir, limit))
+            for res, (p, mod) in zip(results, found)]
+
+
+def _package_config(config: Config, root: Path) -> Config:
+    """The configuration a followed package's own run uses: its folder's parent as the root (its paths
+    read `torch_geometric/utils/loop.py`), every file of it, and no packages followed from there."""
+    return dataclasses.replace(config, root=root.parent, follow=[], entry_points=[], respect_gitignore=False,
+                               exclude=list(DEFAULT_EXCLUDE), extend_exclude=[], per_file_ignores={}, baseline=None)
+
+
+def _asker(packages: dict[str, Path], config: Config, cache_dir: str | None,
+           jobs: int | None) -> Callable[[list[str]], follow.Answers]:
+    """What runs the followed packages' own pass on the names the linted code calls of them."""
+    def ask(names: list[str]) -> follow.Answers:
+        told: follow.Answers = {}
+        for package, root in packages.items():
+            asked = [n for n in names if n.partition(".")[0] == package]
+            if not asked:
+                continue
+            own = dataclasses.replace(_package_config(config, root),
+                                      entry_points=sorted({n.removesuffix("()") for n in asked}))
+            found = [(p, module_name_for(p)) for p in discover([root], own, [])]
+            entries = [_entry(p, mod, cache_dir, own.max_file_size) for p, mod in found]
+            told.update(combine(_analyzed(found, entries, cache_dir, own.max_file_size, jobs), own,
+                                asked=asked).asked)
+        return told
+    return ask
 
 
 def _reached_when(cand: Candidate, conditions: dict[str, bool], via: str) -> Candidate:
@@ -130,7 +168,11 @@ def _stands(value: Val, must_be: MustBe) -> bool:
     return value.shown if must_be == "known" else value.is_tensor
 
 
-def combine(results: list[FileResult], config: Config) -> LintResult:
+def combine(results: list[FileResult], config: Config, ask: Callable[[list[str]], follow.Answers] | None = None,
+            asked: list[str] | None = None) -> LintResult:
+    """The tree's findings from its files' results. `ask` runs the followed packages' pass on the names the
+    code calls of them (`follow.py`); `asked`, in such a package's own run, are those names, and the
+    result's `asked` says which of them always break."""
     summaries = [r.summary for r in results if r.summary is not None]
     reach = Reach(summaries, config.module_bases, config.entry_points)
     values = Values(reach)
@@ -144,6 +186,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     enabled = config.enabled_codes()
     python = config.python_release()
     extra = tree_candidates(reach, results, python)
+    for path, cands in placed(follow.found(reach, config.follow, ask) if ask else [], results).items():
+        extra.setdefault(path, []).extend(map(follow.retold, cands))
     errors: list[Finding] = []
 
     def admit(cand: Candidate, allowed: set[str] | None, seen: set[tuple],
@@ -176,6 +220,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
 
     admitted: list[tuple[FileResult, set[str], set[tuple], list[Candidate]]] = []
     direct: dict[str, list[tuple[int, str]]] = {}  # each reached function's own breaks (resume.py)
+    described: dict[str, Finding] = {}  # "path:line" of a break -> the first break found there
     for res in results:
         rel = _rel(res.path, config.root)
         file_ignores = config.ignored_for(rel)
@@ -194,6 +239,7 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
         for c in [*candidates, *(admit(cand, None, left_out, {}) for cand in own if cand.finding.code not in allowed)]:
             if c is not None and c.finding.kind == "break":
                 direct.setdefault(c.scope, []).append((c.finding.line, f"{rel}:{c.finding.line}"))
+                described.setdefault(f"{rel}:{c.finding.line}", c.finding)
     # What only the findings show: a method that breaks, called on an object built in compiled code;
     # a module constructor that dynamo compiles as a frame of its own.
     for found in direct.values():
@@ -231,7 +277,8 @@ def combine(results: list[FileResult], config: Config) -> LintResult:
     errors.sort(key=Finding.sort_key)
     return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached,
                       digests={r.path: r.digest for r in results if r.digest}, lifted=lifted,
-                      notes=_unmatched_entry_points(reach, config.entry_points))
+                      notes=_unmatched_entry_points(reach, config.entry_points),
+                      asked=follow.answers(reach, sure, asked, described) if asked else {})
 
 
 def _unmatched_entry_points(reach: Reach, entry_points: list[str]) -> list[str]:

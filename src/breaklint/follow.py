@@ -1,0 +1,130 @@
+"""Calls into the installed packages that the configuration names (`follow = ["torch_geometric"]`).
+
+A model often breaks the graph inside a library it calls: `self.conv(x, edge_index)` runs the
+library's `ChebConv.forward`, which picks edges with a boolean mask. Dynamo names the library's line,
+under site-packages, with the model's call on the stack; the model's line is the one its author can
+change (move the call out of the compiled code, or call something else). For each package `follow`
+names, the static pass reads the installed source (it never imports it) with the functions and classes
+the linted code calls from compiled code as its entry points, and reports at each such call the
+package's break that happens whenever the called function runs, under the code of the rule that found
+it. A break in a branch of the package's code depends on the arguments and the package's settings,
+which the package's own pass cannot see from there, and is not reported.
+
+`locate` finds the packages, `calls_into` the calls of them, `answers` (in the package's own run) says
+which called functions always break and where, and `found` turns the answers into findings at the calls.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.machinery
+from pathlib import Path
+from typing import Callable, Collection
+
+from .analysis.reach import Reach
+from .analysis.resume import Breaking
+from .analysis.summary import CallRef, Candidate
+from .finding import Finding
+
+# what a followed call's finding suggests (the rule's own suggestion is for the package's line)
+SUGGESTION = ("the break is inside the installed package: call it outside the compiled code, use a variant "
+              "of it that does not break, or raise it with the package's authors")
+
+# name asked of a package -> (where its break is, as "path:line" under the package's folder, the code of
+# the rule that found it, and its message)
+Answers = dict[str, tuple[str, str, str]]
+
+
+def locate(names: list[str], notes: list[str]) -> dict[str, Path]:
+    """Each named package's installed folder (or module file), looked up on the path breaklint runs with,
+    without importing it; a note for each one that is not there."""
+    found: dict[str, Path] = {}
+    for name in names:
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        if locations:
+            found[name] = Path(locations[0])
+        elif spec is not None and spec.origin and spec.origin.endswith(".py"):
+            found[name] = Path(spec.origin)
+        else:
+            notes.append(f"follow: no installed Python source for `{name}` where breaklint runs; "
+                         "its calls are not followed")
+    return found
+
+
+def calls_into(reach: Reach, packages: Collection[str]) -> list[tuple[str, CallRef, str]]:
+    """The calls, in the functions compile reaches, of the packages' functions (`to_dense_adj(...)`) and of
+    their classes' instances (`self.conv(...)` after `self.conv = ChebConv(...)`, `LaplacianLambdaMax()(data)`):
+    (caller, call, the function's dotted name, or the class's followed by "()"). Names the linted tree
+    defines are its own; a class's constructor is not followed."""
+    out = []
+    for caller in sorted(reach.reached):
+        fn = reach.functions[caller]
+        for call in fn.calls:
+            if call.kind == "name":
+                name = call.target
+            elif call.kind == "instcall" and call.target.endswith(":"):
+                name = f"{call.target[:-1]}()"
+            elif call.kind == "selfattr" and fn.cls is not None:
+                held = reach.attribute_class(fn.cls, call.target)
+                name = f"{held}()" if held else ""
+            else:
+                continue
+            if name.partition(".")[0] in packages and name.rpartition(".")[0] not in reach.modules:
+                out.append((caller, call, name))
+    return out
+
+
+def answers(reach: Reach, sure: Breaking, names: list[str], breaks: dict[str, Finding]) -> Answers:
+    """In a package's own run (`names` as `calls_into` gives them, its entry points): each name whose
+    function, or whose class's `forward` (`__call__`) for an instance called, breaks whenever it runs,
+    with where and how (`breaks`: "path:line" -> the break found there)."""
+    out: Answers = {}
+    for name in names:
+        qual = reach.canonical(name.removesuffix("()"))
+        if name.endswith("()"):
+            function = reach.method(qual, "forward") or reach.method(qual, "__call__") \
+                if qual in reach.classes else None
+        else:
+            function = qual if qual in reach.functions else None
+        if function is None or function not in sure:
+            continue
+        needs = sure.only_for.get(function)
+        if needs is not None and qual not in needs:
+            continue  # the break needs an override that this class does not run
+        at = sure[function]
+        if (finding := breaks.get(at)) is not None:
+            out[name] = (at, finding.code, finding.message)
+    return out
+
+
+def found(reach: Reach, packages: Collection[str], ask: Callable[[list[str]], Answers]
+          ) -> list[tuple[str, tuple[int, int, int, int], str, str, tuple[str, ...], None]]:
+    """The findings at the linted tree's calls into the packages, as tree-level findings (see
+    `tree_findings.placed`); `ask` runs the packages' own pass on the names called."""
+    calls = calls_into(reach, packages)
+    told = ask(sorted({name for _, _, name in calls})) if calls else {}
+    out = []
+    for caller, call, name in calls:
+        if name not in told:
+            continue
+        at, code, message = told[name]
+        cls = name.removesuffix("()")
+        if call.kind == "selfattr":
+            written, runs = f"self.{call.target}(...)", f"`{cls}`'s `forward`"
+        elif call.kind == "instcall":
+            written, runs = f"{cls.rpartition('.')[2]}(...)(...)", f"`{cls}`'s `forward`"
+        else:
+            written, runs = f"{name.rpartition('.')[2]}(...)", f"`{name}`"
+        out.append((caller, (call.line, call.col, call.end_line, call.end_col), code,
+                    f"`{written}` runs {runs}, which breaks the graph whenever it runs, at {at} of the installed "
+                    f"package: {message}", (), None))
+    return out
+
+
+def retold(cand: Candidate) -> Candidate:
+    """A followed call's candidate, with the suggestion for the call rather than the package's line."""
+    return dataclasses.replace(cand, finding=dataclasses.replace(cand.finding, suggestion=SUGGESTION))
