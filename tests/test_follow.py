@@ -61,12 +61,15 @@ MODEL = """
             super().__init__()
             self.conv = Conv(4)
             self.plain = Plain()
+            self.blocks = nn.ModuleList([Conv(4) for _ in range(2)])
 
         def forward(self, x, edges):
             edges = drop_loops(edges)
             kept = maybe_drop(edges)
             x = self.conv(x, edges)
             x = self.plain(x)
+            for block in self.blocks:
+                x = block(x, edges)
             return x
 
     def helper(edges):
@@ -102,11 +105,12 @@ def test_calls_into_a_followed_package_report_its_breaks_at_the_call(installed: 
     found = {f.line: f for f in result.findings if f.kind == "break"}
     # the function that always breaks, and the module whose forward calls it; not the one that breaks only
     # in a branch, nor the module that does not break, nor the call in a function compile never reaches
-    assert sorted(found) == [13, 15]
-    assert found[13].code == found[15].code == "BL302"
-    assert "`drop_loops(...)` runs `graphpkg.drop_loops`" in found[13].message
-    assert "graphpkg/ops.py:7 of the installed package" in found[13].message
-    assert "`self.conv(...)` runs `graphpkg.Conv`'s `forward`" in found[15].message
+    assert sorted(found) == [14, 16, 19]
+    assert found[14].code == found[16].code == found[19].code == "BL302"
+    assert found[14].message.startswith("this calls `graphpkg.drop_loops`, which breaks the graph whenever it runs")
+    assert "graphpkg/ops.py:7 of the installed package" in found[14].message
+    assert "this calls `self.conv`, which holds a `graphpkg.Conv`, whose `forward` breaks" in found[16].message
+    assert "this calls an element of `self.blocks`, a `graphpkg.Conv`, whose `forward` breaks" in found[19].message
     assert all(f.suggestion == SUGGESTION and f.fix is None for f in found.values())
     # the package's own findings are not reported: only the linted tree's
     assert all(Path(f.path).name == "model.py" for f in result.all)
@@ -126,7 +130,7 @@ def test_a_followed_call_is_suppressed_by_its_code(installed: Path) -> None:
     model = installed / "model.py"
     model.write_text(model.read_text().replace("edges = drop_loops(edges)\n        kept",
                                                "edges = drop_loops(edges)  # noqa: BL302\n        kept"))
-    assert sorted(f.line for f in run(installed, ["graphpkg"]).findings if f.kind == "break") == [15]
+    assert sorted(f.line for f in run(installed, ["graphpkg"]).findings if f.kind == "break") == [16, 19]
 
 
 def test_the_cached_run_follows_changes_to_the_package(installed: Path, tmp_path: Path,
@@ -134,7 +138,7 @@ def test_the_cached_run_follows_changes_to_the_package(installed: Path, tmp_path
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     cache.secret.cache_clear()
     try:
-        assert sorted(f.line for f in run(installed, ["graphpkg"], use_cache=True).findings) == [13, 15]
+        assert sorted(f.line for f in run(installed, ["graphpkg"], use_cache=True).findings) == [14, 16, 19]
         ops = tmp_path / "site" / "graphpkg" / "ops.py"
         ops.write_text(ops.read_text().replace("return edges[:, mask]", "return edges"))
         assert [f.line for f in run(installed, ["graphpkg"], use_cache=True).findings] == []
@@ -159,5 +163,5 @@ def test_the_command_line_follows_a_package(installed: Path) -> None:
     finally:
         os.chdir(cwd)
     assert plain.exit_code == 0, plain.output
-    assert followed.exit_code == 1 and "model.py:13" in followed.output and "model.py:15" in followed.output
+    assert followed.exit_code == 1 and "model.py:14" in followed.output and "model.py:16" in followed.output
     assert refused.exit_code == 2 and "torch is not followed" in refused.output

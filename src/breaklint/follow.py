@@ -24,6 +24,7 @@ from typing import Callable, Collection
 from .analysis.reach import Reach
 from .analysis.resume import Breaking
 from .analysis.summary import CallRef, Candidate
+from .analysis.vocabulary import MODULE_CONTAINERS
 from .finding import Finding
 
 # what a followed call's finding suggests (the rule's own suggestion is for the package's line)
@@ -55,27 +56,39 @@ def locate(names: list[str], notes: list[str]) -> dict[str, Path]:
     return found
 
 
-def calls_into(reach: Reach, packages: Collection[str]) -> list[tuple[str, CallRef, str]]:
+def calls_into(reach: Reach, packages: Collection[str]) -> list[tuple[str, CallRef, list[str]]]:
     """The calls, in the functions compile reaches, of the packages' functions (`to_dense_adj(...)`) and of
-    their classes' instances (`self.conv(...)` after `self.conv = ChebConv(...)`, `LaplacianLambdaMax()(data)`):
-    (caller, call, the function's dotted name, or the class's followed by "()"). Names the linted tree
+    their classes' instances (`self.conv(...)` after `self.conv = ChebConv(...)`, `LaplacianLambdaMax()(data)`,
+    a loop over `self.convs = nn.ModuleList([ChebConv(...) ...])` or a `Sequential` of them called):
+    (caller, call, the function's dotted name, or each class's followed by "()"). Names the linted tree
     defines are its own; a class's constructor is not followed."""
     out = []
     for caller in sorted(reach.reached):
         fn = reach.functions[caller]
         for call in fn.calls:
             if call.kind == "name":
-                name = call.target
+                names = [call.target]
             elif call.kind == "instcall" and call.target.endswith(":"):
-                name = f"{call.target[:-1]}()"
+                names = [f"{call.target[:-1]}()"]
             elif call.kind == "selfattr" and fn.cls is not None:
-                held = reach.attribute_class(fn.cls, call.target)
-                name = f"{held}()" if held else ""
+                names = [f"{held}()" for held in _held_classes(reach, fn.cls, call.target)]
             else:
                 continue
-            if name.partition(".")[0] in packages and name.rpartition(".")[0] not in reach.modules:
-                out.append((caller, call, name))
+            names = [n for n in names if n.partition(".")[0] in packages and n.rpartition(".")[0] not in reach.modules]
+            if names:
+                out.append((caller, call, names))
     return out
+
+
+def _held_classes(reach: Reach, cls: str, attr: str) -> list[str]:
+    """The classes of what `self.<attr>` holds: the module kept there, or, for a container of modules, the
+    classes its elements are built from (a loop over it, or the `Sequential` called, runs each)."""
+    held = reach.attribute_class(cls, attr)
+    if held not in MODULE_CONTAINERS:
+        return [held] if held else []
+    return list(dict.fromkeys(made[:-2] for owner in reach.mro(cls)
+                              for made in reach.classes[owner].callables.get(attr, [])
+                              if made.endswith("()") and not made[:-2].endswith("()")))
 
 
 def answers(reach: Reach, sure: Breaking, names: list[str], breaks: dict[str, Finding]) -> Answers:
@@ -106,22 +119,25 @@ def found(reach: Reach, packages: Collection[str], ask: Callable[[list[str]], An
     """The findings at the linted tree's calls into the packages, as tree-level findings (see
     `tree_findings.placed`); `ask` runs the packages' own pass on the names called."""
     calls = calls_into(reach, packages)
-    told = ask(sorted({name for _, _, name in calls})) if calls else {}
+    told = ask(sorted({name for _, _, names in calls for name in names})) if calls else {}
     out = []
-    for caller, call, name in calls:
-        if name not in told:
+    for caller, call, names in calls:
+        name = next((n for n in names if n in told), None)
+        if name is None:
             continue
         at, code, message = told[name]
         cls = name.removesuffix("()")
-        if call.kind == "selfattr":
-            written, runs = f"self.{call.target}(...)", f"`{cls}`'s `forward`"
+        if call.kind == "selfattr" and reach.attribute_class(reach.functions[caller].cls or "", call.target) \
+                in MODULE_CONTAINERS:
+            what = f"calls an element of `self.{call.target}`, a `{cls}`, whose `forward` breaks"
+        elif call.kind == "selfattr":
+            what = f"calls `self.{call.target}`, which holds a `{cls}`, whose `forward` breaks"
         elif call.kind == "instcall":
-            written, runs = f"{cls.rpartition('.')[2]}(...)(...)", f"`{cls}`'s `forward`"
+            what = f"calls a `{cls}` built here, whose `forward` breaks"
         else:
-            written, runs = f"{name.rpartition('.')[2]}(...)", f"`{name}`"
+            what = f"calls `{name}`, which breaks"
         out.append((caller, (call.line, call.col, call.end_line, call.end_col), code,
-                    f"`{written}` runs {runs}, which breaks the graph whenever it runs, at {at} of the installed "
-                    f"package: {message}", (), None))
+                    f"this {what} the graph whenever it runs, at {at} of the installed package: {message}", (), None))
     return out
 
 
