@@ -1974,3 +1974,49 @@ def test_the_torch_module_s_own_attributes_are_no_tensors() -> None:
                 y = y + 1
             return y
     """) == [(17, "BL201")]
+
+
+def test_a_list_filled_as_the_function_goes_holds_what_was_added() -> None:
+    # probed under dynamo (2.13, 2.14.1): `x[0][masks[0]]` breaks (GB0036) after the masks were appended
+    assert findings("""
+        import torch
+        from torch import nn
+
+
+        class M(nn.Module):
+            def forward(self, x, n: int):
+                masks = []
+                for i in range(3):
+                    masks.append(x[i] > 0)
+                rows = []
+                rows.extend([x[0] > 1])
+                args = []
+                args.append(n)
+                args.append(x)
+                y = x[0][masks[0]]
+                z = x[0][rows[-1]]
+                if args[0] > 1:
+                    y = y * 2
+                for m in masks:
+                    z = z + x[1][m].sum()
+                return y, z
+    """) == [(16, "BL302"), (17, "BL302"), (21, "BL302")]
+
+
+def test_a_list_filled_with_tensors_and_numbers_tells_of_no_element() -> None:
+    assert findings("""
+        import torch
+        from torch import nn
+
+
+        class M(nn.Module):
+            def forward(self, x, n: int):
+                t = torch.ones(2)
+                args = []
+                args.append(n)
+                args.append(t)
+                args.append(t * 2)
+                if args[0] > 1:
+                    x = x * 2
+                return x
+    """) == []

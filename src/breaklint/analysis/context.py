@@ -39,6 +39,7 @@ from libcst.metadata import CodeRange
 
 from ..finding import Finding, Fix
 from .annotations import Annotations
+from .appends import Appends
 from .bindings import Bindings
 from .attributes import Attributes
 from .calls import Calls
@@ -67,7 +68,7 @@ class Reporter(Protocol):
 
 
 class FileContext(Names, Attributes, Records, Scopes, Lambdas, Annotations, Flow, Narrowing, Bindings, Conditions,
-                  Evaluation, Calls, Operators, ModuleWalks, cst.BatchableCSTVisitor):
+                  Evaluation, Calls, Operators, ModuleWalks, Appends, cst.BatchableCSTVisitor):
     """What one file's walk knows, for the rules that walk with it (see the module's docstring)."""
 
     def __init__(self, path: Path, module: str, source_lines: list[str], positions: Positions) -> None:
