@@ -24,7 +24,7 @@ from typing import Callable, Collection
 from .analysis.reach import Reach
 from .analysis.resume import Breaking
 from .analysis.summary import CallRef, Candidate
-from .analysis.vocabulary import MODULE_CONTAINERS
+from .analysis.methods import MODULE_CONTAINERS
 from .finding import Finding
 
 # what a followed call's finding suggests (the rule's own suggestion is for the package's line)

@@ -13,12 +13,13 @@ import libcst as cst
 from . import values as V
 from .hierarchy import AUTOGRAD_FUNCTIONS
 from .call_values import kept_value
+from .methods import MODULE_CONTAINERS
 from .passing import either_param, handed_attributes, kept_on_ctx
 from .summary import ClassInfo
 from .syntax import (added, bindings_of, bound_once, built_by, built_call, built_in, call_arguments, class_like,
                      dotted, iter_statements, literal_elements, name_pattern, named_entries, paired, unseeded)
 from .walk import find
-from .vocabulary import (FORWARD_HOOKS, LIBRARY_OBJECT_PREFIXES, MODULE_CONTAINERS, NOT_MODULES, PROPERTIES,
+from .vocabulary import (FORWARD_HOOKS, LIBRARY_OBJECT_PREFIXES, NOT_MODULES, PROPERTIES,
                          RECEIVER_KIND_METHODS, SPARSE_CONSTRUCTORS, SPARSE_CONVERSIONS, TORCH_NON_TENSOR,
                          TORCH_NON_TENSOR_PREFIXES, TORCH_OBJECTS, torchaudio_spectral)
 

@@ -10,13 +10,13 @@ from typing import Callable
 import libcst as cst
 
 from .compiling import compiled_target, note_compiled
-from .methods import guessable, is_protocol
+from .methods import MODULE_CONTAINERS, guessable, is_protocol
 from .passing import ctx_attribute, module_members
 from .summary import GENERATOR_CONSUMERS, CallRef, FunctionInfo
 from .syntax import (class_like, container_elements, is_own_class, is_super_call, self_call, self_path,
                      torch_module_class, torch_modules_built)
 from .values import Val, join
-from .vocabulary import MODULE_CONTAINERS, TYPE_TESTS, number_arguments
+from .vocabulary import TYPE_TESTS, number_arguments
 
 
 class Calls:

@@ -116,3 +116,9 @@ def guessable(name: str) -> bool:
     if name.startswith("_"):
         return is_protocol(name)
     return len(name) > 2 and name not in COMMON_METHODS and name not in TENSOR_METHODS
+
+
+# the modules that hold modules: calling an element of one (a loop over it, `self.blocks[i](x)`), or a
+# `Sequential` as a whole, runs each module built into it (here, beside the method names, for what
+# needs no parser: the engine's `follow` asks too)
+MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"}

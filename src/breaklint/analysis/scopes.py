@@ -14,11 +14,12 @@ import libcst as cst
 
 from . import values as V
 from .hierarchy import AUTOGRAD_FUNCTIONS
+from .methods import MODULE_CONTAINERS
 from .summary import ClassInfo, FunctionInfo, hide, put_back
 from .syntax import class_like, decorator_callee, dotted, is_stub, is_super_call, method_name, type_checking
 from .values import Val
 from .walk import find
-from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, MODULE_CONTAINERS, OPERATOR_MAKERS,
+from .vocabulary import (CHECKPOINTS, COMPILE, COMPILER_FACTORIES, DISABLE, OPERATOR_MAKERS,
                          PROPERTIES, PYDANTIC_VALIDATORS)
 
 KNOWN_DECORATORS = COMPILE | COMPILER_FACTORIES | DISABLE | PROPERTIES | PYDANTIC_VALIDATORS | OPERATOR_MAKERS

@@ -207,7 +207,6 @@ SEQUENCE_ANNOTATIONS = {
     "typing.List", "typing.Tuple", "typing.Sequence", "list", "tuple", "collections.abc.Sequence",
 }
 SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "bytes", "complex"}
-MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"}
 NOT_MODULES = {"torch.nn.Parameter", "torch.nn.ParameterList", "torch.nn.ParameterDict",
                "torch.nn.Buffer", "torch.nn.functional", "torch.nn.init", "torch.nn.utils"}
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import values as V
+from ..analysis.methods import MODULE_CONTAINERS
 from ..analysis.summary import MustBe
-from ..analysis.vocabulary import MODULE_CONTAINERS, NUMPY_COMPARED_INTO_BOOL
+from ..analysis.vocabulary import NUMPY_COMPARED_INTO_BOOL
 from ..finding import Fix
 from ..fixes.checks import check_of_test
 from ..fixes.edit import replace, sole_statement, text_of, wrapped
@@ -150,10 +151,8 @@ class TensorToList(Rule):
     NAME = "tensor-tolist"
     KIND = "break"
     MESSAGE = "`.tolist()` turns a tensor into Python numbers"
-    SUGGESTION = (
-        "keep the data in a tensor and index or iterate it with torch ops; a list of Python "
-        "numbers can only be built outside the compiled region"
-    )
+    SUGGESTION = ("keep the data in a tensor and index or iterate it with torch ops; a list of Python "
+                  "numbers can only be built outside the compiled region")
     GB_TYPES = ("GB0109", "GB0033")
     CALL_METHODS = frozenset({"tolist"})
 
