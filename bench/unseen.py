@@ -161,13 +161,17 @@ def measure(root: Path, cases: Callable[[], Iterable[Case]], entry_points: list[
     config.entry_points = entry_points
     config.respect_gitignore = False
     config.follow = [] if "--no-follow" in sys.argv else list(follow)
-    found = {(os.path.realpath(f.path), statements(os.path.realpath(f.path)).get(f.line, f.line))
-             for f in lint([root], config, use_cache=False).findings if f.kind == "break"}
+    findings = lint([root], config, use_cache=False).findings
+    found, hazards = (
+        {(os.path.realpath(f.path), statements(os.path.realpath(f.path)).get(f.line, f.line))
+         for f in findings if f.kind == kind} for kind in ("break", "hazard"))
     hit = sorted(k for k in sites if k in found)
     print(f"breaklint from {SRC}; torch {torch.__version__}, {versions}, Python {sys.version.split()[0]}, "
           f"{'cuda' if torch.cuda.is_available() else 'cpu'}")
     print(f"statements dynamo broke on: {len(sites)}; reported by the static pass: {len(hit)}")
     print(f"statements with a static break finding: {len(found)}")
+    if missed_hazards := [k for k in sites if k not in found and k in hazards]:
+        print(f"missed statements with a static hazard finding (a break that may happen there): {len(missed_hazards)}")
     print("missed:")
     for key in sorted(k for k in sites if k not in found):
         print(f"  {os.path.relpath(key[0], root.parent)}:{key[1]}  {sorted(sites[key])[0]}")

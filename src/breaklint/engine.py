@@ -278,7 +278,7 @@ def combine(results: list[FileResult], config: Config, ask: Callable[[list[str]]
     return LintResult(findings=findings, files=[r.path for r in results], errors=errors, reached=reach.reached,
                       digests={r.path: r.digest for r in results if r.digest}, lifted=lifted,
                       notes=_unmatched_entry_points(reach, config.entry_points),
-                      asked=follow.answers(reach, sure, asked, described) if asked else {})
+                      asked=follow.answers(reach, sure, where, asked, described) if asked else {})
 
 
 def _unmatched_entry_points(reach: Reach, entry_points: list[str]) -> list[str]:

@@ -8,10 +8,10 @@ names, the static pass reads the installed source (it never imports it) with the
 the linted code calls from compiled code as its entry points, and reports at each such call the
 package's break that happens whenever the called function runs, under the code of the rule that found
 it. A break in a branch of the package's code depends on the arguments and the package's settings,
-which the package's own pass cannot see from there, and is not reported.
+which the package's own pass cannot see from there: the call is then a hazard, which says it may break.
 
 `locate` finds the packages, `calls_into` the calls of them, `answers` (in the package's own run) says
-which called functions always break and where, and `found` turns the answers into findings at the calls.
+which called functions always or may break and where, and `found` turns the answers into findings at the calls.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ SUGGESTION = ("the break is inside the installed package: call it outside the co
               "of it that does not break, or raise it with the package's authors")
 
 # name asked of a package -> (where its break is, as "path:line" under the package's folder, the code of
-# the rule that found it, and its message)
-Answers = dict[str, tuple[str, str, str]]
+# the rule that found it, its message, and whether it breaks whenever the function runs)
+Answers = dict[str, tuple[str, str, str, bool]]
 
 
 def locate(names: list[str], notes: list[str]) -> dict[str, Path]:
@@ -91,10 +91,11 @@ def _held_classes(reach: Reach, cls: str, attr: str) -> list[str]:
                               if made.endswith("()") and not made[:-2].endswith("()")))
 
 
-def answers(reach: Reach, sure: Breaking, names: list[str], breaks: dict[str, Finding]) -> Answers:
+def answers(reach: Reach, sure: Breaking, where: Breaking, names: list[str], breaks: dict[str, Finding]) -> Answers:
     """In a package's own run (`names` as `calls_into` gives them, its entry points): each name whose
-    function, or whose class's `forward` (`__call__`) for an instance called, breaks whenever it runs,
-    with where and how (`breaks`: "path:line" -> the break found there)."""
+    function, or whose class's `forward` (`__call__`) for an instance called, breaks whenever it runs
+    (`sure`), or else may break, in a branch (`where`), with where and how (`breaks`: "path:line" -> the
+    break found there)."""
     out: Answers = {}
     for name in names:
         qual = reach.canonical(name.removesuffix("()"))
@@ -103,44 +104,54 @@ def answers(reach: Reach, sure: Breaking, names: list[str], breaks: dict[str, Fi
                 if qual in reach.classes else None
         else:
             function = qual if qual in reach.functions else None
-        if function is None or function not in sure:
-            continue
-        needs = sure.only_for.get(function)
-        if needs is not None and qual not in needs:
-            continue  # the break needs an override that this class does not run
-        at = sure[function]
-        if (finding := breaks.get(at)) is not None:
-            out[name] = (at, finding.code, finding.message)
+        for breaking, always in ((sure, True), (where, False)):
+            needs = breaking.only_for.get(function)  # a break that needs an override this class may not run
+            if function not in breaking or needs is not None and qual not in needs:
+                continue
+            if (finding := breaks.get(breaking[function])) is not None:
+                out[name] = (breaking[function], finding.code, finding.message, always)
+                break
     return out
 
 
 def found(reach: Reach, packages: Collection[str], ask: Callable[[list[str]], Answers]
           ) -> list[tuple[str, tuple[int, int, int, int], str, str, tuple[str, ...], None]]:
     """The findings at the linted tree's calls into the packages, as tree-level findings (see
-    `tree_findings.placed`); `ask` runs the packages' own pass on the names called."""
+    `tree_findings.placed`); `ask` runs the packages' own pass on the names called. One whose break is
+    in a branch of the package's code says that it may break (`retold` makes it a hazard)."""
     calls = calls_into(reach, packages)
     told = ask(sorted({name for _, _, names in calls for name in names})) if calls else {}
     out = []
     for caller, call, names in calls:
-        name = next((n for n in names if n in told), None)
-        if name is None:
+        answered = sorted((n for n in names if n in told), key=lambda n: not told[n][3])  # sure breaks first
+        if not answered:
             continue
-        at, code, message = told[name]
+        name = answered[0]
+        at, code, message, always = told[name]
+        verb = "breaks" if always else "may break"
         cls = name.removesuffix("()")
         if call.kind == "selfattr" and reach.attribute_class(reach.functions[caller].cls or "", call.target) \
                 in MODULE_CONTAINERS:
-            what = f"calls an element of `self.{call.target}`, a `{cls}`, whose `forward` breaks"
+            what = f"calls an element of `self.{call.target}`, a `{cls}`, whose `forward` {verb}"
         elif call.kind == "selfattr":
-            what = f"calls `self.{call.target}`, which holds a `{cls}`, whose `forward` breaks"
+            what = f"calls `self.{call.target}`, which holds a `{cls}`, whose `forward` {verb}"
         elif call.kind == "instcall":
-            what = f"calls a `{cls}` built here, whose `forward` breaks"
+            what = f"calls a `{cls}` built here, whose `forward` {verb}"
         else:
-            what = f"calls `{name}`, which breaks"
+            what = f"calls `{name}`, which {verb}"
+        when = "whenever it runs" if always else f"{MAY}, depending on what its arguments or settings choose"
         out.append((caller, (call.line, call.col, call.end_line, call.end_col), code,
-                    f"this {what} the graph whenever it runs, at {at} of the installed package: {message}", (), None))
+                    f"this {what} the graph {when}, at {at} of the installed package: {message}", (), None))
     return out
 
 
+# how a followed call's finding says that the package's break is in a branch of its code
+MAY = "in a branch of its code"
+
+
 def retold(cand: Candidate) -> Candidate:
-    """A followed call's candidate, with the suggestion for the call rather than the package's line."""
-    return dataclasses.replace(cand, finding=dataclasses.replace(cand.finding, suggestion=SUGGESTION))
+    """A followed call's candidate, with the suggestion for the call rather than the package's line; a
+    hazard where the package's break is in a branch (`found` says so in the message)."""
+    f = cand.finding
+    kind = "hazard" if f" {MAY}, " in f.message else f.kind
+    return dataclasses.replace(cand, finding=dataclasses.replace(f, suggestion=SUGGESTION, kind=kind))
