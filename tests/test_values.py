@@ -2020,3 +2020,26 @@ def test_a_list_filled_with_tensors_and_numbers_tells_of_no_element() -> None:
                     x = x * 2
                 return x
     """) == []
+
+
+def test_an_attribute_a_method_fills_holds_what_was_added_for_every_method() -> None:
+    # probed under dynamo (2.13): the mask read in `forward` breaks (GB0036)
+    assert findings("""
+        import torch
+        from torch import nn
+
+
+        class P(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.masks = []
+
+            def prepare(self, x):
+                self.masks = []
+                for i in range(x.shape[0]):
+                    self.masks.append(x[i] > 0)
+
+            def forward(self, x):
+                self.prepare(x)
+                return x[0][self.masks[0]]
+    """) == [(18, "BL302")]
