@@ -54,7 +54,7 @@ class LintResult:
     # dynamo setting -> how many findings it removed (the project's settings, read from the tree and
     # the configuration): not kept by the run cache, which a changed setting invalidates anyway
     lifted: dict[str, int] = field(default_factory=dict)
-    asked: follow.Answers = field(default_factory=dict)  # a followed package's run: the names that always break
+    asked: follow.Answers = field(default_factory=dict)  # a followed package's run: the names that break, or may
 
     @property
     def all(self) -> list[Finding]:
