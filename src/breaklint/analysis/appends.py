@@ -26,7 +26,7 @@ _ADDING = {"append": 0, "insert": 1}  # the methods adding one element, and the 
 
 
 class Appends:
-    """The file pass's part: each local list filled by a call on it, as it is filled."""
+    """The file pass's part: each local list, or list attribute of `self`, filled by a call on it, as it is filled."""
 
     _scopes: list  # (Scopes': the functions being walked, each a `scopes.Scope`)
     value: Callable[[cst.BaseExpression], Val]  # (Evaluation's)
