@@ -76,9 +76,9 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
     entries = [_entry(p, mod, cache_dir, limit) for p, mod in found]
     run_entry = state = None
     # the installed packages the configuration follows: their files are part of what the run depends on
-    packages = follow.locate(config.follow, notes) if config.follow else {}
-    followed = [_entry(p, module_name_for(p), cache_dir, limit) for root in packages.values()
-                for p in discover([root], _package_config(config, root), [])] if cache_dir is not None else []
+    packages = {name: _package_files(root, config, cache_dir)
+                for name, root in (follow.locate(config.follow, notes) if config.follow else {}).items()}
+    followed = [entry for _, _, package_entries in packages.values() for entry in package_entries]
     if cache_dir is not None and all(entries) and all(followed):
         run_entry = cache.run_entry_path(cache_dir, [str(config.root), *map(str, files)])
         state = cache.run_state([*entries, *followed], str(config.root))
@@ -89,7 +89,7 @@ def lint(paths: list[Path], config: Config, jobs: int | None = None, use_cache: 
                               notes=[*notes, *record.notes])
     with results_kept():
         results = _analyzed(found, entries, cache_dir, limit, jobs)
-        ask = _asker(packages, config, cache_dir, jobs) if packages else None
+        ask = _asker(packages, cache_dir, jobs) if packages else None
         result = combine(results, config, ask=ask)
     run_notes, result.notes = result.notes, [*notes, *result.notes]
     if run_entry is not None and state is not None:
@@ -123,19 +123,28 @@ def _package_config(config: Config, root: Path) -> Config:
                                exclude=list(DEFAULT_EXCLUDE), extend_exclude=[], per_file_ignores={}, baseline=None)
 
 
-def _asker(packages: dict[str, Path], config: Config, cache_dir: str | None,
+# a followed package: its configuration, its files with their modules, and their cache entries
+_Package = tuple[Config, list[tuple[Path, str]], list[Path | None]]
+
+
+def _package_files(root: Path, config: Config, cache_dir: str | None) -> _Package:
+    """A followed package's files, found and named once: the run cache's key and the package's own pass
+    both read them."""
+    own = _package_config(config, root)
+    found = [(p, module_name_for(p)) for p in discover([root], own, [])]
+    return own, found, [_entry(p, mod, cache_dir, own.max_file_size) for p, mod in found]
+
+
+def _asker(packages: dict[str, _Package], cache_dir: str | None,
            jobs: int | None) -> Callable[[list[str]], follow.Answers]:
     """What runs the followed packages' own pass on the names the linted code calls of them."""
     def ask(names: list[str]) -> follow.Answers:
         told: follow.Answers = {}
-        for package, root in packages.items():
+        for package, (own, found, entries) in packages.items():
             asked = [n for n in names if n.partition(".")[0] == package]
             if not asked:
                 continue
-            own = dataclasses.replace(_package_config(config, root),
-                                      entry_points=sorted({n.removesuffix("()") for n in asked}))
-            found = [(p, module_name_for(p)) for p in discover([root], own, [])]
-            entries = [_entry(p, mod, cache_dir, own.max_file_size) for p, mod in found]
+            own = dataclasses.replace(own, entry_points=sorted({n.removesuffix("()") for n in asked}))
             told.update(combine(_analyzed(found, entries, cache_dir, own.max_file_size, jobs), own,
                                 asked=asked).asked)
         return told
