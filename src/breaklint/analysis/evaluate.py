@@ -14,8 +14,9 @@ from .call_values import (
     torch_value
 )
 from .literals import integer
+from .object_calls import object_method_value
 from .instances import built_classes, instance_calls, own_methods
-from .syntax import call_arguments, dotted, is_own_class, is_super_call, name_pattern, self_call, string_index
+from .syntax import call_arguments, dotted, name_pattern, self_call, string_index
 from .values import Val
 from .vocabulary import (
     _LITERAL_KINDS, _NAME_CONSTANTS, BOOL_METHODS, CASTS, DEVICE_MOVES, EINOPS_SEQUENCE, EINOPS_TENSOR, FILLED,
@@ -276,33 +277,7 @@ class Evaluation:
             if base.kind == "unknown" and method in TENSOR_ONLY_METHODS and _guessable(self, receiver):
                 # a guess from the method's name alone: assumed, never known
                 return V.guessed_tensor(method in BOOL_METHODS)
-            if (type(receiver) is cst.Name and receiver.value == "self" or is_own_class(receiver)) and cls is not None:
-                return V.ret("self", method, cls.qualname)
-            # `sf = Scalar(fun)` then `sf.closure(x)`, or `Scalar(fun).closure(x)`: what the method of the
-            # class built returns
-            if built:
-                return instance_calls(built, method, cls)
-            # `mode = get_mode(name)` then `mode.to_corners(b)`, or `get_mode(name).to_corners(b)`: what the
-            # method of the object the tree's function returned gives (reach looks the object up)
-            returned = (self.returned_held(receiver.value) if type(receiver) is cst.Name and self._scopes else
-                        [r] if type(receiver) is cst.Call and (r := self.returned_by(receiver)) is not None else [])
-            if returned:
-                return V.join(*(V.ret("retcall", f"{held}:{method}", cls.qualname if cls else None) for held in returned))
-            if is_super_call(receiver) and cls:
-                return V.ret("super", method, cls.qualname)
-            inner = self._self_attr(receiver)
-            if inner is not None and cls is not None and (inner in cls.submodules or inner in cls.from_params):
-                return V.with_arguments(V.ret("attrcall", f"{inner}.{method}", cls.qualname),  # `self.sde.f(t, y)`
-                                        call_arguments(node, self.value) if inner not in cls.submodules else None)
-            if (param := self._parameter(receiver)) is not None:
-                # `sde.f(t, y)` on what the callers hand over: that method's value (reach decides)
-                return V.with_arguments(V.ret("paramcall", f"{self.function.qualname}#{param}:{method}",
-                                              cls.qualname if cls else None), call_arguments(node, self.value))
-            written = dotted(func) or ""
-            if name is not None and written.split(".")[0] in self.aliases and not self._is_local(written):
-                # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
-                return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, self.value))
-            return V.UNKNOWN
+            return object_method_value(self, node, method, built, name)
         if type(func) is cst.Subscript and self.is_module_ref(func):
             return V.TENSOR
         if type(func) is cst.Call and (returned := self.returned_by(func)) is not None:
