@@ -2043,3 +2043,118 @@ def test_an_attribute_a_method_fills_holds_what_was_added_for_every_method() -> 
                 self.prepare(x)
                 return x[0][self.masks[0]]
     """) == [(18, "BL302")]
+
+
+# ---------------------------------------------------------------------- what annotations declare
+def test_a_method_of_a_parameter_declared_of_a_tree_class_gives_what_that_method_returns() -> None:
+    # `states.sink()` of `states: States` with no caller to tell: the declared class's method (or an override)
+    # decides, as reach dispatches the call; each `all()` below tests a tensor's elements for truth
+    src = """
+        import torch
+
+        class States:
+            def __init__(self, t: torch.Tensor):
+                self.t = t
+
+            def sink(self):
+                return self.t == 0
+
+            def count(self):
+                return 3
+
+        @torch.compile
+        def a(states: States):
+            return all(states.sink())
+
+        @torch.compile
+        def b(states: States):
+            done = states.sink()
+            return all(done)
+
+        @torch.compile
+        def c(states: States):
+            return all([states.count() > 1])
+    """
+    assert findings(src) == [(16, "BL202"), (21, "BL202")]
+
+
+def test_a_return_annotation_tells_what_a_function_gives_where_its_body_does_not() -> None:
+    # the property's body tells nothing (`self.t` of an unannotated parameter); its annotation says a tensor.
+    # `reset` builds through a table of classes the file cannot follow; its annotation names the class.
+    # An annotation of no tensor (`-> Any`) says nothing: `other` stays unknown, and `all()` of it is not reported.
+    src = """
+        from typing import Any, Optional
+        import torch
+
+        class States:
+            def __init__(self, t):
+                self.t = t
+
+            @property
+            def is_sink(self) -> torch.Tensor:
+                return self.t == 0
+
+            @property
+            def other(self) -> Any:
+                return self.t == 0
+
+        class Env:
+            def reset(self, n) -> States:
+                return self.kinds[n].make(n)
+
+        def sample(env: Env, states: Optional[States] = None):
+            if states is None:
+                states = env.reset(3)
+            done = states.is_sink
+            while not all(done):
+                done = done | True
+            return all(states.other)
+
+        @torch.compile
+        def run(env: Env):
+            return sample(env)
+    """
+    assert findings(src) == [(25, "BL202")]
+
+
+def test_an_object_a_caller_hands_outside_the_declared_family_is_one_of_the_declared_class() -> None:
+    # `loss` runs for every subclass, so reach hands `score` both what `Flow.samples` returns (a `Pool`, declared)
+    # and a `Paths`; `score`'s annotation bounds `paths` to a `Paths`, whose `ends` is a tensor: the mask is one
+    src = """
+        import torch
+
+        class Container:
+            pass
+
+        class Paths(Container):
+            def __init__(self, ends: torch.Tensor):
+                self.ends = ends
+
+        class Pool(Container):
+            def __init__(self, items):
+                self.items = items
+
+        class Base:
+            def samples(self, x) -> Container:
+                return self.table[x]
+
+            def loss(self, x, r: torch.Tensor):
+                return self.score(self.samples(x), r)
+
+        class Flow(Base):
+            def samples(self, x) -> Pool:
+                return self.table[x]
+
+        class Tb(Base):
+            def samples(self, x) -> Paths:
+                return Paths(x)
+
+            def score(self, paths: Paths, r: torch.Tensor):
+                return r[paths.ends >= 1]
+
+        @torch.compile
+        def run(model: Base, x, r: torch.Tensor):
+            return model.loss(x, r)
+    """
+    assert findings(src) == [(31, "BL302")]
+

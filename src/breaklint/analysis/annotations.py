@@ -9,6 +9,7 @@ import libcst as cst
 
 from . import values as V
 from .optimizer_classes import TORCH_OPTIMIZERS
+from .summary import FunctionInfo
 from .syntax import dotted
 from .values import Val
 from .vocabulary import (HINT_MODULES, SAMPLED_HINTS, TENSOR_ANNOTATIONS, TORCH_OBJECTS, TYPED_TENSORS,
@@ -48,12 +49,16 @@ class Annotations:
             return None
         return qual
 
-    def declared_return(self, node: cst.FunctionDef) -> str | None:
-        """The class a function's return annotation names (`-> VSATensor`), what it returns where its body does not
-        show it (`return x.as_subclass(cls)`); None for no such annotation."""
+    def declare_return(self, info: FunctionInfo, node: cst.FunctionDef) -> None:
+        """What a function's return annotation says, for where its body does not show it: the class it names
+        (`-> VSATensor`, of `return x.as_subclass(cls)`), and the tensors it declares (`-> torch.Tensor`, of
+        `return self._compare(ref)`; `-> list[Tensor]`)."""
         if node.returns is None:
-            return None
-        return self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation)))
+            return
+        info.declared_return = self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation)))
+        declared = self.annotation_value(node.returns.annotation)
+        if declared.is_tensor or any(part.is_tensor for part in declared.parts):  # (not `-> Any`, `-> float`: often
+            info.declared_result = declared  # written of what is a tensor at run time)
 
     def _unwrap_optional(self, ann: cst.BaseExpression) -> cst.BaseExpression:
         """`Optional[X]` -> `X` (what it holds when it holds anything); any other annotation as it is."""

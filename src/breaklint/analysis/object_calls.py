@@ -1,5 +1,5 @@
 """What a method call on an object of the code gives (`self.step(x)`, `solver.t(sigma)` of a class built
-here, `sde.f(t, y)` of one the callers hand over): a call the
+here, `states.sink()` of a parameter declared `States`, `sde.f(t, y)` of one the callers hand over): a call the
 tree level resolves (`resolve.py`), written by the evaluation (`evaluate.py`) where neither torch's API nor the
 receiver's value decides it. `ctx` is the evaluation."""
 
@@ -16,7 +16,7 @@ from .values import Val
 def object_method_value(ctx, node: cst.Call, method: str, built: list[str], name: str | None) -> Val:
     """What `receiver.method(...)` gives where the receiver is an object of the code (not a tensor, not a
     module's submodule called): `self`'s method, the method of a class built here, of what a function of the
-    tree returned, of what the callers hand over, or a
+    tree returned, of the class a parameter's annotation declares, of what the callers hand over, or a
     function of a module imported by name; as a call the tree level resolves."""
     func = node.func
     receiver = func.value
@@ -39,6 +39,13 @@ def object_method_value(ctx, node: cst.Call, method: str, built: list[str], name
     if inner is not None and cls is not None and (inner in cls.submodules or inner in cls.from_params):
         return V.with_arguments(V.ret("attrcall", f"{inner}.{method}", cls.qualname),  # `self.sde.f(t, y)`
                                 call_arguments(node, ctx.value) if inner not in cls.submodules else None)
+    if type(receiver) is cst.Name and (declared := ctx.typed_class(receiver.value)) is not None \
+            and not declared.startswith("torch."):
+        # `states.sink()` of `states: States`: what the method of the class declared (or of a subclass
+        # overriding it) returns, as reach dispatches the call (`calls.py`'s "typedcall"); of `model: nn.Module`,
+        # what the callers hand over tells
+        return V.with_arguments(V.ret("typedcall", f"{declared}:{method}", cls.qualname if cls else None),
+                                call_arguments(node, ctx.value))
     if (param := ctx._parameter(receiver)) is not None:
         # `sde.f(t, y)` on what the callers hand over: that method's value (reach decides)
         return V.with_arguments(V.ret("paramcall", f"{ctx.function.qualname}#{param}:{method}",

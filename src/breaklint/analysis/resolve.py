@@ -262,7 +262,8 @@ class Values:
             if resolved.kind != "unknown":
                 known.append(resolved)
         if known or (typed := _instance_of(self.reach, fn.typed.get(name))) is not None:
-            return join(*known) if known else typed  # no caller's value: `states: States` is an instance of it
+            # no caller's value: `states: States` is an instance of it; a base class's object, one of the class declared
+            return join(*(_narrowed(self.reach, k, fn.typed.get(name)) for k in known)) if known else typed
         if name in fn.fallback:
             return fn.fallback[name]
         if passed and name in fn.optional:
@@ -320,10 +321,32 @@ class Values:
             fn = self.reach.functions.get(target)
             if fn is None or target.endswith(".__init__"):
                 continue
-            outs.append(self.resolve(fn.returns))
+            outs.append(_or_declared(self.reach, self.resolve(fn.returns), fn))
         if not outs and call.kind in ("self", "selfattr") and cls and self.reach.attribute_supplied(cls, call.target):
             return ASSUMED_TENSOR  # `self._fun(x)`, `fun` stored by the constructor
         return join(*outs) if outs else UNKNOWN
+
+
+def _or_declared(reach: Reach, returned: Val, fn: FunctionInfo) -> Val:
+    """What a function gives: what its returns resolve to, or, where they tell nothing, what its return annotation
+    says: a value (`-> torch.Tensor`), or an instance of the tree's class it names (`-> States`)."""
+    if returned.kind != "unknown":
+        return returned
+    if fn.declared_result is not None and fn.declared_result.kind != "object":
+        return fn.declared_result
+    return _instance_of(reach, fn.declared_return) or returned
+
+
+def _narrowed(reach: Reach, value: Val, declared: str | None) -> Val:
+    """What a caller hands a parameter declared of the tree's class `declared`, as the annotation bounds it: an object
+    of a class of the tree outside that family (a base's, what a function declared `-> Container` returns; a
+    sibling's, that a call dispatched over every subclass handed) is an object of the class declared; an object of
+    a subclass or of a class that implements its interface, and any other value, as it is."""
+    cls = reach.canonical(declared) if declared else None
+    if value.kind == "object" and value.ref in reach.classes and cls in reach.classes and value.ref != cls \
+            and cls not in reach.mro(value.ref) and value.ref not in reach.implementers(cls):
+        return Val("object", ref=cls)
+    return value
 
 
 def _instance_of(reach: Reach, name: str | None) -> Val | None:

@@ -121,7 +121,7 @@ class Scopes:
             disabled=disabled,
         )
         self.summary.functions[qual] = info
-        info.declared_return = self.declared_return(node)
+        self.declare_return(info, node)
         scope = Scope(info, body=node.body)
         scope.loggers = set(self.loggers)
         info.is_static = "staticmethod" in decorators

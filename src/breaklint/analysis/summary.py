@@ -129,6 +129,9 @@ class FunctionInfo:
     # what calling a property's value, or what a call of it returned, runs
     returns_functions: list[str] = field(default_factory=list)
     declared_return: str | None = None  # the class a return annotation names (`-> Op`)
+    # what a return annotation says the function gives, where the file reads it (`-> torch.Tensor`): its value where
+    # the body's returns tell nothing (`return self._compare(ref)` of a property declared `-> Tensor`)
+    declared_result: Val | None = None
     is_property: bool = False
     # a `functools.cached_property`: up to Python 3.11 its first read enters the property's lock
     locked_cache: bool = False
