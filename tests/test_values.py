@@ -2158,3 +2158,82 @@ def test_an_object_a_caller_hands_outside_the_declared_family_is_one_of_the_decl
     """
     assert findings(src) == [(31, "BL302")]
 
+
+def test_a_method_of_what_an_annotated_parameter_s_attribute_holds_is_reached() -> None:
+    # `traj.states.sink()` of `traj: Traj`: `Traj` keeps a `States` in `states` (its constructor's parameter says
+    # so), whose `sink` runs, print and all; so does the getter of `traj.states.count`. On `self`'s attributes,
+    # nothing changes; on a parameter declared a torch class, no edge
+    src = """
+        import torch
+
+        class States:
+            def __init__(self, t: torch.Tensor):
+                self.t = t
+
+            def sink(self):
+                print("sink")
+                return self.t
+
+            @property
+            def count(self):
+                print("count")
+                return 1
+
+        class Traj:
+            def __init__(self, states: States):
+                self.states = states
+
+        @torch.compile
+        def a(traj: Traj):
+            return traj.states.sink()
+
+        @torch.compile
+        def b(traj: Traj):
+            return traj.states.count
+
+        @torch.compile
+        def c(x: torch.Tensor):
+            return x.grad.sum()
+    """
+    assert findings(src) == [(9, "BL401"), (14, "BL401")]
+
+
+def test_a_local_bound_to_an_annotated_parameter_s_attribute_stands_for_it() -> None:
+    # `states = traj.states`: `states.sink()` runs `States.sink` (its print is reported), and `states[mask]` runs
+    # `States.__getitem__` with the mask, a tensor of bools (`~` of the comparison the property returns),
+    # where it indexes a tensor (BL302 there; at the subscript too, as on any value the file cannot tell apart
+    # from a tensor)
+    src = """
+        import torch
+
+        class States:
+            def __init__(self, t: torch.Tensor):
+                self.t = t
+
+            @property
+            def is_sink(self) -> torch.Tensor:
+                return self.t == 0
+
+            def sink(self):
+                print("x")
+                return self.t
+
+            def __getitem__(self, index):
+                return States(self.t[index])
+
+        class Traj:
+            def __init__(self, states: States):
+                self.states = states
+
+        @torch.compile
+        def b(traj: Traj):
+            states = traj.states
+            return states.sink()
+
+        @torch.compile
+        def c(traj: Traj):
+            states = traj.states
+            mask = ~states.is_sink
+            return states[mask]
+    """
+    assert findings(src) == [(13, "BL401"), (17, "BL302"), (32, "BL302")]

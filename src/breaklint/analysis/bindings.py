@@ -12,6 +12,7 @@ import libcst as cst
 
 from . import values as V
 from .call_values import updated
+from .chains import typed_chain
 from .frames import comprehension_frame
 from .passing import picked_entry
 from .summary import element_of, put_back
@@ -348,13 +349,16 @@ def _note_kept(ctx: Bindings, target: cst.BaseExpression, value: Val) -> None:
 def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,
                 self_attr: Callable[[cst.BaseExpression], str | None]) -> None:
     """`state = self.state[p]`, `d = self.cache`: the local stands for that attribute's element, or the
-    attribute (`Scope.keyed`); any other binding of the name ends that (`_assign_value`)."""
+    attribute (`Scope.keyed`); `states = traj.states` of `traj: Traj`, for what `Traj` keeps there (`Scope.typed`,
+    "Traj|states"); any other binding of the name ends that (`_assign_value`)."""
     if type(target) is not cst.Name:
         return
     if type(value) is cst.Subscript and (attr := self_attr(value.value)) is not None:
         scope.keyed[target.value] = element_of(attr)
     elif (attr := self_attr(value)) is not None:
         scope.keyed[target.value] = attr
+    elif (typed := typed_chain(scope.typed, value)) is not None:
+        scope.typed[target.value] = typed
 
 
 def _note_test(scope, target: cst.BaseExpression, value: cst.BaseExpression) -> None:

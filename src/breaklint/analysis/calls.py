@@ -9,6 +9,7 @@ from typing import Callable
 
 import libcst as cst
 
+from .chains import chain_call, typed_attribute
 from .compiling import compiled_target, note_compiled
 from .methods import MODULE_CONTAINERS, guessable, is_protocol
 from .passing import ctx_attribute, module_members
@@ -186,7 +187,7 @@ class Calls:
                                               and _deep_self_attribute(func.value)):
             # `op._solve(rhs)` on an object nothing here names; `self.model.head.predict(x)`
             refs.append(("duck", func.attr.value))
-        return refs + _chain_call(func) if cls is not None else refs
+        return refs + chain_call(func, cls is not None, self._scopes[-1].typed if self._scopes else {})
 
     def bound_method(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
         """What calling a local bound to `value` runs, where `value` is a method of an object the
@@ -358,14 +359,6 @@ def _passed(ctx: Calls, node: cst.Call, fn: FunctionInfo) -> dict[str, list[str]
     return passed
 
 
-def _chain_call(func: cst.BaseExpression) -> list[tuple[str, str]]:
-    """`self.modules.optim.zero_grad()`, a method of an attribute of an attribute (or deeper) of `self`: a
-    "chaincall" edge ("modules.optim:zero_grad"), which reach follows down the classes the attributes hold
-    or their annotations declare; [] for anything else."""
-    path = self_path(func.value) if type(func) is cst.Attribute else []
-    return [("chaincall", f"{'.'.join(path)}:{func.attr.value}")] if len(path) >= 2 else []
-
-
 def _deep_self_attribute(node: cst.BaseExpression) -> bool:
     """`self.model.head`: an attribute of an attribute (or deeper) of `self`."""
     return len(self_path(node)) >= 2
@@ -414,8 +407,9 @@ def _either(ctx: Calls, func: cst.BaseExpression) -> list[tuple[str, str]] | Non
 
 def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
     """`dist.mean` on an object the function knows (a local built here or from a factory, a
-    parameter, `self.helper`): a "propread" edge, which reach follows where the attribute is a
-    property of what the object turns out to be (its getter runs under compile)."""
+    parameter, `self.helper`, an attribute of a parameter annotated with a class, `traj.states`): a
+    "propread" edge, which reach follows where the attribute is a property of what the object turns out
+    to be (its getter runs under compile)."""
     value = node.value
     if type(value) is cst.Name:
         scope = ctx._scopes[-1]
@@ -423,7 +417,7 @@ def _note_object_read(ctx: Calls, node: cst.Attribute) -> None:
         if not (name in scope.made or name in scope.typed or name in scope.held
                 or ctx.returned_held(name) or ctx._parameter(value) is not None):
             return
-    elif ctx._self_attr(value) is None:
+    elif ctx._self_attr(value) is None and not typed_attribute(ctx, value):
         return
     attr = node.attr.value
     if attr in TENSOR_ATTRIBUTES or attr.startswith("__") and attr.endswith("__"):

@@ -1,5 +1,5 @@
 """What a method call on an object of the code gives (`self.step(x)`, `solver.t(sigma)` of a class built
-here, `states.sink()` of a parameter declared `States`, `sde.f(t, y)` of one the callers hand over): a call the
+here, `states.sink()` of a parameter declared `States` or `traj.states.sink()` of one declared `Traj`, `sde.f(t, y)` of one the callers hand over): a call the
 tree level resolves (`resolve.py`), written by the evaluation (`evaluate.py`) where neither torch's API nor the
 receiver's value decides it. `ctx` is the evaluation."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import values as V
+from .chains import typed_receiver
 from .instances import instance_calls
 from .syntax import call_arguments, dotted, is_own_class, is_super_call
 from .values import Val
@@ -39,12 +40,10 @@ def object_method_value(ctx, node: cst.Call, method: str, built: list[str], name
     if inner is not None and cls is not None and (inner in cls.submodules or inner in cls.from_params):
         return V.with_arguments(V.ret("attrcall", f"{inner}.{method}", cls.qualname),  # `self.sde.f(t, y)`
                                 call_arguments(node, ctx.value) if inner not in cls.submodules else None)
-    if type(receiver) is cst.Name and (declared := ctx.typed_class(receiver.value)) is not None \
-            and not declared.startswith("torch."):
-        # `states.sink()` of `states: States`: what the method of the class declared (or of a subclass
-        # overriding it) returns, as reach dispatches the call (`calls.py`'s "typedcall"); of `model: nn.Module`,
-        # what the callers hand over tells
-        return V.with_arguments(V.ret("typedcall", f"{declared}:{method}", cls.qualname if cls else None),
+    if (typed := typed_receiver(ctx, receiver)) is not None:
+        # `states.sink()` of `states: States`, `traj.states.sink()` of `traj: Traj`: what the method of the class
+        # declared (or of a subclass overriding it) returns, as reach dispatches the call (a "typedcall")
+        return V.with_arguments(V.ret("typedcall", f"{typed}:{method}", cls.qualname if cls else None),
                                 call_arguments(node, ctx.value))
     if (param := ctx._parameter(receiver)) is not None:
         # `sde.f(t, y)` on what the callers hand over: that method's value (reach decides)

@@ -198,9 +198,8 @@ class Reach(Handing):
                 elif held in self.classes and (found := self.method(held, method)):
                     out.append((found, 0 if self.functions[found].is_static else 1))  # on the class itself
             return out
-        if call.kind == "typedcall":
-            declared, _, method = call.target.rpartition(":")
-            return self._declared_dispatch(self.canonical(declared), method)
+        if call.kind == "typedcall":  # `op.solve(x)` of `op: Op`, "Op:solve"; `traj.states.sink()`, "Traj|states:sink"
+            return _chain_targets(self, None, call.target)
         if call.kind == "instcall":
             made, _, method = call.target.rpartition(":")
             if made.startswith("@"):  # built from a parameter: each class the callers hand over
@@ -333,13 +332,17 @@ class Reach(Handing):
         return out
 
 
-def _chain_targets(reach: Reach, cls: str, target: str) -> list[tuple[str, int]]:
-    """What a "chaincall" edge runs (`self.modules.optim.zero_grad()`, "modules.optim:zero_grad" of `cls`): the
-    method on the class each attribute in turn holds (built there) or declares (an annotation, a record's
-    field), widened to the subclasses of the last."""
+def _chain_targets(reach: Reach, cls: str | None, target: str) -> list[tuple[str, int]]:
+    """What a "chaincall" edge runs (`self.modules.optim.zero_grad()`, "modules.optim:zero_grad" of `cls`), or a
+    "typedcall" (`cls` None) on a parameter annotated with a class (`op.solve(x)`, "Op:solve") or an attribute of
+    one (`traj.states.sink()`, "Traj|states:sink"): the method on the class each attribute in turn holds (built
+    there) or declares (an annotation, a record's field), widened to the subclasses of the last."""
     path, _, method = target.rpartition(":")
+    if cls is None:
+        declared, _, path = path.partition("|")
+        cls = reach.canonical(declared)
     held = [cls]
-    for attr in path.split("."):
+    for attr in path.split(".") if path else ():
         held = [found for owner in held if (found := reach.attribute_class(owner, attr)
                                             or reach.attribute_class(owner, attr, declared=True)) in reach.classes]
     return [found for owner in held for found in reach._declared_dispatch(owner, method)]

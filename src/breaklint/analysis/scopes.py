@@ -263,8 +263,8 @@ class Scopes:
         return bool(self._scopes) and name in self._scopes[-1].values
 
     def typed_class(self, name: str) -> str | None:
-        """The class the annotation of parameter `name` of the function being walked names, while the
-        parameter is not bound again."""
+        """The class the annotation of parameter `name` of the function being walked names, while not bound
+        again; of a local bound to an attribute of one (`states = traj.states`), "Traj|states" (`typed_chain`)."""
         return self._scopes[-1].typed.get(name) if self._scopes else None
 
     def module_classes(self, func: cst.BaseExpression) -> list[str]:

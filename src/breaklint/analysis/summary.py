@@ -28,7 +28,8 @@ class CallRef:
     `matcher(x)`), "retcall" (`obj.method(...)` on what a call of the tree's function returned,
     `bm = make_noise(s)` then `bm.sample(t)`, target "pkg.make_noise():sample"), "typedcall"
     (`p.method(...)` on a parameter annotated with a class, target "class:method": that class's
-    method or an override of it), "duck" (`op._solve(rhs)`, a private method on an object of no
+    method or an override of it; `p.a.b.method(...)`, "class|a.b:method", on what its attributes hold
+    or declare in turn), "duck" (`op._solve(rhs)`, a private method on an object of no
     class the file can tell, target "_solve": reach follows it to the one family of classes that
     defines the name, `Tree.protocol`), "propread" (see `READS`), "wrapper" and "hook" (see
     `UNPLACED`).
