@@ -56,9 +56,10 @@ class Annotations:
         if node.returns is None:
             return
         info.declared_return = self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation)))
+        # only tensors: `-> Any`, `-> float` and the like are often written of what is a tensor at run time
         declared = self.annotation_value(node.returns.annotation)
-        if declared.is_tensor or any(part.is_tensor for part in declared.parts):  # (not `-> Any`, `-> float`: often
-            info.declared_result = declared  # written of what is a tensor at run time)
+        if declared.is_tensor or any(part.is_tensor for part in declared.parts):
+            info.declared_result = declared
 
     def _unwrap_optional(self, ann: cst.BaseExpression) -> cst.BaseExpression:
         """`Optional[X]` -> `X` (what it holds when it holds anything); any other annotation as it is."""

@@ -14,8 +14,8 @@ from .call_values import (
     torch_value
 )
 from .literals import integer
-from .object_calls import object_method_value
 from .instances import built_classes, instance_calls, own_methods
+from .object_calls import object_method_value
 from .syntax import call_arguments, dotted, name_pattern, self_call, string_index
 from .values import Val
 from .vocabulary import (

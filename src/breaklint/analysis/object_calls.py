@@ -1,7 +1,7 @@
 """What a method call on an object of the code gives (`self.step(x)`, `solver.t(sigma)` of a class built
-here, `states.sink()` of a parameter declared `States` or `traj.states.sink()` of one declared `Traj`, `sde.f(t, y)` of one the callers hand over): a call the
-tree level resolves (`resolve.py`), written by the evaluation (`evaluate.py`) where neither torch's API nor the
-receiver's value decides it. `ctx` is the evaluation."""
+here, `states.sink()` of a parameter declared `States`, `traj.states.sink()` of one declared `Traj`, `sde.f(t, y)`
+of one the callers hand over): a call the tree level resolves (`resolve.py`), written by the evaluation
+(`evaluate.py`) where neither torch's API nor the receiver's value decides it. `ctx` is the evaluation."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from .values import Val
 def object_method_value(ctx, node: cst.Call, method: str, built: list[str], name: str | None) -> Val:
     """What `receiver.method(...)` gives where the receiver is an object of the code (not a tensor, not a
     module's submodule called): `self`'s method, the method of a class built here, of what a function of the
-    tree returned, of the class a parameter's annotation declares, of what the callers hand over, or a
-    function of a module imported by name; as a call the tree level resolves."""
+    tree returned, of the class a parameter's annotation declares (or of what an attribute of it holds), of what
+    the callers hand over, or a function of a module imported by name; as a call the tree level resolves."""
     func = node.func
     receiver = func.value
     cls = ctx.class_info()
@@ -54,4 +54,3 @@ def object_method_value(ctx, node: cst.Call, method: str, built: list[str], name
         # `methods.helper(x)` of a module imported by name, `Base.make(x)` of a class
         return V.with_arguments(V.ret("name", name, cls.qualname if cls else None), call_arguments(node, ctx.value))
     return V.UNKNOWN
-

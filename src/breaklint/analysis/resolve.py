@@ -262,7 +262,7 @@ class Values:
             if resolved.kind != "unknown":
                 known.append(resolved)
         if known or (typed := _instance_of(self.reach, fn.typed.get(name))) is not None:
-            # no caller's value: `states: States` is an instance of it; a base class's object, one of the class declared
+            # no caller's value: `states: States` is an instance of it; an object from outside its family, one of it
             return join(*(_narrowed(self.reach, k, fn.typed.get(name)) for k in known)) if known else typed
         if name in fn.fallback:
             return fn.fallback[name]
@@ -332,9 +332,7 @@ def _or_declared(reach: Reach, returned: Val, fn: FunctionInfo) -> Val:
     says: a value (`-> torch.Tensor`), or an instance of the tree's class it names (`-> States`)."""
     if returned.kind != "unknown":
         return returned
-    if fn.declared_result is not None and fn.declared_result.kind != "object":
-        return fn.declared_result
-    return _instance_of(reach, fn.declared_return) or returned
+    return fn.declared_result or _instance_of(reach, fn.declared_return) or returned
 
 
 def _narrowed(reach: Reach, value: Val, declared: str | None) -> Val:
