@@ -2237,3 +2237,43 @@ def test_a_local_bound_to_an_annotated_parameter_s_attribute_stands_for_it() -> 
             return states[mask]
     """
     assert findings(src) == [(13, "BL401"), (17, "BL302"), (32, "BL302")]
+
+
+def test_a_local_the_code_declares_of_a_class_runs_that_class_s_methods() -> None:
+    # `s: States = d["states"]` and `s = cast(States, d["states"])`: what the subscript gives the file cannot tell, the
+    # annotation and the cast can; each call runs `States`' method, whose print is reported once per method. A local
+    # declared a torch class, or one bound again, stands for nothing of the kind
+    src = """
+        from typing import cast
+        import torch
+
+        class States:
+            def __init__(self, t: torch.Tensor):
+                self.t = t
+
+            def first(self):
+                print("first")
+
+            def second(self):
+                print("second")
+
+            def third(self):
+                print("third")
+
+        @torch.compile
+        def f(d):
+            s: States = d["states"]
+            return s.first()
+
+        @torch.compile
+        def g(d):
+            s = cast(States, d["states"])
+            return s.second()
+
+        @torch.compile
+        def h(d):
+            s: States = d["states"]
+            s = d["other"]
+            return s.third()
+    """
+    assert findings(src) == [(10, "BL401"), (13, "BL401")]

@@ -49,13 +49,17 @@ class Annotations:
             return None
         return qual
 
+    def class_named(self, annotation: cst.BaseExpression) -> str | None:
+        """The class an annotation names (`States`, `Optional[States]`, `States | None`), as a parameter's would."""
+        return self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(annotation)))
+
     def declare_return(self, info: FunctionInfo, node: cst.FunctionDef) -> None:
         """What a function's return annotation says, for where its body does not show it: the class it names
         (`-> VSATensor`, of `return x.as_subclass(cls)`), and the tensors it declares (`-> torch.Tensor`, of
         `return self._compare(ref)`; `-> list[Tensor]`)."""
         if node.returns is None:
             return
-        info.declared_return = self._annotated_class(cst.Param(cst.Name("_"), cst.Annotation(node.returns.annotation)))
+        info.declared_return = self.class_named(node.returns.annotation)
         # only tensors: `-> Any`, `-> float` and the like are often written of what is a tensor at run time
         declared = self.annotation_value(node.returns.annotation)
         if declared.is_tensor or any(part.is_tensor for part in declared.parts):

@@ -13,12 +13,13 @@ import libcst as cst
 from . import values as V
 from .call_values import updated
 from .chains import typed_chain
+from .declared import bind_annotated, declare_local
 from .frames import comprehension_frame
 from .passing import picked_entry
 from .summary import element_of, put_back
 from .syntax import stepped, string_index
 from .values import Val
-from .vocabulary import UNREADABLE
+from .vocabulary import CASTS
 from .walk import find
 
 
@@ -202,7 +203,7 @@ class Bindings:
             # may still hold what the callers pass
             kept = [("param", target.target.value)] if _passed_before_if(self, target.target) else []
             self._assign_value(target.target, _unstarred(target.target, original_node.value, self.value) or value)
-            _note_keyed(self._scopes[-1], target.target, original_node.value, self._self_attr)
+            _note_keyed(self, target.target, original_node.value)
             _note_test(self._scopes[-1], target.target, original_node.value)
             if type(target.target) in (cst.Tuple, cst.List):
                 self._hold_elements(target.target, original_node.value)
@@ -269,19 +270,8 @@ class Bindings:
                 self._hold(el.value.value, self._self_attr(value.elements[i].value) if pairs else None)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        if not self._scopes or type(original_node.target) is not cst.Name:
-            return
-        declared = self.annotation_value(original_node.annotation.annotation)
-        if declared is UNREADABLE:
-            declared = V.UNKNOWN
-        if original_node.value is not None and declared == V.TENSOR:
-            # `mask: torch.Tensor = x > t`: the annotation says a tensor, the value may say which one
-            value = self.value(original_node.value)
-            self._assign_value(original_node.target, value if value.is_bool_tensor and value.known_tensor else declared)
-        elif declared.is_tensor or original_node.value is None:
-            self._assign_value(original_node.target, declared)
-        else:
-            self._assign_value(original_node.target, self.value(original_node.value))
+        if self._scopes and type(original_node.target) is cst.Name:
+            bind_annotated(self, original_node)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         if self._scopes and type(original_node.target) is cst.Name:
@@ -346,19 +336,23 @@ def _note_kept(ctx: Bindings, target: cst.BaseExpression, value: Val) -> None:
         cls.attr_values[kept] = part if old is None else V.join(old, part)
 
 
-def _note_keyed(scope, target: cst.BaseExpression, value: cst.BaseExpression,
-                self_attr: Callable[[cst.BaseExpression], str | None]) -> None:
+def _note_keyed(ctx: Bindings, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
     """`state = self.state[p]`, `d = self.cache`: the local stands for that attribute's element, or the
     attribute (`Scope.keyed`); `states = traj.states` of `traj: Traj`, for what `Traj` keeps there (`Scope.typed`,
-    "Traj|states"); any other binding of the name ends that (`_assign_value`)."""
+    "Traj|states"); `states = cast(States, s)`, for a `States` (`Scope.typed`); any other binding of the name ends
+    that (`_assign_value`)."""
     if type(target) is not cst.Name:
         return
-    if type(value) is cst.Subscript and (attr := self_attr(value.value)) is not None:
+    scope = ctx._scopes[-1]
+    if type(value) is cst.Subscript and (attr := ctx._self_attr(value.value)) is not None:
         scope.keyed[target.value] = element_of(attr)
-    elif (attr := self_attr(value)) is not None:
+    elif (attr := ctx._self_attr(value)) is not None:
         scope.keyed[target.value] = attr
     elif (typed := typed_chain(scope.typed, value)) is not None:
         scope.typed[target.value] = typed
+    elif type(value) is cst.Call and ctx.qualify(value.func) in CASTS and value.args and not value.args[0].keyword:
+        declare_local(ctx, target.value, value.args[0].value)
+
 
 
 def _note_test(scope, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
