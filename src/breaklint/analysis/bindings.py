@@ -354,7 +354,6 @@ def _note_keyed(ctx: Bindings, target: cst.BaseExpression, value: cst.BaseExpres
         declare_local(ctx, target.value, value.args[0].value)
 
 
-
 def _note_test(scope, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
     """`is_packed = isinstance(input, PackedSequence)`: the local holds that test, with what the name it
     tests holds now (`Scope.tests`); any other binding of the local ends that."""
