@@ -348,7 +348,7 @@ def _note_keyed(ctx: Bindings, target: cst.BaseExpression, value: cst.BaseExpres
         scope.keyed[target.value] = element_of(attr)
     elif (attr := ctx._self_attr(value)) is not None:
         scope.keyed[target.value] = attr
-    elif (typed := typed_chain(scope.typed, value)) is not None:
+    elif (typed := typed_chain(ctx.typed_class, value)) is not None:
         scope.typed[target.value] = typed
     elif type(value) is cst.Call and ctx.qualify(value.func) in CASTS and value.args and not value.args[0].keyword:
         declare_local(ctx, target.value, value.args[0].value)

@@ -187,7 +187,7 @@ class Calls:
                                               and _deep_self_attribute(func.value)):
             # `op._solve(rhs)` on an object nothing here names; `self.model.head.predict(x)`
             refs.append(("duck", func.attr.value))
-        return refs + chain_call(func, cls is not None, self._scopes[-1].typed if self._scopes else {})
+        return refs + chain_call(func, cls is not None, self.typed_class)
 
     def bound_method(self, value: cst.BaseExpression) -> list[tuple[str, str]]:
         """What calling a local bound to `value` runs, where `value` is a method of an object the
